@@ -1,0 +1,3 @@
+module github.com/forma-llm/forma
+
+go 1.26
