@@ -1,0 +1,362 @@
+package gguf
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/internal/osmem"
+)
+
+// DefaultAlignment is the data alignment of a file without a general.alignment key.
+const DefaultAlignment = 32
+
+// Well-known keys.
+const (
+	KeyAlignment    = "general.alignment"
+	KeyArchitecture = "general.architecture"
+	KeySplitCount   = "split.count"
+	KeySplitNo      = "split.no"
+)
+
+// KV is one metadata entry.
+type KV struct {
+	Key   string
+	Value Value
+}
+
+// TensorInfo describes one tensor. Dims are in ggml order: Dims[0] is the row length (the innermost,
+// contiguous dimension), Dims[1] the number of rows, and so on.
+type TensorInfo struct {
+	Name   string
+	Type   quant.Type
+	Dims   []uint64
+	Offset uint64 // from the start of its file's data section
+	Size   uint64 // bytes
+}
+
+// Elements returns the number of elements.
+func (t TensorInfo) Elements() uint64 {
+	n := uint64(1)
+	for _, d := range t.Dims {
+		n *= d
+	}
+	return n
+}
+
+// Tensor is a tensor's description and its bytes. Data is a slice of the read-only file mapping: it is valid
+// until the File is closed and must not be written.
+type Tensor struct {
+	TensorInfo
+	Data []byte
+}
+
+// File is an open GGUF model: one file, or every part of a split model. Metadata comes from the first part;
+// tensors from all parts. A File is safe for concurrent reads; Close must not race with them.
+type File struct {
+	Version   uint32
+	Alignment uint64 // of the first part
+	KV        []KV   // in file order
+	Tensors   []TensorInfo
+	Paths     []string // the parts, in order
+	Size      int64    // bytes of all parts together
+
+	kvIndex map[string]int
+	tIndex  map[string]int
+	data    [][]byte // per tensor: its bytes in the mapping
+	maps    [][]byte // per part
+	closed  bool
+}
+
+var splitRE = regexp.MustCompile(`^(.*)-(\d{5})-of-(\d{5})\.gguf$`)
+
+// Open maps a GGUF file read-only and validates its header. A path named like "name-00001-of-00003.gguf"
+// opens every part of the split model.
+func Open(path string) (*File, error) {
+	f := &File{kvIndex: map[string]int{}, tIndex: map[string]int{}}
+	paths := []string{path}
+	if m := splitRE.FindStringSubmatch(filepath.Base(path)); m != nil {
+		n, _ := strconv.Atoi(m[3])
+		if n < 1 || n > 9999 {
+			return nil, fmt.Errorf("gguf: %s: bad split count %d", path, n)
+		}
+		paths = paths[:0]
+		for i := 1; i <= n; i++ {
+			paths = append(paths, filepath.Join(filepath.Dir(path), fmt.Sprintf("%s-%05d-of-%05d.gguf", m[1], i, n)))
+		}
+	}
+	for i, p := range paths {
+		if err := f.openPart(p, i, len(paths)); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("gguf: %s: %w", p, err)
+		}
+	}
+	return f, nil
+}
+
+func (f *File) openPart(path string, idx, count int) error {
+	fd, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer fd.Close()
+	st, err := fd.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("not a regular file")
+	}
+	buf, err := osmem.MapFile(fd, st.Size())
+	if err != nil {
+		return err
+	}
+	f.maps = append(f.maps, buf)
+	f.Paths = append(f.Paths, path)
+	f.Size += st.Size()
+	h, err := parseHeader(buf, f)
+	if err != nil {
+		return err
+	}
+	if idx == 0 {
+		f.Version, f.Alignment, f.KV = h.version, h.alignment, h.kv
+		for i, kv := range h.kv {
+			f.kvIndex[kv.Key] = i
+		}
+	}
+	if count > 1 {
+		if err := checkSplit(h, idx, count); err != nil {
+			return err
+		}
+	}
+	for _, t := range h.tensors {
+		if _, dup := f.tIndex[t.Name]; dup {
+			return fmt.Errorf("tensor %q appears in more than one part", t.Name)
+		}
+		f.tIndex[t.Name] = len(f.Tensors)
+		f.Tensors = append(f.Tensors, t)
+		start := h.dataStart + t.Offset
+		f.data = append(f.data, buf[start:start+t.Size:start+t.Size])
+	}
+	return nil
+}
+
+func checkSplit(h *header, idx, count int) error {
+	for _, kv := range h.kv {
+		switch kv.Key {
+		case KeySplitNo:
+			if n, ok := kv.Value.IntValue(); !ok || n != int64(idx) {
+				return fmt.Errorf("%s is %v, expected %d", KeySplitNo, n, idx)
+			}
+		case KeySplitCount:
+			if n, ok := kv.Value.IntValue(); !ok || n != int64(count) {
+				return fmt.Errorf("%s is %v, expected %d", KeySplitCount, n, count)
+			}
+		}
+	}
+	return nil
+}
+
+// Close unmaps every part. Tensor data and array values must not be used afterwards.
+func (f *File) Close() error {
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	var errs []error
+	for _, m := range f.maps {
+		errs = append(errs, osmem.Unmap(m))
+	}
+	f.maps, f.data = nil, nil
+	return errors.Join(errs...)
+}
+
+func (f *File) checkOpen() error {
+	if f == nil || f.closed {
+		return errors.New("gguf: file is closed")
+	}
+	return nil
+}
+
+// Tensor returns the named tensor with its bytes.
+func (f *File) Tensor(name string) (Tensor, error) {
+	if err := f.checkOpen(); err != nil {
+		return Tensor{}, err
+	}
+	i, ok := f.tIndex[name]
+	if !ok {
+		return Tensor{}, fmt.Errorf("gguf: tensor %q not found", name)
+	}
+	return Tensor{TensorInfo: f.Tensors[i], Data: f.data[i]}, nil
+}
+
+// HasTensor reports whether the file holds the named tensor.
+func (f *File) HasTensor(name string) bool { _, ok := f.tIndex[name]; return ok }
+
+// Value returns the metadata value of key.
+func (f *File) Value(key string) (Value, bool) {
+	i, ok := f.kvIndex[key]
+	if !ok {
+		return Value{}, false
+	}
+	return f.KV[i].Value, true
+}
+
+// Has reports whether the metadata holds key.
+func (f *File) Has(key string) bool { _, ok := f.kvIndex[key]; return ok }
+
+// KeyError is returned by the typed accessors: the key is missing, or holds another type than asked for.
+type KeyError struct {
+	Key   string
+	Want  string
+	Found string // "" when the key is missing
+}
+
+func (e *KeyError) Error() string {
+	if e.Found == "" {
+		return fmt.Sprintf("gguf: metadata key %q not found", e.Key)
+	}
+	return fmt.Sprintf("gguf: metadata key %q holds %s, want %s", e.Key, e.Found, e.Want)
+}
+
+// IsNotFound reports whether err says a metadata key is missing.
+func IsNotFound(err error) bool {
+	var ke *KeyError
+	return errors.As(err, &ke) && ke.Found == ""
+}
+
+func (f *File) lookup(key, want string) (Value, error) {
+	v, ok := f.Value(key)
+	if !ok {
+		return v, &KeyError{Key: key, Want: want}
+	}
+	return v, nil
+}
+
+func typeName(v Value) string {
+	if elem, n, ok := v.ArrayType(); ok {
+		return fmt.Sprintf("array of %d %s", n, elem)
+	}
+	return v.Type.String()
+}
+
+// String returns a string value.
+func (f *File) String(key string) (string, error) {
+	v, err := f.lookup(key, "string")
+	if err != nil {
+		return "", err
+	}
+	s, ok := v.StringValue()
+	if !ok {
+		return "", &KeyError{key, "string", typeName(v)}
+	}
+	return s, nil
+}
+
+// Int returns an integer value of any integer type.
+func (f *File) Int(key string) (int64, error) {
+	v, err := f.lookup(key, "integer")
+	if err != nil {
+		return 0, err
+	}
+	i, ok := v.IntValue()
+	if !ok {
+		return 0, &KeyError{key, "integer", typeName(v)}
+	}
+	return i, nil
+}
+
+// Float returns a float32 or float64 value (integers are accepted too, as llama.cpp's loader does not).
+func (f *File) Float(key string) (float64, error) {
+	v, err := f.lookup(key, "float")
+	if err != nil {
+		return 0, err
+	}
+	if x, ok := v.FloatValue(); ok {
+		return x, nil
+	}
+	if i, ok := v.IntValue(); ok {
+		return float64(i), nil
+	}
+	return 0, &KeyError{key, "float", typeName(v)}
+}
+
+// Bool returns a bool value.
+func (f *File) Bool(key string) (bool, error) {
+	v, err := f.lookup(key, "bool")
+	if err != nil {
+		return false, err
+	}
+	b, ok := v.BoolValue()
+	if !ok {
+		return false, &KeyError{key, "bool", typeName(v)}
+	}
+	return b, nil
+}
+
+func (f *File) arrayOf(key, want string, ok func(ValueType) bool) ([]Value, error) {
+	v, err := f.lookup(key, want)
+	if err != nil {
+		return nil, err
+	}
+	elem, _, isArr := v.ArrayType()
+	if !isArr || !ok(elem) {
+		return nil, &KeyError{key, want, typeName(v)}
+	}
+	return v.arr.values()
+}
+
+// Strings returns an array of strings.
+func (f *File) Strings(key string) ([]string, error) {
+	vals, err := f.arrayOf(key, "array of string", func(t ValueType) bool { return t == TypeString })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = v.str
+	}
+	return out, nil
+}
+
+// Ints returns an array of any integer type (bools count as 0/1).
+func (f *File) Ints(key string) ([]int64, error) {
+	vals, err := f.arrayOf(key, "array of integer", func(t ValueType) bool { return t.isInt() || t == TypeBool })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, len(vals))
+	for i, v := range vals {
+		if v.Type == TypeUint64 && v.bits > math.MaxInt64 {
+			return nil, fmt.Errorf("gguf: metadata key %q: element %d overflows int64", key, i)
+		}
+		out[i] = int64(v.bits)
+	}
+	return out, nil
+}
+
+// Floats returns an array of float32 or float64 as float32.
+func (f *File) Floats(key string) ([]float32, error) {
+	vals, err := f.arrayOf(key, "array of float", func(t ValueType) bool { return t == TypeFloat32 || t == TypeFloat64 })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float32, len(vals))
+	for i, v := range vals {
+		out[i] = float32(math.Float64frombits(v.bits))
+	}
+	return out, nil
+}
+
+// Architecture returns general.architecture.
+func (f *File) Architecture() (string, error) { return f.String(KeyArchitecture) }
+
+func sortInts(x []int, less func(a, b int) bool) {
+	sort.Slice(x, func(i, j int) bool { return less(x[i], x[j]) })
+}

@@ -1,0 +1,27 @@
+//go:build !unix && !windows
+
+package osmem
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// MapFile reads the file into memory where the platform has no mapping we use (e.g. wasm, plan9).
+func MapFile(f *os.File, size int64) ([]byte, error) {
+	b := make([]byte, size)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("read %s: %w", f.Name(), err)
+	}
+	return b, nil
+}
+
+// Unmap releases a mapping made by MapFile.
+func Unmap(b []byte) error { return nil }
+
+// Alloc returns n zeroed bytes.
+func Alloc(n int) ([]byte, error) { return make([]byte, n), nil }
+
+// Free releases memory from Alloc.
+func Free(b []byte) error { return nil }

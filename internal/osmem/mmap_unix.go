@@ -1,0 +1,50 @@
+//go:build unix
+
+package osmem
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// MapFile maps size bytes of f read-only. A zero size returns an empty, non-nil slice that needs no Unmap.
+func MapFile(f *os.File, size int64) ([]byte, error) {
+	if size == 0 {
+		return []byte{}, nil
+	}
+	if size < 0 || int64(int(size)) != size {
+		return nil, fmt.Errorf("cannot map %d bytes of %s", size, f.Name())
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("mmap %s: %w", f.Name(), err)
+	}
+	return b, nil
+}
+
+// Unmap releases a mapping made by MapFile.
+func Unmap(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return syscall.Munmap(b)
+}
+
+// Alloc returns n zeroed bytes of anonymous memory outside the Go heap, aligned to the page size.
+func Alloc(n int) ([]byte, error) {
+	if n == 0 {
+		return []byte{}, nil
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("cannot allocate %d bytes", n)
+	}
+	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, fmt.Errorf("allocate %d bytes: %w", n, err)
+	}
+	return b, nil
+}
+
+// Free releases memory from Alloc.
+func Free(b []byte) error { return Unmap(b) }
