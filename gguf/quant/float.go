@@ -58,9 +58,13 @@ func f16at(b []byte, off int) float32 { return f16Table[binary.LittleEndian.Uint
 
 func putF16(b []byte, off int, f float32) { binary.LittleEndian.PutUint16(b[off:], F32ToF16(f)) }
 
-func f32at(b []byte, off int) float32 { return math.Float32frombits(binary.LittleEndian.Uint32(b[off:])) }
+func f32at(b []byte, off int) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(b[off:]))
+}
 
-func putF32(b []byte, off int, f float32) { binary.LittleEndian.PutUint32(b[off:], math.Float32bits(f)) }
+func putF32(b []byte, off int, f float32) {
+	binary.LittleEndian.PutUint32(b[off:], math.Float32bits(f))
+}
 
 // DequantizeF32 copies len(dst) little-endian float32 values from src.
 func DequantizeF32(src []byte, dst []float32) {
