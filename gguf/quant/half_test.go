@@ -2,7 +2,10 @@ package quant
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
+
+	"github.com/x448/float16"
 )
 
 func TestF16RoundTripAllHalves(t *testing.T) {
@@ -80,6 +83,42 @@ func TestBF16(t *testing.T) {
 		f := BF16ToF32(uint16(h))
 		if f == f && F32ToBF16(f) != uint16(h) {
 			t.Fatalf("bf16 %#04x does not round-trip", h)
+		}
+	}
+}
+
+// TestF32ToF16MatchesX448 compares with x448/float16 (verified on all 2^32 inputs by its author) on random
+// bit patterns; NaNs differ by design (ggml's canonical quiet NaN).
+func TestF32ToF16MatchesX448(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 1<<20; i++ {
+		u := r.Uint32()
+		if i%2 == 0 { // concentrate on the half range
+			u = u&0x80000000 | (0x33000000 + u%0x15000000)
+		}
+		f := math.Float32frombits(u)
+		if f != f {
+			continue
+		}
+		if got, want := F32ToF16(f), float16.Fromfloat32(f).Bits(); got != want {
+			t.Fatalf("F32ToF16(%#08x) = %#04x, x448 %#04x", u, got, want)
+		}
+	}
+}
+
+func TestRoundHelpers(t *testing.T) {
+	for _, c := range []struct {
+		f            float32
+		away, toEven int
+	}{
+		{0.5, 1, 0}, {1.5, 2, 2}, {2.5, 3, 2}, {-0.5, -1, 0}, {-2.5, -3, -2}, {0.49999997, 0, 0},
+		{-126.5, -127, -126}, {127.4, 127, 127}, {0, 0, 0}, {-3.75, -4, -4},
+	} {
+		if got := roundHalfAway(c.f); got != c.away {
+			t.Errorf("roundHalfAway(%v) = %d, want %d", c.f, got, c.away)
+		}
+		if got := nearestInt(c.f); got != c.toEven {
+			t.Errorf("nearestInt(%v) = %d, want %d", c.f, got, c.toEven)
 		}
 	}
 }
