@@ -124,3 +124,29 @@ func TestQuantizeDequantizeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestNoAllocations checks the doc's promise: converting and dot products allocate nothing.
+func TestNoAllocations(t *testing.T) {
+	x := randRow(rand.New(rand.NewPCG(13, 14)), 512)
+	y := make([]float32, len(x))
+	for ty := range quantizers {
+		nb, _ := ty.RowBytes(len(x))
+		b := make([]byte, nb)
+		if n := testing.AllocsPerRun(3, func() { _ = Quantize(ty, x, b) }); n != 0 {
+			t.Errorf("Quantize(%s) allocates %v times", ty, n)
+		}
+		if n := testing.AllocsPerRun(3, func() { _ = Dequantize(ty, b, y) }); n != 0 {
+			t.Errorf("Dequantize(%s) allocates %v times", ty, n)
+		}
+	}
+	for _, w := range dotWeightTypes {
+		a := ActivationType(w)
+		wb, ab := mustQuantize(t, w, x, false), mustQuantize(t, a, x, true)
+		if n := testing.AllocsPerRun(3, func() {
+			_ = QuantizeActivation(a, x, ab)
+			_, _ = VecDot(w, len(x), wb, ab)
+		}); n != 0 {
+			t.Errorf("activation %s / dot %s allocate %v times", a, w, n)
+		}
+	}
+}
