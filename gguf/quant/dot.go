@@ -91,7 +91,7 @@ func VecDot(w Type, n int, wRow, aRow []byte) (float32, error) {
 func DotF32F32(n int, w, a []byte) float32 {
 	var sum float64
 	for i := 0; i < n; i++ {
-		sum += float64(f32at(w, 4*i) * f32at(a, 4*i))
+		sum += float64(float32(f32at(w, 4*i) * f32at(a, 4*i)))
 	}
 	return float32(sum)
 }

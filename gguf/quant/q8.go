@@ -180,6 +180,7 @@ func QuantizeQ8_K(src []float32, dst []byte) {
 
 // roundHalfAway is C's roundf for |f| < 2^31: nearest integer, ties away from zero.
 func roundHalfAway(f float32) int {
+	f = float32(f)         // round a caller's product before the subtraction below (no FMA)
 	t := float32(int32(f)) // truncated; f − t is exact
 	switch {
 	case f-t >= 0.5:
@@ -192,6 +193,6 @@ func roundHalfAway(f float32) int {
 
 // nearestInt rounds to the nearest integer, ties to even, by ggml's float trick (valid for |f| < 2^22).
 func nearestInt(f float32) int {
-	v := f + 12582912
+	v := float32(f) + 12582912 // the conversion keeps a caller's product from fusing into this add
 	return int(math.Float32bits(v)&0x007fffff) - 0x00400000
 }
