@@ -7,7 +7,7 @@
 //
 // When no folder is found the calling test is skipped with a message saying where it looked, so the
 // module's tests pass on a checkout without the data.
-package testdata
+package testdir
 
 import (
 	"os"
