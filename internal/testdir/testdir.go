@@ -1,4 +1,4 @@
-// Package testdata locates the shared reference data (llama.cpp outputs) that tests compare against.
+// Package testdir locates the shared reference data (llama.cpp outputs) that tests compare against.
 //
 // The folder is found as follows:
 //  1. $FORMA_TESTDATA, when set;
