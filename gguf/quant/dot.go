@@ -54,6 +54,16 @@ var dotFuncs = map[Type]DotFn{
 	MXFP4:  DotMXFP4Q8_0,
 }
 
+// fastDots holds the fastest dot product for each weight type: the references above, replaced during
+// initialisation by the SIMD kernels the CPU supports (dot_amd64.go, dot_arm64.go). Read-only after init.
+var fastDots = func() map[Type]DotFn {
+	m := make(map[Type]DotFn, len(dotFuncs))
+	for t, f := range dotFuncs {
+		m[t] = f
+	}
+	return m
+}()
+
 // ActivationType returns the type llama.cpp converts activations to for a matrix multiply with weights of
 // type w (ggml's vec_dot_type). For a weight type without a dot product here (DotFunc(w) == nil) it returns
 // F32: such weights have to be dequantized and multiplied in float32.
@@ -64,14 +74,19 @@ func ActivationType(w Type) Type {
 	return F32
 }
 
-// DotFunc returns the reference dot product for weight type w (its activation type is ActivationType(w)),
-// or nil when there is none.
-func DotFunc(w Type) DotFn { return dotFuncs[w] }
+// DotFunc returns the fastest dot product this CPU has for weight type w (its activation type is
+// ActivationType(w)), or nil when there is none. Built with the noasm tag, or on a CPU without the needed
+// instructions, it is the reference (RefDotFunc). SIMD kernels produce the reference's integer block sums
+// exactly and differ from it only in the order of the float32 accumulation.
+func DotFunc(w Type) DotFn { return fastDots[w] }
+
+// RefDotFunc returns the scalar reference dot product for weight type w (the Dot* functions), or nil.
+func RefDotFunc(w Type) DotFn { return dotFuncs[w] }
 
 // VecDot checks the arguments and returns DotFunc(w)(n, wRow, aRow): n elements, a multiple of w's block
 // size, of a weight row of type w and an activation row of type ActivationType(w).
 func VecDot(w Type, n int, wRow, aRow []byte) (float32, error) {
-	f, ok := dotFuncs[w]
+	f, ok := fastDots[w]
 	if !ok {
 		return 0, fmt.Errorf("quant: vec dot: no dot product for weight type %s", w)
 	}
