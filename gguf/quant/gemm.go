@@ -19,7 +19,7 @@ package quant
 import "fmt"
 
 // GemmRows is the number of weight rows a Gemm packs and computes together.
-const GemmRows = 8
+const GemmRows = 16
 
 // Gemm is the batched kernel for one weight type. It is stateless and safe for concurrent use; each caller
 // passes its own scratch buffer.
@@ -106,13 +106,16 @@ func quantizeQ8S(off int) func(src []float32, dst []byte) {
 	}
 }
 
-// Packed layout of GemmRows rows of a 32-element format: per block 288 bytes
+// Packed layout of GemmRows rows of a 32-element format: per block 576 bytes
 //
-//	qs [8][GemmRows][4]uint8   group g (elements 4g…4g+3) of every row: lane r of a 256-bit load is row r
+//	qs [8][GemmRows][4]uint8   group g (elements 4g…4g+3) of every row: lane r of a 512-bit load is row r
 //	d  [GemmRows]float32       the rows' scales
 //
 // with quants stored unsigned: q + off, where the weight's value is d·q. Rows past the last are zero.
-const q8PackBlock = 8*GemmRows*4 + 4*GemmRows
+const (
+	q8PackD     = 8 * GemmRows * 4 // offset of d
+	q8PackBlock = q8PackD + 4*GemmRows
+)
 
 func putU32(b []byte, off int, v uint32) {
 	b[off], b[off+1], b[off+2], b[off+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
@@ -128,10 +131,9 @@ func packRows(nb int, w []byte, wStride, rows, wBlock int, dst []byte, packBlock
 		p := dst[b*q8PackBlock : b*q8PackBlock+q8PackBlock]
 		for r := 0; r < GemmRows; r++ {
 			if r >= rows {
-				for g := 0; g < 8; g++ {
-					putU32(p, g*32+4*r, 0)
+				for g := 0; g <= 8; g++ { // the 8 quant groups and the scales
+					putU32(p, g*4*GemmRows+4*r, 0)
 				}
-				putU32(p, 256+4*r, 0)
 				continue
 			}
 			o := r*wStride + b*wBlock
@@ -142,18 +144,18 @@ func packRows(nb int, w []byte, wStride, rows, wBlock int, dst []byte, packBlock
 
 func packQ4_0(nb int, w []byte, wStride, rows int, dst []byte) {
 	packRows(nb, w, wStride, rows, 18, dst, func(p []byte, r int, blk []byte) {
-		putF32(p, 256+4*r, f16at(blk, 0))
+		putF32(p, q8PackD+4*r, f16at(blk, 0))
 		for g := 0; g < 4; g++ {
 			v := getU32(blk, 2+4*g)
-			putU32(p, g*32+4*r, v&0x0f0f0f0f)
-			putU32(p, (g+4)*32+4*r, v>>4&0x0f0f0f0f)
+			putU32(p, g*4*GemmRows+4*r, v&0x0f0f0f0f)
+			putU32(p, (g+4)*4*GemmRows+4*r, v>>4&0x0f0f0f0f)
 		}
 	})
 }
 
 func packQ5_0(nb int, w []byte, wStride, rows int, dst []byte) {
 	packRows(nb, w, wStride, rows, 22, dst, func(p []byte, r int, blk []byte) {
-		putF32(p, 256+4*r, f16at(blk, 0))
+		putF32(p, q8PackD+4*r, f16at(blk, 0))
 		qh := getU32(blk, 2)
 		for g := 0; g < 4; g++ {
 			v := getU32(blk, 6+4*g)
@@ -162,17 +164,17 @@ func packQ5_0(nb int, w []byte, wStride, rows int, dst []byte) {
 				lo |= (qh >> (4*g + k) & 1) << (8*k + 4)
 				hi |= (qh >> (16 + 4*g + k) & 1) << (8*k + 4)
 			}
-			putU32(p, g*32+4*r, lo)
-			putU32(p, (g+4)*32+4*r, hi)
+			putU32(p, g*4*GemmRows+4*r, lo)
+			putU32(p, (g+4)*4*GemmRows+4*r, hi)
 		}
 	})
 }
 
 func packQ8_0(nb int, w []byte, wStride, rows int, dst []byte) {
 	packRows(nb, w, wStride, rows, 34, dst, func(p []byte, r int, blk []byte) {
-		putF32(p, 256+4*r, f16at(blk, 0))
+		putF32(p, q8PackD+4*r, f16at(blk, 0))
 		for g := 0; g < 8; g++ {
-			putU32(p, g*32+4*r, getU32(blk, 2+4*g)^0x80808080)
+			putU32(p, g*4*GemmRows+4*r, getU32(blk, 2+4*g)^0x80808080)
 		}
 	})
 }

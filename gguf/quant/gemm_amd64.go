@@ -4,7 +4,7 @@ package quant
 
 import "golang.org/x/sys/cpu"
 
-// The batched kernels need AVX-512 VNNI on 256-bit registers (VPDPBUSD with AVX512VL, 32 vector registers,
+// The batched kernels need AVX-512 VNNI (VPDPBUSD on 512-bit registers, 32 vector registers,
 // mask registers for the partial stores): Ice Lake, Sapphire Rapids, Zen 4 and later.
 var hasVNNI = hasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW &&
 	cpu.X86.HasAVX512VNNI
@@ -21,31 +21,37 @@ func init() {
 		quantize: quantizeQ8S(16), pack: packQ5_0, kernel: gemmQ8SD}
 	gemms[Q8_0] = &Gemm{w: Q8_0, actBlock: q8sBlock, packBlock: q8PackBlock,
 		quantize: quantizeQ8S(128), pack: packQ8_0, kernel: gemmQ8SD}
+	gemms[Q4_K] = &Gemm{w: Q4_K, actBlock: q8ks4Block, packBlock: k4PackBlock,
+		quantize: quantizeQ8KS4, pack: packQ4_K, kernel: gemmCols(gemm8K4, gemm1K4)}
+	gemms[Q5_K] = &Gemm{w: Q5_K, actBlock: q8ks4Block, packBlock: k4PackBlock,
+		quantize: quantizeQ8KS4, pack: packQ5_K, kernel: gemmCols(gemm8K4, gemm1K4)}
+	gemms[Q6_K] = &Gemm{w: Q6_K, actBlock: q8ks6Block, packBlock: k6PackBlock,
+		quantize: quantizeQ8KS6, pack: packQ6_K, kernel: gemmCols(gemm8K6, gemm1K6)}
 }
 
-// gemmQ8SXY and gemmQ8SD run the kernels over the columns, eight at a time, then one at a time. Mul has
-// checked every bound.
-func gemmQ8SXY(nb int, packed, a []byte, aStride, cols int, out []float32, outStride, rows int) {
-	mask := 1<<rows - 1
-	c := 0
-	for ; c+8 <= cols; c += 8 {
-		gemm8Q8SXY(nb, &packed[0], &a[c*aStride], aStride, &out[c*outStride], outStride, mask)
-	}
-	for ; c < cols; c++ {
-		gemm1Q8SXY(nb, &packed[0], &a[c*aStride], &out[c*outStride], mask)
+type (
+	gemm8Fn func(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
+	gemm1Fn func(nb int, packed, a *byte, out *float32, mask int)
+)
+
+// gemmCols runs k8 over the columns eight at a time, then k1 over the rest. Mul has checked every bound.
+func gemmCols(k8 gemm8Fn, k1 gemm1Fn) func(nb int, packed, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	return func(nb int, packed, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+		mask := 1<<rows - 1
+		c := 0
+		for ; c+8 <= cols; c += 8 {
+			k8(nb, &packed[0], &a[c*aStride], aStride, &out[c*outStride], outStride, mask)
+		}
+		for ; c < cols; c++ {
+			k1(nb, &packed[0], &a[c*aStride], &out[c*outStride], mask)
+		}
 	}
 }
 
-func gemmQ8SD(nb int, packed, a []byte, aStride, cols int, out []float32, outStride, rows int) {
-	mask := 1<<rows - 1
-	c := 0
-	for ; c+8 <= cols; c += 8 {
-		gemm8Q8SD(nb, &packed[0], &a[c*aStride], aStride, &out[c*outStride], outStride, mask)
-	}
-	for ; c < cols; c++ {
-		gemm1Q8SD(nb, &packed[0], &a[c*aStride], &out[c*outStride], mask)
-	}
-}
+var (
+	gemmQ8SXY = gemmCols(gemm8Q8SXY, gemm1Q8SXY)
+	gemmQ8SD  = gemmCols(gemm8Q8SD, gemm1Q8SD)
+)
 
 // Kernels (gemm_amd64.s): nb packed blocks of GemmRows rows against 8 (or 1) Q8_0S activation rows; the
 // rows selected by mask of out[c*outStride+r] are written.
@@ -61,3 +67,15 @@ func gemm8Q8SD(nb int, packed, a *byte, aStride int, out *float32, outStride, ma
 
 //go:noescape
 func gemm1Q8SD(nb int, packed, a *byte, out *float32, mask int)
+
+//go:noescape
+func gemm8K4(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
+
+//go:noescape
+func gemm1K4(nb int, packed, a *byte, out *float32, mask int)
+
+//go:noescape
+func gemm8K6(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
+
+//go:noescape
+func gemm1K6(nb int, packed, a *byte, out *float32, mask int)

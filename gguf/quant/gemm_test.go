@@ -38,8 +38,65 @@ func q8sFromQ8_0(g *Gemm, q8 []byte) []byte {
 	return out
 }
 
-// checkGemm multiplies rows×cols with the Gemm and compares every output with the reference dot product
-// bit for bit (the kernels keep the reference's integer sums and float order).
+// gemmActivation converts an activation row made for the reference dot (ActivationType(w)) into the
+// Gemm's layout, keeping every quant and scale.
+func gemmActivation(g *Gemm, ref []byte) []byte {
+	switch g.w {
+	case Q4_K, Q5_K:
+		out := append([]byte(nil), ref...)
+		for i := 0; i < len(ref)/292; i++ {
+			b := out[i*292:]
+			for j := 0; j < 8; j++ {
+				putF32(b, 260+4*j, float32(bsum(ref[i*292+260:], 2*j)+bsum(ref[i*292+260:], 2*j+1)))
+			}
+		}
+		return out
+	case Q6_K:
+		nb := len(ref) / 292
+		out := make([]byte, nb*q8ks6Block)
+		for i := 0; i < nb; i++ {
+			x, y := ref[i*292:], out[i*q8ks6Block:]
+			copy(y[:4], x[:4])
+			for k := 0; k < 16; k++ {
+				putU32(y, 4+20*k, uint32(int32(-32*bsum(x[260:], k))))
+				copy(y[8+20*k:8+20*k+16], x[4+16*k:])
+			}
+		}
+		return out
+	}
+	return q8sFromQ8_0(g, ref)
+}
+
+// gemmExact reports whether the Gemm for w keeps the reference's float order (the 32-element formats).
+func gemmExact(w Type) bool { return w.BlockElems() == QK }
+
+// termMagnitude returns Σ|terms| of the dot product of weight row w with activation row a: the scale part
+// and, for Q4_K/Q5_K, the minimum part separately (they may cancel), for a rounding tolerance.
+func termMagnitude(t *testing.T, wt Type, n int, w, a []byte) float64 {
+	parts := [][]byte{w}
+	if wt == Q4_K || wt == Q5_K {
+		scale, mins := append([]byte(nil), w...), append([]byte(nil), w...)
+		for i := 0; i < n/QKK; i++ {
+			bb := wt.BlockBytes()
+			scale[i*bb+2], scale[i*bb+3] = 0, 0 // dmin = 0
+			mins[i*bb], mins[i*bb+1] = 0, 0     // d = 0
+		}
+		parts = [][]byte{scale, mins}
+	}
+	ad := mustDequantize(t, ActivationType(wt), a, n)
+	var m float64
+	for _, p := range parts {
+		wd := mustDequantize(t, wt, p, n)
+		for i := range wd {
+			m += math.Abs(float64(wd[i]) * float64(ad[i]))
+		}
+	}
+	return m
+}
+
+// checkGemm multiplies rows×cols with the Gemm and compares every output with the reference dot product:
+// bit for bit where the kernel keeps the reference's float order, else within 1e-6 of Σ|terms| (see
+// dot_fast_test.go for the reasoning).
 func checkGemm(t *testing.T, g *Gemm, n, rows, cols int, w, aRef []byte, what string) {
 	t.Helper()
 	wt := g.Weight()
@@ -47,7 +104,7 @@ func checkGemm(t *testing.T, g *Gemm, n, rows, cols int, w, aRef []byte, what st
 	aRow, _ := ActivationType(wt).RowBytes(n)
 	ga := make([]byte, 0, cols*g.ActivationRowBytes(n))
 	for c := 0; c < cols; c++ {
-		ga = append(ga, q8sFromQ8_0(g, aRef[c*aRow:(c+1)*aRow])...)
+		ga = append(ga, gemmActivation(g, aRef[c*aRow:(c+1)*aRow])...)
 	}
 	outStride := rows + 3
 	out := make([]float32, cols*outStride)
@@ -65,8 +122,13 @@ func checkGemm(t *testing.T, g *Gemm, n, rows, cols int, w, aRef []byte, what st
 				}
 				continue
 			}
-			want := ref(n, w[r*wRow:(r+1)*wRow], aRef[c*aRow:(c+1)*aRow])
-			if math.Float32bits(got) != math.Float32bits(want) {
+			wr, ar := w[r*wRow:(r+1)*wRow], aRef[c*aRow:(c+1)*aRow]
+			want := ref(n, wr, ar)
+			if gemmExact(wt) {
+				if math.Float32bits(got) != math.Float32bits(want) {
+					t.Fatalf("%s, n=%d %dx%d: out[%d][%d] = %v, reference %v", what, n, rows, cols, c, r, got, want)
+				}
+			} else if d := math.Abs(float64(got) - float64(want)); d > 1e-6*termMagnitude(t, wt, n, wr, ar) || math.IsNaN(d) {
 				t.Fatalf("%s, n=%d %dx%d: out[%d][%d] = %v, reference %v", what, n, rows, cols, c, r, got, want)
 			}
 		}
@@ -78,29 +140,30 @@ func TestGemmMatchesReference(t *testing.T) {
 	for _, wt := range gemmTypes() {
 		g := GemmFor(wt)
 		t.Run(wt.String(), func(t *testing.T) {
-			for _, shape := range [][3]int{{32, 1, 1}, {64, 8, 8}, {256, 5, 3}, {512, 13, 9}, {2048, 16, 17}, {96, 19, 24}} {
-				n, rows, cols := shape[0], shape[1], shape[2]
+			be, at := wt.BlockElems(), ActivationType(wt)
+			for _, shape := range [][3]int{{1, 1, 1}, {2, 8, 8}, {8, 5, 3}, {16, 13, 9}, {64, 16, 17}, {3, 19, 24}} {
+				n, rows, cols := shape[0]*be, shape[1], shape[2]
 				var w, a []byte
 				for i := 0; i < rows; i++ {
 					w = append(w, mustQuantize(t, wt, randRow(r, n), false)...)
 				}
 				for i := 0; i < cols; i++ {
-					a = append(a, mustQuantize(t, Q8_0, randRow(r, n), true)...)
+					a = append(a, mustQuantize(t, at, randRow(r, n), true)...)
 				}
 				checkGemm(t, g, n, rows, cols, w, a, "quantized rows")
 				// The Gemm's own activation quantizer must give the same data as QuantizeActivation.
 				x := randRow(r, n)
 				mine := make([]byte, g.ActivationRowBytes(n))
 				g.QuantizeActivation(x, mine)
-				if want := q8sFromQ8_0(g, mustQuantize(t, Q8_0, x, true)); string(mine) != string(want) {
-					t.Fatalf("n=%d: Gemm.QuantizeActivation differs from QuantizeActivation(Q8_0)", n)
+				if want := gemmActivation(g, mustQuantize(t, at, x, true)); string(mine) != string(want) {
+					t.Fatalf("n=%d: Gemm.QuantizeActivation differs from QuantizeActivation(%s)", n, at)
 				}
 			}
 			// Random bytes (every quant value, −128 included) with finite random scales.
 			for trial := 0; trial < 20; trial++ {
-				n, rows, cols := QK*(1+r.IntN(9)), 1+r.IntN(17), 1+r.IntN(19)
-				w := randScaled(r, wt, n*rows/QK)
-				a := randScaled(r, Q8_0, n*cols/QK)
+				n, rows, cols := be*(1+r.IntN(9)), 1+r.IntN(17), 1+r.IntN(19)
+				w := randScaled(r, wt, n*rows/be)
+				a := randScaled(r, at, n*cols/be)
 				checkGemm(t, g, n, rows, cols, w, a, fmt.Sprintf("random bytes %d", trial))
 			}
 		})
@@ -115,8 +178,23 @@ func randScaled(r *rand.Rand, t Type, nb int) []byte {
 		b[i] = byte(r.Uint32())
 	}
 	for i := 0; i < nb; i++ {
+		blk := b[i*bb : (i+1)*bb]
 		for _, f := range scaleFields[t] {
-			binary.LittleEndian.PutUint16(b[i*bb+f.off:], F32ToF16(float32(r.NormFloat64()*0.01)))
+			v := float32(r.NormFloat64() * 0.01)
+			if f.f16 {
+				binary.LittleEndian.PutUint16(blk[f.off:], F32ToF16(v))
+			} else {
+				putF32(blk, f.off, v)
+			}
+		}
+		if t == Q8_K { // bsums must be the quants' sums
+			for k := 0; k < 16; k++ {
+				s := 0
+				for _, q := range blk[4+16*k : 20+16*k] {
+					s += int(int8(q))
+				}
+				binary.LittleEndian.PutUint16(blk[260+2*k:], uint16(int16(s)))
+			}
 		}
 	}
 	return b
@@ -125,7 +203,7 @@ func randScaled(r *rand.Rand, t Type, nb int) []byte {
 func TestGemmBadShapes(t *testing.T) {
 	for _, wt := range gemmTypes() {
 		g := GemmFor(wt)
-		n := 64
+		n := 2 * wt.BlockElems()
 		wRow, _ := wt.RowBytes(n)
 		aRow := g.ActivationRowBytes(n)
 		mustPanic := func(what string, f func()) {
@@ -147,48 +225,51 @@ func TestGemmBadShapes(t *testing.T) {
 	}
 }
 
-// BenchmarkGemm reports multiply-accumulates per second as bytes (1 "byte" = 1 MAC), for a group of rows
+// BenchmarkGemm reports multiply-accumulates per second as bytes (1 "byte" = 1 MAC), for 64 weight rows
 // against 512 activation rows, next to the same product through DotFunc.
 func BenchmarkGemm(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 1))
 	const n, rows, cols = 2048, 64, 512
-	for _, wt := range []Type{Q4_0, Q5_0, Q8_0, Q4_K, Q6_K} {
-		var w, a []byte
+	for _, wt := range []Type{Q4_0, Q5_0, Q8_0, Q4_K, Q5_K, Q6_K} {
+		r := rand.New(rand.NewPCG(1, 1))
+		var w []byte
+		x := randRow(r, n)
 		for i := 0; i < rows; i++ {
-			w = append(w, mustQuantizeB(wt, randRow(r, n))...)
-		}
-		at := ActivationType(wt)
-		for i := 0; i < cols; i++ {
-			a = append(a, mustQuantizeA(at, randRow(r, n))...)
+			w = append(w, mustQuantizeB(wt, x)...)
 		}
 		wRow, _ := wt.RowBytes(n)
-		aRow, _ := at.RowBytes(n)
 		out := make([]float32, rows*cols)
-		dot := DotFunc(wt)
 		b.Run(fmt.Sprintf("%s/%dx%dx%d/dot", benchName(wt), rows, n, cols), func(b *testing.B) {
+			at := ActivationType(wt)
+			aRow, _ := at.RowBytes(n)
+			a := make([]byte, 0, cols*aRow)
+			for i := 0; i < cols; i++ {
+				a = append(a, mustQuantizeA(at, x)...)
+			}
+			dot := DotFunc(wt)
 			b.SetBytes(rows * n * cols)
-			for b.Loop() {
+			loopCPU(b, func() {
 				for c := 0; c < cols; c++ {
 					for i := 0; i < rows; i++ {
 						out[c*rows+i] = dot(n, w[i*wRow:(i+1)*wRow], a[c*aRow:(c+1)*aRow])
 					}
 				}
-			}
+			})
 		})
 		g := GemmFor(wt)
 		if g == nil {
 			continue
 		}
-		ga := make([]byte, cols*g.ActivationRowBytes(n))
-		for c := 0; c < cols; c++ {
-			g.QuantizeActivation(randRow(r, n), ga[c*g.ActivationRowBytes(n):])
-		}
-		scratch := make([]byte, g.ScratchBytes(n))
 		b.Run(fmt.Sprintf("%s/%dx%dx%d/gemm", benchName(wt), rows, n, cols), func(b *testing.B) {
-			b.SetBytes(rows * n * cols)
-			for b.Loop() {
-				g.Mul(n, w, wRow, rows, ga, g.ActivationRowBytes(n), cols, out, rows, scratch)
+			aRow := g.ActivationRowBytes(n)
+			ga := make([]byte, cols*aRow)
+			for c := 0; c < cols; c++ {
+				g.QuantizeActivation(x, ga[c*aRow:])
 			}
+			scratch := make([]byte, g.ScratchBytes(n))
+			b.SetBytes(rows * n * cols)
+			loopCPU(b, func() {
+				g.Mul(n, w, wRow, rows, ga, aRow, cols, out, rows, scratch)
+			})
 		})
 	}
 }
