@@ -96,14 +96,11 @@ const q8sBlock = 40
 
 // quantizeQ8S quantizes like QuantizeQ8_0 into the Q8_0S layout with offset off.
 func quantizeQ8S(off int) func(src []float32, dst []byte) {
-	return func(src []float32, dst []byte) {
-		for i := 0; i < len(src)/QK; i++ {
-			b := dst[i*q8sBlock : i*q8sBlock+q8sBlock]
-			d, sum := quantizeQ8x86(src[i*QK:i*QK+QK], b[8:40])
-			putF32(b, 0, F16ToF32(F32ToF16(d)))
-			putU32(b, 4, uint32(int32(-off*sum)))
-		}
+	header := func(b []byte, d float32, sum int) {
+		putF32(b, 0, F16ToF32(F32ToF16(d)))
+		putU32(b, 4, uint32(int32(-off*sum)))
 	}
+	return func(src []float32, dst []byte) { quantizeQ8x86Blocks(src, dst, q8sBlock, 8, header) }
 }
 
 // Packed layout of GemmRows rows of a 32-element format: per block 576 bytes

@@ -131,26 +131,55 @@ func quantizeQ8x86(x []float32, qs []byte) (float32, int) {
 	return d, sum
 }
 
-// QuantizeQ8_0 quantizes an activation row of len(src) elements (a multiple of 32) into Q8_0 blocks, as
-// llama.cpp's x86 CPU backend does before a dot product with Q4_0, Q5_0, Q8_0, IQ4_NL or MXFP4 weights.
-func QuantizeQ8_0(src []float32, dst []byte) {
-	for i := 0; i < len(src)/QK; i++ {
-		b := dst[i*34 : i*34+34]
-		d, _ := quantizeQ8x86(src[i*QK:i*QK+QK], b[2:34])
-		putF16(b, 0, d)
+// q8Chunk is how many blocks quantizeQ8x86Blocks hands the block kernel at a time.
+const q8Chunk = 64
+
+// quantizeQ8x86Blocks quantizes len(src)/32 blocks as quantizeQ8x86 does, block i's quants going to
+// dst[i*stride+qOff:], then calls header(dst[i*stride:], d, Σq) for each block. The block kernel is
+// quantizeQ8x86 or its SIMD version (q8_amd64.s), which equals it for finite input except where 127/amax
+// overflows (amax below 4e-37): blocks with a scale under the smallest normal float are redone here.
+func quantizeQ8x86Blocks(src []float32, dst []byte, stride, qOff int, header func(b []byte, d float32, sum int)) {
+	var d [q8Chunk]float32
+	var sums [q8Chunk]int32
+	nb := len(src) / QK
+	for c := 0; c < nb; c += q8Chunk {
+		m := min(q8Chunk, nb-c)
+		quantizeQ8Chunk(src[c*QK:(c+m)*QK], dst[c*stride:(c+m)*stride], stride, qOff, d[:m], sums[:m])
+		for i := 0; i < m; i++ {
+			b := dst[(c+i)*stride:]
+			if d[i] < 0x1p-126 && d[i] != 0 {
+				var s int
+				d[i], s = quantizeQ8x86(src[(c+i)*QK:(c+i+1)*QK], b[qOff:qOff+QK])
+				sums[i] = int32(s)
+			}
+			header(b, d[i], int(sums[i]))
+		}
 	}
 }
 
-// QuantizeQ8_1 quantizes an activation row of len(src) elements (a multiple of 32) into Q8_1 blocks, as
-// llama.cpp's x86 CPU backend does before a dot product with Q4_1 or Q5_1 weights.
-func QuantizeQ8_1(src []float32, dst []byte) {
-	for i := 0; i < len(src)/QK; i++ {
-		b := dst[i*36 : i*36+36]
-		d, sum := quantizeQ8x86(src[i*QK:i*QK+QK], b[4:36])
-		putF16(b, 0, d)
-		putF16(b, 2, d*float32(sum))
+// quantizeQ8ChunkRef is the portable block kernel: len(d) blocks of src, quants to dst[i*stride+qOff:].
+func quantizeQ8ChunkRef(src []float32, dst []byte, stride, qOff int, d []float32, sums []int32) {
+	for i := range d {
+		var s int
+		d[i], s = quantizeQ8x86(src[i*QK:i*QK+QK], dst[i*stride+qOff:i*stride+qOff+QK])
+		sums[i] = int32(s)
 	}
 }
+
+func q8_0Header(b []byte, d float32, _ int) { putF16(b, 0, d) }
+
+func q8_1Header(b []byte, d float32, sum int) {
+	putF16(b, 0, d)
+	putF16(b, 2, d*float32(sum))
+}
+
+// QuantizeQ8_0 quantizes an activation row of len(src) elements (a multiple of 32) into Q8_0 blocks, as
+// llama.cpp's x86 CPU backend does before a dot product with Q4_0, Q5_0, Q8_0, IQ4_NL or MXFP4 weights.
+func QuantizeQ8_0(src []float32, dst []byte) { quantizeQ8x86Blocks(src, dst, 34, 2, q8_0Header) }
+
+// QuantizeQ8_1 quantizes an activation row of len(src) elements (a multiple of 32) into Q8_1 blocks, as
+// llama.cpp's x86 CPU backend does before a dot product with Q4_1 or Q5_1 weights.
+func QuantizeQ8_1(src []float32, dst []byte) { quantizeQ8x86Blocks(src, dst, 36, 4, q8_1Header) }
 
 // QuantizeQ8_K quantizes len(src) elements (a multiple of 256) into Q8_K blocks, bit-exact with ggml's
 // quantize_row_q8_K_ref (the activation quantizer for K-quant and IQ4_XS weights).

@@ -1,0 +1,18 @@
+//go:build amd64 && !noasm
+
+package quant
+
+func quantizeQ8Chunk(src []float32, dst []byte, stride, qOff int, d []float32, sums []int32) {
+	nb := len(d)
+	if !hasAVX2 || nb == 0 {
+		quantizeQ8ChunkRef(src, dst, stride, qOff, d, sums)
+		return
+	}
+	_, _, _ = src[nb*QK-1], dst[(nb-1)*stride+qOff+QK-1], sums[nb-1]
+	quantizeQ8AVX2(nb, &src[0], &dst[qOff], stride, &d[0], &sums[0])
+}
+
+// quantizeQ8AVX2 is quantizeQ8ChunkRef for nb blocks, the quants of block i at qs + i*stride.
+//
+//go:noescape
+func quantizeQ8AVX2(nb int, src *float32, qs *byte, stride int, d *float32, sums *int32)

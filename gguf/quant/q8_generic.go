@@ -1,0 +1,7 @@
+//go:build !amd64 || noasm
+
+package quant
+
+func quantizeQ8Chunk(src []float32, dst []byte, stride, qOff int, d []float32, sums []int32) {
+	quantizeQ8ChunkRef(src, dst, stride, qOff, d, sums)
+}
