@@ -182,8 +182,28 @@ func QuantizeQ8_0(src []float32, dst []byte) { quantizeQ8x86Blocks(src, dst, 34,
 func QuantizeQ8_1(src []float32, dst []byte) { quantizeQ8x86Blocks(src, dst, 36, 4, q8_1Header) }
 
 // QuantizeQ8_K quantizes len(src) elements (a multiple of 256) into Q8_K blocks, bit-exact with ggml's
-// quantize_row_q8_K_ref (the activation quantizer for K-quant and IQ4_XS weights).
+// quantize_row_q8_K_ref (the activation quantizer for K-quant and IQ4_XS weights). Where the CPU has a SIMD
+// version (q8_amd64.s) it is used; it equals the reference for finite input, and the blocks it cannot
+// scale exactly (|d| below the smallest normal float) are redone by the reference.
 func QuantizeQ8_K(src []float32, dst []byte) {
+	nb := len(src) / QKK
+	if nb == 0 {
+		return
+	}
+	_ = dst[nb*292-1]
+	if !quantizeQ8KFast(src[:nb*QKK], dst[:nb*292]) {
+		quantizeQ8KRef(src, dst)
+		return
+	}
+	for i := 0; i < nb; i++ {
+		if d := abs32(f32at(dst, i*292)); d < 0x1p-126 {
+			quantizeQ8KRef(src[i*QKK:(i+1)*QKK], dst[i*292:(i+1)*292])
+		}
+	}
+}
+
+// quantizeQ8KRef is the portable QuantizeQ8_K.
+func quantizeQ8KRef(src []float32, dst []byte) {
 	for i := 0; i < len(src)/QKK; i++ {
 		x := src[i*QKK : i*QKK+QKK]
 		b := dst[i*292 : i*292+292]

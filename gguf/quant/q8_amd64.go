@@ -16,3 +16,17 @@ func quantizeQ8Chunk(src []float32, dst []byte, stride, qOff int, d []float32, s
 //
 //go:noescape
 func quantizeQ8AVX2(nb int, src *float32, qs *byte, stride int, d *float32, sums *int32)
+
+// quantizeQ8KFast quantizes whole blocks (the caller has sized src and dst) if the CPU has AVX2.
+func quantizeQ8KFast(src []float32, dst []byte) bool {
+	if !hasAVX2 {
+		return false
+	}
+	quantizeQ8KAVX2(len(src)/QKK, &src[0], &dst[0])
+	return true
+}
+
+// quantizeQ8KAVX2 is quantizeQ8KRef for nb blocks.
+//
+//go:noescape
+func quantizeQ8KAVX2(nb int, src *float32, dst *byte)

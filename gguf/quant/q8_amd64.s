@@ -89,3 +89,136 @@ q8block:
 	JNZ     q8block
 	VZEROUPPER
 	RET
+
+DATA q8km127<>+0(SB)/4, $-127.0
+GLOBL q8km127<>(SB), RODATA|NOPTR, $4
+
+DATA q8kone<>+0(SB)/4, $1.0
+GLOBL q8kone<>(SB), RODATA|NOPTR, $4
+
+// Q8KAMAX4 folds |x| of 4 vectors at off(SI) into Y0…Y3.
+#define Q8KAMAX4(off) \
+	VANDPS off(SI), Y15, Y4       \
+	VANDPS off+32(SI), Y15, Y5    \
+	VANDPS off+64(SI), Y15, Y6    \
+	VANDPS off+96(SI), Y15, Y7    \
+	VMAXPS Y4, Y0, Y0             \
+	VMAXPS Y5, Y1, Y1             \
+	VMAXPS Y6, Y2, Y2             \
+	VMAXPS Y7, Y3, Y3
+
+// func quantizeQ8KAVX2(nb int, src *float32, dst *byte)
+//
+// Reference: quantizeQ8KRef (max = the first element of largest magnitude, iscale = −127/max,
+// q = min(127, round-half-even(iscale·x)), d = 1/iscale, bsums = sums of 16 quants; an all-zero block is
+// all zero). Hand-written; exact for finite input with |max| ≥ 1.5e-36 (the caller redoes the others).
+TEXT ·quantizeQ8KAVX2(SB), NOSPLIT, $0-24
+	MOVQ         nb+0(FP), CX
+	MOVQ         src+8(FP), SI
+	MOVQ         dst+16(FP), DI
+	VBROADCASTSS q8abs<>(SB), Y15
+	VMOVDQU      q8perm<>(SB), Y13
+	VXORPS       X12, X12, X12
+
+q8kblock:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   $8, AX
+
+q8kamax:
+	Q8KAMAX4(0)
+	ADDQ $128, SI
+	DECQ AX
+	JNZ  q8kamax
+	SUBQ $1024, SI
+	VMAXPS       Y1, Y0, Y0
+	VMAXPS       Y3, Y2, Y2
+	VMAXPS       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VMAXPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VMAXSS       X1, X0, X0            // amax
+	VUCOMISS     X12, X0
+	JEQ          q8kzero               // all zero (or NaN: the caller's check redoes it)
+
+	// the first element whose magnitude is amax, with its sign
+	VBROADCASTSS X0, Y4
+	MOVQ         SI, AX
+
+q8kfind:
+	VANDPS    (AX), Y15, Y5
+	VCMPPS    $0, Y4, Y5, Y5
+	VMOVMSKPS Y5, BX
+	TESTL     BX, BX
+	JNZ       q8kfound
+	ADDQ      $32, AX
+	JMP       q8kfind
+
+q8kfound:
+	BSFL         BX, BX
+	VMOVSS       (AX)(BX*4), X5        // max
+	VMOVSS       q8km127<>(SB), X6
+	VDIVSS       X5, X6, X6            // iscale = −127/max
+	VMOVSS       q8kone<>(SB), X7
+	VDIVSS       X6, X7, X7            // d = 1/iscale
+	VMOVSS       X7, (DI)
+	VBROADCASTSS X6, Y6
+	MOVQ         $8, AX
+	MOVQ         DI, DX
+
+q8kq:
+	VMULPS       (SI), Y6, Y0
+	VMULPS       32(SI), Y6, Y1
+	VMULPS       64(SI), Y6, Y2
+	VMULPS       96(SI), Y6, Y3
+	VCVTPS2DQ    Y0, Y0
+	VCVTPS2DQ    Y1, Y1
+	VCVTPS2DQ    Y2, Y2
+	VCVTPS2DQ    Y3, Y3
+	VPADDD       Y1, Y0, Y8            // elements 0…15 of the 32
+	VPADDD       Y3, Y2, Y9            // 16…31
+	VPHADDD      Y9, Y8, Y8
+	VEXTRACTI128 $1, Y8, X9
+	VPADDD       X9, X8, X8
+	VPHADDD      X8, X8, X8            // [s0, s1, s0, s1]
+	VPACKSSDW    X8, X8, X8
+	VMOVD        X8, BX
+	MOVL         BX, 260(DX)           // two bsums (DX advances 4 bytes per 32 elements)
+	VPACKSSDW    Y1, Y0, Y0
+	VPACKSSDW    Y3, Y2, Y2
+	VPACKSSWB    Y2, Y0, Y0
+	VPERMD       Y0, Y13, Y0
+	VMOVDQU      Y0, 4(DI)
+	ADDQ         $128, SI
+	ADDQ         $32, DI
+	ADDQ         $4, DX
+	DECQ         AX
+	JNZ          q8kq
+	SUBQ         $256, DI
+	JMP          q8knext
+
+q8kzero:
+	VPXOR   Y0, Y0, Y0
+	MOVQ    $0, (DI)
+	MOVL    $0, 8(DI)
+	VMOVDQU Y0, 4(DI)
+	VMOVDQU Y0, 36(DI)
+	VMOVDQU Y0, 68(DI)
+	VMOVDQU Y0, 100(DI)
+	VMOVDQU Y0, 132(DI)
+	VMOVDQU Y0, 164(DI)
+	VMOVDQU Y0, 196(DI)
+	VMOVDQU Y0, 228(DI)
+	VMOVDQU Y0, 260(DI)
+	ADDQ    $1024, SI
+
+q8knext:
+	ADDQ $292, DI
+	DECQ CX
+	JNZ  q8kblock
+	VZEROUPPER
+	RET

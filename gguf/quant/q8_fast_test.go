@@ -73,3 +73,41 @@ func scaled(x []float32, s float32) []float32 {
 	}
 	return y
 }
+
+// TestQuantizeQ8KExact checks QuantizeQ8_K against its portable reference bit for bit on finite input:
+// many scales, blocks where +max and −max both occur (the first decides the sign), exact ties, zero,
+// denormal and tiny blocks.
+func TestQuantizeQ8KExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	var src []float32
+	for e := -130; e <= 120; e += 10 {
+		src = append(src, scaled(randRow(r, QKK), float32(math.Pow(2, float64(e))))...)
+	}
+	for _, first := range []float32{5, -5} { // both signs of the largest magnitude, in either order
+		b := scaled(randRow(r, QKK), 0.1)
+		b[17], b[200] = first, -first
+		src = append(src, b...)
+	}
+	ties := make([]float32, QKK) // max −127: iscale 1, every x.5 a tie
+	for i := range ties {
+		ties[i] = float32(i%200-100) + 0.5
+	}
+	ties[255] = -127
+	src = append(src, ties...)
+	src = append(src, make([]float32, QKK)...)
+	for len(src)/QKK < 40 {
+		src = append(src, scaled(randRow(r, QKK), r.Float32()*10)...)
+	}
+	nb := len(src) / QKK
+	got, want := make([]byte, nb*292), make([]byte, nb*292)
+	for i := range got {
+		got[i] = 0xa5 // every byte must be written
+	}
+	QuantizeQ8_K(src, got)
+	quantizeQ8KRef(src, want)
+	for i := 0; i < nb; i++ {
+		if g, w := got[i*292:(i+1)*292], want[i*292:(i+1)*292]; string(g) != string(w) {
+			t.Fatalf("block %d differs:\n got %v\nwant %v", i, g, w)
+		}
+	}
+}
