@@ -83,10 +83,12 @@ func TestQuantizeQ8KExact(t *testing.T) {
 	for e := -130; e <= 120; e += 10 {
 		src = append(src, scaled(randRow(r, QKK), float32(math.Pow(2, float64(e))))...)
 	}
-	for _, first := range []float32{5, -5} { // both signs of the largest magnitude, in either order
-		b := scaled(randRow(r, QKK), 0.1)
-		b[17], b[200] = first, -first
-		src = append(src, b...)
+	for _, first := range []float32{5, -5} { // both signs of the largest magnitude, in either order,
+		for _, second := range []int{19, 200} { // in the same 8 elements and far apart
+			b := scaled(randRow(r, QKK), 0.1)
+			b[17], b[second] = first, -first
+			src = append(src, b...)
+		}
 	}
 	ties := make([]float32, QKK) // max −127: iscale 1, every x.5 a tie
 	for i := range ties {
