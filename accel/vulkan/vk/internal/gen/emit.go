@@ -23,10 +23,10 @@ func constValue(e xEnum) (string, error) {
 	switch {
 	case e.Type == "float":
 		return "float32(" + strings.TrimSuffix(v, "F") + ")", nil
-	case strings.HasPrefix(v, "~") && strings.HasSuffix(v, "ULL"):
-		return "^uint64(" + strings.TrimSuffix(v[1:], "ULL") + ")", nil
+	case strings.HasPrefix(v, "~") && strings.HasSuffix(v, "ULL"): // untyped, so it converts to VkDeviceSize
+		return "1<<64 - 1 - " + strings.TrimSuffix(v[1:], "ULL"), nil
 	case strings.HasPrefix(v, "~") && strings.HasSuffix(v, "U"):
-		return "^uint32(" + strings.TrimSuffix(v[1:], "U") + ")", nil
+		return "1<<32 - 1 - " + strings.TrimSuffix(v[1:], "U"), nil
 	case e.Type == "uint32_t":
 		return v, nil
 	}
