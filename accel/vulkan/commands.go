@@ -21,12 +21,13 @@ type CommandsOptions struct {
 // sets its dispatches bind and a fence to wait on. Recording methods keep the first error and report it from End
 // (like bufio.Writer). A Commands is used by one goroutine at a time.
 type Commands struct {
-	dev    *Device
-	name   string
-	pool   vk.CommandPool
-	cb     vk.CommandBuffer
-	fence  vk.Fence
-	submit *vk.SubmitInfo // built once, so a submission allocates nothing
+	dev   *Device
+	name  string
+	pool  vk.CommandPool
+	cb    vk.CommandBuffer
+	fence vk.Fence
+	// Prepared calls, so that submitting and waiting allocate nothing.
+	resetCall, submitCall, waitCall *vk.Prepared
 
 	descPools []vk.DescriptorPool
 	poolIdx   int // current pool
@@ -80,10 +81,13 @@ func (c *Commands) create() error {
 	if c.fence, err = d.newFence(); err != nil {
 		return err
 	}
-	c.submit = &vk.SubmitInfo{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: &c.cb}
+	info := &vk.SubmitInfo{SType: vk.StructureTypeSubmitInfo, CommandBufferCount: 1, PCommandBuffers: &c.cb}
+	c.resetCall = d.cmds.PrepareResetFences(d.handle, 1, &c.fence)
+	c.submitCall = d.cmds.PrepareQueueSubmit(d.queue, 1, info, c.fence)
+	c.waitCall = d.cmds.PrepareWaitForFences(d.handle, 1, &c.fence, vk.True, uint64(d.timeout.Nanoseconds()))
 	if c.maxQueries > 0 {
-		info := &vk.QueryPoolCreateInfo{SType: vk.StructureTypeQueryPoolCreateInfo, QueryType: vk.QueryTypeTimestamp, QueryCount: c.maxQueries}
-		if r := d.cmds.CreateQueryPool(d.handle, info, nil, &c.queries); r != vk.Success {
+		qinfo := &vk.QueryPoolCreateInfo{SType: vk.StructureTypeQueryPoolCreateInfo, QueryType: vk.QueryTypeTimestamp, QueryCount: c.maxQueries}
+		if r := d.cmds.CreateQueryPool(d.handle, qinfo, nil, &c.queries); r != vk.Success {
 			return fmt.Errorf("vulkan: vkCreateQueryPool: %w", r)
 		}
 	}
@@ -345,12 +349,15 @@ func (c *Commands) Submit() error {
 	case c.pending:
 		return fmt.Errorf("vulkan: commands %q: Submit while the previous submission is running", c.name)
 	}
-	d := c.dev
-	if r := d.cmds.ResetFences(d.handle, 1, &c.fence); r != vk.Success {
+	if r := c.resetCall.Call(); r != vk.Success {
 		return fmt.Errorf("vulkan: vkResetFences: %w", r)
 	}
-	if err := d.submit(c.fence, c.submit); err != nil {
-		return err
+	d := c.dev
+	d.queueMu.Lock()
+	r := c.submitCall.Call()
+	d.queueMu.Unlock()
+	if r != vk.Success {
+		return fmt.Errorf("vulkan: vkQueueSubmit: %w", r)
 	}
 	c.pending = true
 	return nil
@@ -361,7 +368,7 @@ func (c *Commands) Wait() error {
 	if !c.pending || c.closed {
 		return nil
 	}
-	if err := c.dev.waitFence(c.fence); err != nil {
+	if err := c.dev.fenceResult(c.waitCall.Call()); err != nil {
 		return err
 	}
 	c.pending = false

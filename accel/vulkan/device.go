@@ -294,7 +294,11 @@ func (d *Device) setName(t vk.ObjectType, handle uint64, name string) {
 
 // waitFence waits for a fence within the device's timeout.
 func (d *Device) waitFence(f vk.Fence) error {
-	r := d.cmds.WaitForFences(d.handle, 1, &f, vk.True, uint64(d.timeout.Nanoseconds()))
+	return d.fenceResult(d.cmds.WaitForFences(d.handle, 1, &f, vk.True, uint64(d.timeout.Nanoseconds())))
+}
+
+// fenceResult turns the result of vkWaitForFences into an error.
+func (d *Device) fenceResult(r vk.Result) error {
 	switch r {
 	case vk.Success:
 		return nil
