@@ -5,21 +5,11 @@ import "testing"
 // TestRunAllocs checks that resubmitting recorded commands, the per-token path, allocates nothing.
 func TestRunAllocs(t *testing.T) {
 	d := openTest(t)
-	b, err := d.NewBuffer("b", 256, DeviceLocal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := d.NewCommands(CommandsOptions{Name: "c"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	c.Fill(b, 0, 256, 1)
-	if err := c.End(); err != nil {
-		t.Fatal(err)
-	}
+	b := mustBuffer(t, d, "b", 256, DeviceLocal)
+	c := mustCommands(t, d, CommandsOptions{Name: "c"})
+	record(t, c, func() {
+		c.Fill(b, 0, 256, 1)
+	})
 	allocs := testing.AllocsPerRun(20, func() {
 		if err := c.Run(); err != nil {
 			t.Fatal(err)

@@ -1,7 +1,6 @@
 package vulkan
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -12,14 +11,7 @@ import (
 // openValidated opens a device with validation, skipping when Vulkan or the layer is missing. The caller closes it.
 func openValidated(t *testing.T) *Device {
 	t.Helper()
-	d, err := Open(Options{Validation: true})
-	if errors.Is(err, ErrNoLoader) || errors.Is(err, ErrNoDevice) || errors.Is(err, ErrNoValidationLayer) {
-		t.Skipf("needs Vulkan with the validation layer: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return openDevice(t, true)
 }
 
 func hasMessage(msgs []Message, id string) bool {
@@ -64,10 +56,7 @@ func TestValidationReportsLeaks(t *testing.T) {
 func TestNoMessagesOnCleanShutdown(t *testing.T) {
 	d := openValidated(t)
 	d.noMap, d.stagingSize = true, 1024 // create the staging machinery too
-	b, err := d.NewBuffer("b", 4096, DeviceLocal)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBuffer(t, d, "b", 4096, DeviceLocal)
 	if err := d.Write(b, 0, make([]byte, 4096)); err != nil {
 		t.Fatal(err)
 	}
@@ -79,13 +68,9 @@ func TestNoMessagesOnCleanShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c != nil {
-		if err := c.Begin(); err != nil {
-			t.Fatal(err)
-		}
-		c.Fill(b, 0, 4096, 7)
-		if err := c.End(); err != nil {
-			t.Fatal(err)
-		}
+		record(t, c, func() {
+			c.Fill(b, 0, 4096, 7)
+		})
 		if err := c.Submit(); err != nil { // left running: Close must wait for it
 			t.Fatal(err)
 		}
@@ -103,29 +88,16 @@ func TestNoMessagesOnCleanShutdown(t *testing.T) {
 func TestSyncValidationNeedsBarrier(t *testing.T) {
 	for _, barrier := range []bool{false, true} {
 		d := openValidated(t)
-		src, err := d.NewBuffer("src", 256, DeviceLocal)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst, err := d.NewBuffer("dst", 256, DeviceLocal)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := d.NewCommands(CommandsOptions{Name: "hazard"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Begin(); err != nil {
-			t.Fatal(err)
-		}
-		c.Fill(src, 0, 256, 1)
-		if barrier {
-			c.Barrier(src)
-		}
-		c.Copy(dst, 0, src, 0, 256)
-		if err := c.End(); err != nil {
-			t.Fatal(err)
-		}
+		src := mustBuffer(t, d, "src", 256, DeviceLocal)
+		dst := mustBuffer(t, d, "dst", 256, DeviceLocal)
+		c := mustCommands(t, d, CommandsOptions{Name: "hazard"})
+		record(t, c, func() {
+			c.Fill(src, 0, 256, 1)
+			if barrier {
+				c.Barrier(src)
+			}
+			c.Copy(dst, 0, src, 0, 256)
+		})
 		if err := c.Run(); err != nil {
 			t.Fatal(err)
 		}

@@ -16,17 +16,7 @@ import (
 // Vulkan.
 func openTest(t *testing.T) *Device {
 	t.Helper()
-	d, err := Open(Options{Validation: true})
-	if errors.Is(err, ErrNoValidationLayer) {
-		t.Logf("running without validation: %v", err)
-		d, err = Open(Options{})
-	}
-	if errors.Is(err, ErrNoLoader) || errors.Is(err, ErrNoDevice) {
-		t.Skipf("no Vulkan here: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := openDevice(t, false)
 	t.Cleanup(func() {
 		if err := d.Close(); err != nil {
 			t.Error(err)
@@ -65,10 +55,7 @@ func bytesF32(b []byte) []float32 {
 // newF32 makes a device-local buffer holding v.
 func newF32(t *testing.T, d *Device, name string, v []float32) *Buffer {
 	t.Helper()
-	b, err := d.NewBuffer(name, int64(4*len(v)), DeviceLocal)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBuffer(t, d, name, int64(4*len(v)), DeviceLocal)
 	if err := d.Write(b, 0, f32bytes(v)); err != nil {
 		t.Fatal(err)
 	}
@@ -166,18 +153,11 @@ func testAdd(t *testing.T, tc addCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := d.NewCommands(CommandsOptions{Name: "add"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	push := PushUint32(uint32(tc.n), uint32(tc.aOff), uint32(tc.bOff), uint32(tc.dOff))
-	c.Dispatch(p, groups2D(uint32((tc.n+wg-1)/wg)), push, ab.All(), bb.All(), db.All())
-	if err := c.End(); err != nil {
-		t.Fatal(err)
-	}
+	c := mustCommands(t, d, CommandsOptions{Name: "add"})
+	record(t, c, func() {
+		push := PushUint32(uint32(tc.n), uint32(tc.aOff), uint32(tc.bOff), uint32(tc.dOff))
+		c.Dispatch(p, groups2D(uint32((tc.n+wg-1)/wg)), push, ab.All(), bb.All(), db.All())
+	})
 	if err := c.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -230,20 +210,13 @@ func testMatVec(t *testing.T, d *Device, tc matvecCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := d.NewCommands(CommandsOptions{Name: "matvec"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := mustCommands(t, d, CommandsOptions{Name: "matvec"})
 	defer c.Close()
-	if err := c.Begin(); err != nil {
-		t.Fatal(err)
-	}
-	groups := (uint32(tc.rows) + tc.rowsPerGroup - 1) / tc.rowsPerGroup
-	push := PushUint32(uint32(tc.rows), uint32(tc.cols), uint32(tc.wOff), uint32(tc.xOff), uint32(tc.yOff))
-	c.Dispatch(p, groups2D(groups), push, wb.All(), xb.All(), yb.All())
-	if err := c.End(); err != nil {
-		t.Fatal(err)
-	}
+	record(t, c, func() {
+		groups := (uint32(tc.rows) + tc.rowsPerGroup - 1) / tc.rowsPerGroup
+		push := PushUint32(uint32(tc.rows), uint32(tc.cols), uint32(tc.wOff), uint32(tc.xOff), uint32(tc.yOff))
+		c.Dispatch(p, groups2D(groups), push, wb.All(), xb.All(), yb.All())
+	})
 	if err := c.Run(); err != nil {
 		t.Fatal(err)
 	}
@@ -273,27 +246,17 @@ func TestTimestamps(t *testing.T) {
 	if d.Info().TimestampPeriod == 0 {
 		t.Skip("no timestamps on this device's compute queue")
 	}
-	buf, err := d.NewBuffer("fill", 1<<16, DeviceLocal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := d.NewCommands(CommandsOptions{Name: "timed", Timestamps: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	buf := mustBuffer(t, d, "fill", 1<<16, DeviceLocal)
+	c := mustCommands(t, d, CommandsOptions{Name: "timed", Timestamps: 3})
 	for range 2 { // record twice: queries are reset per recording
-		if err := c.Begin(); err != nil {
-			t.Fatal(err)
-		}
-		c.Timestamp()
-		c.Fill(buf, 0, buf.Size(), 0x3f800000)
-		c.Timestamp()
-		c.Barrier(buf)
-		c.Fill(buf, 4, 8, 0)
-		c.Timestamp()
-		if err := c.End(); err != nil {
-			t.Fatal(err)
-		}
+		record(t, c, func() {
+			c.Timestamp()
+			c.Fill(buf, 0, buf.Size(), 0x3f800000)
+			c.Timestamp()
+			c.Barrier(buf)
+			c.Fill(buf, 4, 8, 0)
+			c.Timestamp()
+		})
 		if err := c.Run(); err != nil {
 			t.Fatal(err)
 		}
@@ -345,14 +308,8 @@ func TestRecordingErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf, err := d.NewBuffer("small", 64, DeviceLocal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := d.NewCommands(CommandsOptions{Name: "bad"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	buf := mustBuffer(t, d, "small", 64, DeviceLocal)
+	c := mustCommands(t, d, CommandsOptions{Name: "bad"})
 	cases := []struct {
 		name   string
 		record func()
@@ -388,14 +345,8 @@ func TestRecordingErrors(t *testing.T) {
 
 func TestCloseTwiceAndUseAfterClose(t *testing.T) {
 	d := openTest(t)
-	buf, err := d.NewBuffer("b", 16, DeviceLocal)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := d.NewCommands(CommandsOptions{Name: "c"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	buf := mustBuffer(t, d, "b", 16, DeviceLocal)
+	c := mustCommands(t, d, CommandsOptions{Name: "c"})
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
