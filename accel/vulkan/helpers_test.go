@@ -7,7 +7,7 @@ import (
 
 // openDevice opens the default device with validation and skips when there is no Vulkan. Without the validation
 // layer it skips when requireValidation is set, else it opens the device unvalidated and says so.
-func openDevice(t *testing.T, requireValidation bool) *Device {
+func openDevice(t testing.TB, requireValidation bool) *Device {
 	t.Helper()
 	d, err := Open(Options{Validation: true})
 	if errors.Is(err, ErrNoValidationLayer) {
@@ -26,7 +26,7 @@ func openDevice(t *testing.T, requireValidation bool) *Device {
 	return d
 }
 
-func mustBuffer(t *testing.T, d *Device, name string, size int64, kind MemoryKind) *Buffer {
+func mustBuffer(t testing.TB, d *Device, name string, size int64, kind MemoryKind) *Buffer {
 	t.Helper()
 	b, err := d.NewBuffer(name, size, kind)
 	if err != nil {
@@ -35,7 +35,7 @@ func mustBuffer(t *testing.T, d *Device, name string, size int64, kind MemoryKin
 	return b
 }
 
-func mustCommands(t *testing.T, d *Device, opt CommandsOptions) *Commands {
+func mustCommands(t testing.TB, d *Device, opt CommandsOptions) *Commands {
 	t.Helper()
 	c, err := d.NewCommands(opt)
 	if err != nil {
@@ -45,7 +45,7 @@ func mustCommands(t *testing.T, d *Device, opt CommandsOptions) *Commands {
 }
 
 // record records c anew with what f adds.
-func record(t *testing.T, c *Commands, f func()) {
+func record(t testing.TB, c *Commands, f func()) {
 	t.Helper()
 	if err := c.Begin(); err != nil {
 		t.Fatal(err)

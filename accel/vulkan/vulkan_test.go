@@ -14,7 +14,7 @@ import (
 // openTest opens the default device with validation (when the layer is installed) and, at cleanup, closes it
 // and fails the test on any message recorded, including those raised while closing. It skips when there is no
 // Vulkan.
-func openTest(t *testing.T) *Device {
+func openTest(t testing.TB) *Device {
 	t.Helper()
 	d := openDevice(t, false)
 	t.Cleanup(func() {
@@ -53,7 +53,7 @@ func bytesF32(b []byte) []float32 {
 }
 
 // newF32 makes a device-local buffer holding v.
-func newF32(t *testing.T, d *Device, name string, v []float32) *Buffer {
+func newF32(t testing.TB, d *Device, name string, v []float32) *Buffer {
 	t.Helper()
 	b := mustBuffer(t, d, name, int64(4*len(v)), DeviceLocal)
 	if err := d.Write(b, 0, f32bytes(v)); err != nil {
@@ -71,7 +71,7 @@ func readF32(t *testing.T, d *Device, b *Buffer) []float32 {
 	return bytesF32(out)
 }
 
-func shader(t *testing.T, name string) []byte {
+func shader(t testing.TB, name string) []byte {
 	t.Helper()
 	spv, err := shaders.SPIRV(name)
 	if err != nil {
