@@ -67,3 +67,16 @@ func (t *Tokenizer) ID(s string) (int32, bool) {
 	id, ok := t.toID[s]
 	return id, ok
 }
+
+// DefaultAddSpecial returns whether a vocabulary of the given tokenizer.ggml.model and tokenizer.ggml.pre adds
+// BOS and EOS when its file has no add_bos_token / add_eos_token keys (llama.cpp's defaults).
+func DefaultAddSpecial(model, pre string) (addBOS, addEOS bool) {
+	switch model {
+	case "llama", "bert":
+		return true, false
+	case "gpt2":
+		p, ok := preTokenizers[pre]
+		return ok && p.flags&preAddBOS != 0, false
+	}
+	return false, false
+}
