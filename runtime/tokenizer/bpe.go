@@ -13,6 +13,9 @@ type bpeTable struct {
 	pieceID map[string]int32 // text -> piece id
 	token   []int32          // piece id -> token id, or None when the text is not a token
 	merges  map[uint64]merge // (left piece << 32 | right piece) -> merge
+
+	bytePiece [256]int32 // piece id of each byte's byte-level character (None if no merge names it)
+	byteLen   [256]int32 // UTF-8 length of each byte's byte-level character
 }
 
 type merge struct {
@@ -61,6 +64,14 @@ func newBPETable(f *gguf.File, t *Tokenizer) (*bpeTable, error) {
 			continue // the first rank wins, as with llama.cpp's map emplace
 		}
 		b.merges[key] = merge{rank: int32(i), result: intern(left + right)}
+	}
+	for c := range 256 {
+		ch := string(byteToRune[c])
+		b.byteLen[c] = int32(len(ch))
+		b.bytePiece[c] = None
+		if p, ok := b.pieceID[ch]; ok {
+			b.bytePiece[c] = p
+		}
 	}
 	return b, nil
 }
@@ -125,7 +136,8 @@ func (q *bigramQueue) pop() bigram {
 }
 
 // bpeWord appends the tokens of one pre-tokenized, byte-encoded word: llama.cpp's llm_tokenizer_bpe_session.
-func (t *Tokenizer) bpeWord(out []int32, s *scratch, word string) []int32 {
+// raw, when not nil, holds the word's bytes before byte encoding (one symbol each).
+func (t *Tokenizer) bpeWord(out []int32, s *scratch, word string, raw []byte) []int32 {
 	b := t.bpe
 	if t.ignoreMerges {
 		if id, ok := t.toID[word]; ok {
@@ -138,17 +150,105 @@ func (t *Tokenizer) bpeWord(out []int32, s *scratch, word string) []int32 {
 		}
 	}
 	syms := s.syms[:0]
-	for off := 0; off < len(word); {
-		n := min(utf8Len(word[off]), len(word)-off)
-		p, ok := b.pieceID[word[off:off+n]]
-		if !ok {
-			p = None
+	if raw != nil {
+		off := int32(0)
+		for _, c := range raw {
+			n := b.byteLen[c]
+			syms = append(syms, symbol{start: off, n: n, piece: b.bytePiece[c]})
+			off += n
 		}
-		syms = append(syms, symbol{start: int32(off), n: int32(n), prev: int32(len(syms)) - 1, next: int32(len(syms)) + 1, piece: p})
-		off += n
+	} else {
+		for off := 0; off < len(word); {
+			n := min(utf8Len(word[off]), len(word)-off)
+			p, ok := b.pieceID[word[off:off+n]]
+			if !ok {
+				p = None
+			}
+			syms = append(syms, symbol{start: int32(off), n: int32(n), piece: p})
+			off += n
+		}
 	}
-	if len(syms) == 0 {
-		return out
+	s.syms = syms
+	if len(syms) <= linearMergeMax {
+		syms = b.mergeLinear(syms, s)
+	} else {
+		syms = b.mergeHeap(syms, s)
+	}
+	for _, sym := range syms {
+		if sym.piece >= 0 && b.token[sym.piece] >= 0 {
+			out = append(out, b.token[sym.piece])
+			continue
+		}
+		text := word[sym.start : sym.start+sym.n]
+		if id, ok := t.toID[text]; ok {
+			out = append(out, id)
+			continue
+		}
+		out = t.bpeBytes(out, text)
+	}
+	return out
+}
+
+// linearMergeMax is the word length (in symbols) up to which merging scans for the best pair instead of keeping
+// a heap; both pick the pair of lowest rank, leftmost on ties, so they give the same merges.
+const linearMergeMax = 48
+
+func (b *bpeTable) pairMerge(l, r int32) (merge, bool) {
+	if l < 0 || r < 0 {
+		return merge{}, false
+	}
+	m, ok := b.merges[uint64(l)<<32|uint64(uint32(r))]
+	return m, ok
+}
+
+// mergeLinear merges a short word in place and returns the remaining symbols, in order.
+func (b *bpeTable) mergeLinear(syms []symbol, s *scratch) []symbol {
+	const noRank = int32(1<<31 - 1)
+	ranks := s.ranks[:0]
+	results := s.results[:0]
+	for i := 0; i+1 < len(syms); i++ {
+		m, ok := b.pairMerge(syms[i].piece, syms[i+1].piece)
+		if !ok {
+			m.rank = noRank
+		}
+		ranks = append(ranks, m.rank)
+		results = append(results, m.result)
+	}
+	for {
+		best := -1
+		for i, r := range ranks {
+			if r != noRank && (best < 0 || r < ranks[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		syms[best].n += syms[best+1].n
+		syms[best].piece = results[best]
+		syms = append(syms[:best+1], syms[best+2:]...)
+		ranks = append(ranks[:best], ranks[best+1:]...)
+		results = append(results[:best], results[best+1:]...)
+		for _, i := range [2]int{best - 1, best} {
+			if i < 0 || i+1 >= len(syms) {
+				continue
+			}
+			m, ok := b.pairMerge(syms[i].piece, syms[i+1].piece)
+			if !ok {
+				m.rank = noRank
+			}
+			ranks[i], results[i] = m.rank, m.result
+		}
+	}
+	s.ranks, s.results = ranks, results
+	return syms
+}
+
+// mergeHeap merges a long word with a priority queue of candidate pairs (llama.cpp's algorithm) and returns the
+// remaining symbols, in order.
+func (b *bpeTable) mergeHeap(syms []symbol, s *scratch) []symbol {
+	for i := range syms {
+		syms[i].prev, syms[i].next = int32(i-1), int32(i+1)
 	}
 	syms[len(syms)-1].next = -1
 	q := s.queue[:0]
@@ -156,11 +256,7 @@ func (t *Tokenizer) bpeWord(out []int32, s *scratch, word string) []int32 {
 		if l < 0 || r < 0 {
 			return
 		}
-		pl, pr := syms[l].piece, syms[r].piece
-		if pl < 0 || pr < 0 {
-			return
-		}
-		m, ok := b.merges[uint64(pl)<<32|uint64(uint32(pr))]
+		m, ok := b.pairMerge(syms[l].piece, syms[r].piece)
 		if !ok {
 			return
 		}
@@ -185,21 +281,13 @@ func (t *Tokenizer) bpeWord(out []int32, s *scratch, word string) []int32 {
 		add(l.prev, bg.left)
 		add(bg.left, l.next)
 	}
+	s.queue = q
+	n := 0
 	for i := int32(0); i >= 0; i = syms[i].next {
-		sym := syms[i]
-		if sym.piece >= 0 && b.token[sym.piece] >= 0 {
-			out = append(out, b.token[sym.piece])
-			continue
-		}
-		text := word[sym.start : sym.start+sym.n]
-		if id, ok := t.toID[text]; ok {
-			out = append(out, id)
-			continue
-		}
-		out = t.bpeBytes(out, text)
+		syms[n] = syms[i]
+		n++
 	}
-	s.syms, s.queue = syms, q
-	return out
+	return syms[:n]
 }
 
 // bpeBytes emits a symbol that is not a token byte by byte; bytes without a token are dropped, as in llama.cpp.

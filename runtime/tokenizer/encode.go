@@ -29,6 +29,9 @@ type scratch struct {
 	words     []string
 	syms      []symbol
 	queue     bigramQueue
+	ranks     []int32
+	results   []int32
+	raw       []byte
 	spmQueue  spmQueue
 }
 
@@ -199,7 +202,9 @@ func (t *Tokenizer) bpeText(out []int32, s *scratch, text string) []int32 {
 	for _, r := range s.cps {
 		s.inf = append(s.inf, tab.info(r))
 	}
-	s.prepareRegexText()
+	if t.regexText {
+		s.prepareRegexText()
+	}
 	cur := append(s.pieces[0][:0], len(s.cps))
 	next := s.pieces[1][:0]
 	for _, sp := range t.pre {
@@ -214,21 +219,28 @@ func (t *Tokenizer) bpeText(out []int32, s *scratch, text string) []int32 {
 	s.pieces[0], s.pieces[1] = cur, next
 	start := 0
 	for _, n := range cur {
-		buf := s.buf[:0]
+		buf, raw := s.buf[:0], s.raw[:0]
 		for _, r := range s.cps[start : start+n] {
 			if t.byteEnc {
-				var u [4]byte
-				for _, c := range appendUTF8(u[:0], r) {
-					buf = appendUTF8(buf, byteToRune[c])
-				}
+				raw = appendUTF8(raw, r)
 			} else {
 				buf = appendUTF8(buf, r)
 			}
 		}
-		s.buf = buf
+		if t.byteEnc {
+			for _, c := range raw {
+				buf = appendUTF8(buf, byteToRune[c])
+			}
+		}
+		s.buf, s.raw = buf, raw
 		start += n
-		if len(buf) > 0 {
-			out = t.bpeWord(out, s, string(buf))
+		if len(buf) == 0 {
+			continue
+		}
+		if t.byteEnc {
+			out = t.bpeWord(out, s, string(buf), raw)
+		} else {
+			out = t.bpeWord(out, s, string(buf), nil)
 		}
 	}
 	return out

@@ -53,17 +53,42 @@ func (q *spmQueue) pop() spmBigram {
 // spmText appends the tokens of one escaped text fragment (spaces already ▁): llama.cpp's llm_tokenizer_spm_session.
 // Symbols start as UTF-8 characters; the adjacent pair whose concatenation is the highest-scoring token merges
 // first; what is left that is not a token falls back to byte tokens <0xXX>.
+//
+// When no token has a ▁ after a non-▁ character (t.spmWords), no token can span the start of a new word, so
+// each word is merged on its own: the same merges in the same order per word, with a small queue instead of one
+// over the whole text.
 func (t *Tokenizer) spmText(out []int32, s *scratch, text string) []int32 {
 	syms := s.syms[:0]
 	for off := 0; off < len(text); {
 		n := min(utf8Len(text[off]), len(text)-off)
-		syms = append(syms, symbol{start: int32(off), n: int32(n), prev: int32(len(syms)) - 1, next: int32(len(syms)) + 1})
+		syms = append(syms, symbol{start: int32(off), n: int32(n)})
 		off += n
 	}
-	if len(syms) == 0 {
-		return out
+	s.syms = syms
+	lo := 0
+	for i := 1; i <= len(syms); i++ {
+		if i < len(syms) && !(t.spmWords && t.isWordStart(text, syms, i)) {
+			continue
+		}
+		out = t.spmMerge(out, s, text, syms, lo, i)
+		lo = i
 	}
-	syms[len(syms)-1].next = -1
+	return out
+}
+
+// isWordStart reports whether symbol i is ▁ following a symbol that is not.
+func (t *Tokenizer) isWordStart(text string, syms []symbol, i int) bool {
+	const sp = "▁"
+	a, b := syms[i], syms[i-1]
+	return text[a.start:a.start+a.n] == sp && text[b.start:b.start+b.n] != sp
+}
+
+// spmMerge runs the bigram merges over symbols [lo, hi) and appends their tokens.
+func (t *Tokenizer) spmMerge(out []int32, s *scratch, text string, syms []symbol, lo, hi int) []int32 {
+	for i := lo; i < hi; i++ {
+		syms[i].prev, syms[i].next = int32(i-1), int32(i+1)
+	}
+	syms[lo].prev, syms[hi-1].next = -1, -1
 	q := s.spmQueue[:0]
 	add := func(l, r int32) {
 		if l < 0 || r < 0 {
@@ -76,8 +101,8 @@ func (t *Tokenizer) spmText(out []int32, s *scratch, text string) []int32 {
 		}
 		q.push(spmBigram{left: l, right: r, score: t.scores[id], size: b - a})
 	}
-	for i := int32(1); i < int32(len(syms)); i++ {
-		add(i-1, i)
+	for i := lo + 1; i < hi; i++ {
+		add(int32(i-1), int32(i))
 	}
 	for len(q) > 0 {
 		bg := q.pop()
@@ -94,7 +119,8 @@ func (t *Tokenizer) spmText(out []int32, s *scratch, text string) []int32 {
 		add(l.prev, bg.left)
 		add(bg.left, l.next)
 	}
-	for i := int32(0); i >= 0; i = syms[i].next {
+	s.spmQueue = q
+	for i := int32(lo); i >= 0; i = syms[i].next {
 		piece := text[syms[i].start : syms[i].start+syms[i].n]
 		if id, ok := t.toID[piece]; ok {
 			out = append(out, id)
@@ -106,7 +132,6 @@ func (t *Tokenizer) spmText(out []int32, s *scratch, text string) []int32 {
 			}
 		}
 	}
-	s.syms, s.spmQueue = syms, q
 	return out
 }
 

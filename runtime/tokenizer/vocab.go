@@ -92,6 +92,8 @@ type Tokenizer struct {
 	pre     []splitter
 	byteEnc bool // GPT-2 byte encoding of BPE pieces
 
+	regexText bool // some pre-tokenizer step runs the general expression engine
+
 	tokens []string
 	scores []float32
 	attrs  []Attr
@@ -101,6 +103,7 @@ type Tokenizer struct {
 	bos, eos, eot, eom, unk, sep, pad, mask        int32
 	fimPre, fimSuf, fimMid, fimPad, fimRep, fimSep int32
 
+	spmWords                   bool // SPM: no token has ▁ after another character, so words merge apart
 	addBOS, addEOS, addSEP     bool
 	addSpacePrefix, cleanSpace bool
 	escapeSpaces, ignoreMerges bool
@@ -182,6 +185,15 @@ func load(f *gguf.File) (*Tokenizer, error) {
 	}
 	t.fixups(f)
 	t.buildCaches()
+	if t.model == ModelSPM {
+		t.spmWords = true
+		for _, s := range t.tokens {
+			if strings.Contains(strings.TrimLeft(s, "▁"), "▁") {
+				t.spmWords = false
+				break
+			}
+		}
+	}
 	return t, nil
 }
 
@@ -230,6 +242,9 @@ func (t *Tokenizer) setPre(f *gguf.File) error {
 			return fmt.Errorf("pre-tokenizer %q: %w", name, err)
 		}
 		t.pre = append(t.pre, s)
+		if _, ok := s.(*regexSplit); ok {
+			t.regexText = true
+		}
 	}
 	t.cleanSpace = p.flags&preNoClean == 0
 	t.ignoreMerges = p.flags&preIgnoreMerges != 0
