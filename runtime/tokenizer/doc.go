@@ -19,5 +19,20 @@
 // feeds std::regex, so that Unicode classes resolve from llama.cpp's tables (Unicode 15.1; built from Go's
 // unicode package plus the 15.1 additions) rather than the regex engine's.
 //
+// The API in short:
+//
+//	tk, err := tokenizer.Load(f)                 // f *gguf.File
+//	ids, err := tk.Encode(text, tokenizer.EncodeOptions{AddSpecial: true, ParseSpecial: true})
+//	tk.Len()                                     // vocabulary size, to check against the embedding rows
+//	tk.BOS(), tk.EOS(), tk.EOT(), tk.IsEOG(id), tk.IsControl(id), tk.Piece(id)
+//	text := tk.Detokenize(ids, tokenizer.DecodeOptions{Special: true})
+//	d := tk.NewDecoder(tokenizer.DecodeOptions{}); chunk := d.Add(id) // complete UTF-8 only; no allocation per id
+//
+// Deviations from llama.cpp, where it would abort or throw: an SPM byte with neither a <0xXX> token nor a
+// one-byte token becomes the unknown token; ids outside the vocabulary render as nothing; a UTF-8 sequence
+// decoding past U+10FFFF is read as U+FFFD. Not supported (Load refuses them with an error naming them): the
+// "t5" (Unigram), "rwkv", "plamo2" and "gemma4" tokenizer models and the kimi-k2, whitespace and hybriddna
+// pre-tokenizers.
+//
 // Token ids are int32, as in llama.cpp; None (-1) marks an absent special token.
 package tokenizer

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,6 +21,20 @@ type kv struct {
 
 func writeGGUF(tb testing.TB, kvs []kv) *gguf.File {
 	tb.Helper()
+	p := filepath.Join(tb.TempDir(), "v.gguf")
+	if err := os.WriteFile(p, encodeGGUF(kvs), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	f, err := gguf.Open(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	return f
+}
+
+// encodeGGUF returns the bytes of a GGUF v3 file holding kvs and no tensors.
+func encodeGGUF(kvs []kv) []byte {
 	var b bytes.Buffer
 	w := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
 	str := func(s string) { w(uint64(len(s))); b.WriteString(s) }
@@ -68,20 +83,11 @@ func writeGGUF(tb testing.TB, kvs []kv) *gguf.File {
 				w(math.Float32bits(x))
 			}
 		default:
-			tb.Fatalf("writeGGUF: unsupported %T", v)
+			panic(fmt.Sprintf("encodeGGUF: unsupported %T", v))
 		}
 	}
 	for b.Len()%32 != 0 {
 		b.WriteByte(0)
 	}
-	p := filepath.Join(tb.TempDir(), "v.gguf")
-	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	f, err := gguf.Open(p)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { f.Close() })
-	return f
+	return b.Bytes()
 }
