@@ -3,7 +3,8 @@ module github.com/forma-llm/forma
 go 1.26.0
 
 require (
-	github.com/ardanlabs/jinja v1.8.0 // indirect
-	github.com/dlclark/regexp2/v2 v2.13.0 // indirect
-	golang.org/x/text v0.44.0 // indirect
+	github.com/ardanlabs/jinja v1.8.0
+	github.com/dlclark/regexp2/v2 v2.13.0
+	github.com/x448/float16 v0.8.4
+	golang.org/x/text v0.44.0
 )

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 // TestTemplateCommand renders each conversation of shared/testdata/chat through the CLI and compares the output
 // byte for byte with the expected prompt.
 func TestTemplateCommand(t *testing.T) {
-	dir := testdata.Dir(t)
+	dir := testdir.Dir(t)
 	model := filepath.Join(dir, "models", "rand-qwen3-chat-q8_0.gguf")
 	raw, err := os.ReadFile(filepath.Join(dir, "chat", "conversations.json"))
 	if err != nil {
@@ -50,7 +50,7 @@ func TestTemplateCommand(t *testing.T) {
 }
 
 func TestTemplateCommandOverride(t *testing.T) {
-	model := filepath.Join(testdata.Dir(t), "models", "rand-qwen3-chat-q8_0.gguf")
+	model := filepath.Join(testdir.Dir(t), "models", "rand-qwen3-chat-q8_0.gguf")
 	p := filepath.Join(t.TempDir(), "conv.json")
 	os.WriteFile(p, []byte(`{"messages": [{"role": "user", "content": "Hi"}], "add_generation_prompt": true}`), 0o644)
 	var out, errb bytes.Buffer

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 // goldenChatPrompt returns the chat model's path, its golden prompt text and llama.cpp's ids for it.
 func goldenChatPrompt(t *testing.T) (model, prompt, ids string) {
-	dir := testdata.Dir(t)
+	dir := testdir.Dir(t)
 	meta, err := os.ReadFile(filepath.Join(dir, "golden", "rand-qwen3-chat-q8_0.chat.meta.txt"))
 	if err != nil {
 		t.Fatal(err)
@@ -50,7 +50,7 @@ func TestTokenizeCommand(t *testing.T) {
 		t.Errorf("--no-special --pieces: %q", out.String())
 	}
 
-	noVocab := filepath.Join(testdata.Dir(t), "models", "rand-qwen2-q8_0.gguf")
+	noVocab := filepath.Join(testdir.Dir(t), "models", "rand-qwen2-q8_0.gguf")
 	errb.Reset()
 	if rc := mainArgs([]string{"tokenize", "-m", noVocab, "hi"}, &out, &errb); rc != 1 || !strings.Contains(errb.String(), "no vocabulary") {
 		t.Errorf("no_vocab model: rc %d, %q", rc, errb.String())

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/forma-llm/forma/gguf"
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 	"github.com/forma-llm/forma/runtime/tokenizer"
 )
 
@@ -21,7 +21,7 @@ type namedCase struct {
 
 func chatModelTemplate(t *testing.T) *Template {
 	t.Helper()
-	f, err := gguf.Open(filepath.Join(testdata.Dir(t), "models", "rand-qwen3-chat-q8_0.gguf"))
+	f, err := gguf.Open(filepath.Join(testdir.Dir(t), "models", "rand-qwen3-chat-q8_0.gguf"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func chatModelTemplate(t *testing.T) *Template {
 // compares with the strings Hugging Face's Jinja rendered (bos_token "" as there; add_bos_token is false).
 func TestQwen3Conversations(t *testing.T) {
 	tmpl := chatModelTemplate(t)
-	dir := testdata.Sub(t, "chat")
+	dir := testdir.Sub(t, "chat")
 	raw, err := os.ReadFile(filepath.Join(dir, "conversations.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestStripBOS(t *testing.T) {
 // TestGoldenChatPrompt renders the conversation of the golden chat case, checks the prompt llama.cpp was given,
 // and tokenizes it (special tokens recognized) into llama.cpp's ids.
 func TestGoldenChatPrompt(t *testing.T) {
-	dir := testdata.Dir(t)
+	dir := testdir.Dir(t)
 	f, err := gguf.Open(filepath.Join(dir, "models", "rand-qwen3-chat-q8_0.gguf"))
 	if err != nil {
 		t.Fatal(err)

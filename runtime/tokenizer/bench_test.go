@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/forma-llm/forma/gguf"
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 // proseText is English prose (shared/testdata/perplexity/stories-a.txt, one final newline) repeated to about
 // 256 KiB.
 func proseText(b *testing.B) string {
-	raw, err := os.ReadFile(filepath.Join(testdata.Dir(b), "perplexity", "stories-a.txt"))
+	raw, err := os.ReadFile(filepath.Join(testdir.Dir(b), "perplexity", "stories-a.txt"))
 	if err != nil {
 		b.Fatal(err)
 	}

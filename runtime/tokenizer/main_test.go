@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/forma-llm/forma/gguf"
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 // vocabDir holds the decompressed vocabularies, shared by every test of one run.
@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 }
 
 // tokDir is the tokenizer folder of the shared reference data.
-func tokDir(tb testing.TB) string { return testdata.Sub(tb, "tokenizer") }
+func tokDir(tb testing.TB) string { return testdir.Sub(tb, "tokenizer") }
 
 // openVocab decompresses ggml-vocab-NAME.gguf.bz2 once per run and returns its tokenizer (cached).
 func openVocab(tb testing.TB, name string) *Tokenizer {

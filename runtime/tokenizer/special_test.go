@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/forma-llm/forma/gguf"
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 // TestChatPromptGolden tokenizes the rendered chat prompt of the golden chat case (add_special and parse_special
 // on, as llama.cpp's run did) and compares with llama.cpp's ids: <|im_start|>, <|im_end|> (control) and
 // <think>, </think> (user-defined) must be recognized.
 func TestChatPromptGolden(t *testing.T) {
-	dir := testdata.Dir(t)
+	dir := testdir.Dir(t)
 	f, err := gguf.Open(filepath.Join(dir, "models", "rand-qwen3-chat-q8_0.gguf"))
 	if err != nil {
 		t.Fatal(err)
