@@ -47,7 +47,8 @@ func Load(f *gguf.File, override string) (*Template, error) {
 			return nil, fmt.Errorf("chat: %w", err)
 		}
 	}
-	opt := Options{BOS: specialText(f, tokenizer.KeyBOS), EOS: specialText(f, tokenizer.KeyEOS)}
+	toks, _ := f.Strings(tokenizer.KeyTokens)
+	opt := Options{BOS: specialText(f, toks, tokenizer.KeyBOS), EOS: specialText(f, toks, tokenizer.KeyEOS)}
 	model, _ := f.String(tokenizer.KeyModel)
 	pre, _ := f.String(tokenizer.KeyPre)
 	opt.AddBOS, opt.AddEOS = tokenizer.DefaultAddSpecial(model, pre)
@@ -61,13 +62,9 @@ func Load(f *gguf.File, override string) (*Template, error) {
 }
 
 // specialText returns the text of the token whose id the key holds, "" when there is none.
-func specialText(f *gguf.File, key string) string {
+func specialText(f *gguf.File, toks []string, key string) string {
 	id, err := f.Int(key)
-	if err != nil || id < 0 {
-		return ""
-	}
-	toks, err := f.Strings(tokenizer.KeyTokens)
-	if err != nil || id >= int64(len(toks)) {
+	if err != nil || id < 0 || id >= int64(len(toks)) {
 		return ""
 	}
 	return toks[id]

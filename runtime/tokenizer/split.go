@@ -241,7 +241,8 @@ func (newlineSplit) split(out []int, s *scratch, start, end int) []int {
 }
 
 // digitGroupSplit splits runs of \p{N} into groups of three counted from the right (llama.cpp's AFMoE digits, also
-// used for tiny_aya's \d{1,3}(?=(?:\d{3})*\b)); everything between runs is one piece.
+// used for tiny_aya's \d{1,3}(?=(?:\d{3})*\b)). As in llama.cpp, text before a run is not cut off: it joins the
+// run's first group.
 type digitGroupSplit struct{}
 
 func (digitGroupSplit) split(out []int, s *scratch, start, end int) []int {
@@ -251,7 +252,6 @@ func (digitGroupSplit) split(out []int, s *scratch, start, end int) []int {
 			pos++
 			continue
 		}
-		c.cut(pos)
 		ini := pos
 		for pos < end && s.inf[pos].isNumber() {
 			pos++
