@@ -35,12 +35,24 @@ func tokDir(tb testing.TB) string { return testdir.Sub(tb, "tokenizer") }
 // openVocab decompresses ggml-vocab-NAME.gguf.bz2 once per run and returns its tokenizer (cached).
 func openVocab(tb testing.TB, name string) *Tokenizer {
 	tb.Helper()
-	src := filepath.Join(tokDir(tb), "ggml-vocab-"+name+".gguf.bz2")
 	vocabMu.Lock()
 	defer vocabMu.Unlock()
 	if tk, ok := vocabToks[name]; ok {
 		return tk
 	}
+	f := decompressVocab(tb, name)
+	tk, err := Load(f)
+	f.Close()
+	if err != nil {
+		tb.Fatalf("load %s: %v", name, err)
+	}
+	vocabToks[name] = tk
+	return tk
+}
+
+// decompressVocab decompresses ggml-vocab-NAME.gguf.bz2 into the run's folder (once) and opens it.
+func decompressVocab(tb testing.TB, name string) *gguf.File {
+	src := filepath.Join(tokDir(tb), "ggml-vocab-"+name+".gguf.bz2")
 	if vocabDir == "" {
 		d, err := os.MkdirTemp("", "forma-vocab-")
 		if err != nil {
@@ -49,6 +61,9 @@ func openVocab(tb testing.TB, name string) *Tokenizer {
 		vocabDir = d
 	}
 	dst := filepath.Join(vocabDir, name+".gguf")
+	if f, err := gguf.Open(dst); err == nil {
+		return f
+	}
 	in, err := os.Open(src)
 	if err != nil {
 		tb.Fatal(err)
@@ -68,13 +83,7 @@ func openVocab(tb testing.TB, name string) *Tokenizer {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tk, err := Load(f)
-	f.Close()
-	if err != nil {
-		tb.Fatalf("load %s: %v", name, err)
-	}
-	vocabToks[name] = tk
-	return tk
+	return f
 }
 
 // readPairs reads X.inp / X.out the way llama.cpp's test-tokenizer-0 does.

@@ -114,7 +114,7 @@ type Tokenizer struct {
 	pieces  [][]byte
 
 	bpe     *bpeTable
-	scratch sync.Pool
+	scratch *sync.Pool // of *scratch
 }
 
 // Load reads the tokenizer.* keys of a GGUF file and builds the tokenizer, applying llama.cpp's load-time rules.
@@ -133,7 +133,8 @@ type specialDefaults struct{ bos, eos, unk, sep, pad, mask int32 }
 
 func load(f *gguf.File) (*Tokenizer, error) {
 	t := &Tokenizer{bos: None, eos: None, eot: None, eom: None, unk: None, sep: None, pad: None, mask: None,
-		fimPre: None, fimSuf: None, fimMid: None, fimPad: None, fimRep: None, fimSep: None, byteEnc: true}
+		fimPre: None, fimSuf: None, fimMid: None, fimPad: None, fimRep: None, fimSep: None, byteEnc: true,
+		scratch: &sync.Pool{}}
 	model, err := f.String(KeyModel)
 	if err != nil {
 		return nil, err
@@ -231,11 +232,16 @@ func (t *Tokenizer) setPre(f *gguf.File) error {
 	case err != nil:
 		return err
 	}
+	return t.applyPre(name)
+}
+
+// applyPre sets the pre-tokenizer and the flags its name implies.
+func (t *Tokenizer) applyPre(name string) error {
 	p, ok := preTokenizers[name]
 	if !ok {
 		return fmt.Errorf("unsupported pre-tokenizer %q (%s)", name, KeyPre)
 	}
-	t.preName = name
+	t.preName, t.pre, t.regexText = name, nil, false
 	for _, e := range p.exprs {
 		s, err := compileSplitter(e)
 		if err != nil {
