@@ -2,7 +2,7 @@ package quant
 
 import "fmt"
 
-// RowFunc types of the per-type conversions.
+// Signatures of the per-type row conversions.
 type (
 	dequantizeFunc func(src []byte, dst []float32)
 	quantizeFunc   func(src []float32, dst []byte)

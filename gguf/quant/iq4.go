@@ -60,7 +60,7 @@ func DequantizeIQ4_XS(src []byte, dst []float32) {
 
 // bestIndexIQ4 returns the index of the table level nearest to x (the upper one on an exact tie).
 func bestIndexIQ4(x float32) int {
-	x2 := x + x
+	x2 := 2 * x // exact; written as a product so that a caller's id·x cannot fuse into it
 	idx := 0
 	for step := 8; step > 0; step >>= 1 {
 		j := idx + step

@@ -70,24 +70,9 @@ func makeQKX2(nmax int, x, w []float32, l, laux []uint8, rmin, rdelta float32, n
 	}
 	for is := 0; is <= nstep; is++ {
 		iscale = (float32(rmin+float32(rdelta*float32(is))) + fmax) / (max_ - min_)
-		var sumL, sumL2, sumXL float32
-		for i := 0; i < n; i++ {
-			q := uint8(max(0, min(nmax, nearestInt(iscale*(x[i]-min_)))))
-			laux[i] = q
-			wl := float32(w[i] * float32(q))
-			sumL += wl
-			sumL2 += float32(wl * float32(q))
-			sumXL += float32(wl * x[i])
-		}
-		D := float32(sumW*sumL2) - float32(sumL*sumL)
-		if D <= 0 {
+		thisScale, thisMin, ok := qkx2Fit(nmax, x, w, laux, iscale, min_, sumW, sumX)
+		if !ok {
 			continue
-		}
-		thisScale := (float32(sumW*sumXL) - float32(sumX*sumL)) / D
-		thisMin := (float32(sumL2*sumX) - float32(sumL*sumXL)) / D
-		if thisMin > 0 {
-			thisMin = 0
-			thisScale = sumXL / sumL2
 		}
 		var curErr float32
 		for i := 0; i < n; i++ {
@@ -99,6 +84,31 @@ func makeQKX2(nmax int, x, w []float32, l, laux []uint8, rmin, rdelta float32, n
 		}
 	}
 	return scale, -min_
+}
+
+// qkx2Fit quantizes x − min with iscale into laux and returns the weighted least-squares scale and offset
+// for those levels (offset clamped to ≤ 0), or ok = false when the fit is degenerate.
+func qkx2Fit(nmax int, x, w []float32, laux []uint8, iscale, min_, sumW, sumX float32) (scale, offset float32, ok bool) {
+	var sumL, sumL2, sumXL float32
+	for i := range x {
+		q := uint8(max(0, min(nmax, nearestInt(iscale*(x[i]-min_)))))
+		laux[i] = q
+		wl := float32(w[i] * float32(q))
+		sumL += wl
+		sumL2 += float32(wl * float32(q))
+		sumXL += float32(wl * x[i])
+	}
+	D := float32(sumW*sumL2) - float32(sumL*sumL)
+	if !(D > 0) { // as ggml: a NaN fit is skipped too
+		return 0, 0, false
+	}
+	scale = (float32(sumW*sumXL) - float32(sumX*sumL)) / D
+	offset = (float32(sumL2*sumX) - float32(sumL*sumXL)) / D
+	if offset > 0 {
+		offset = 0
+		scale = sumXL / sumL2
+	}
+	return scale, offset, true
 }
 
 func errTerm(d float32, useMAD bool) float32 {

@@ -71,7 +71,9 @@ func DequantizeQ8_K(src []byte, dst []float32) {
 func absMax(x []float32) float32 {
 	var amax float32
 	for _, v := range x {
-		amax = max(amax, abs32(v))
+		if a := abs32(v); !(amax > a) { // ggml's MAX(amax, a), branch-cheap unlike the builtin max
+			amax = a
+		}
 	}
 	return amax
 }
@@ -86,7 +88,7 @@ func QuantizeQ8_0Ref(src []float32, dst []byte) {
 		id := inv(d)
 		putF16(b, 0, d)
 		for j, v := range x {
-			b[2+j] = byte(int8(math.Round(float64(v * id))))
+			b[2+j] = byte(int8(roundHalfAway(v * id)))
 		}
 	}
 }
@@ -102,7 +104,7 @@ func QuantizeQ8_1Ref(src []float32, dst []byte) {
 		putF16(b, 0, d)
 		sum := 0
 		for j, v := range x {
-			q := int8(math.Round(float64(v * id)))
+			q := int8(roundHalfAway(v * id))
 			b[4+j] = byte(q)
 			sum += int(q)
 		}
@@ -122,10 +124,9 @@ func quantizeQ8x86(x []float32, qs []byte) (float32, int) {
 	}
 	sum := 0
 	for j, v := range x {
-		q := math.RoundToEven(float64(v * id))
-		q = max(-128, min(127, q)) // the pack instructions saturate
+		q := max(-128, min(127, nearestInt(v*id))) // the pack instructions saturate
 		qs[j] = byte(int8(q))
-		sum += int(int8(q))
+		sum += q
 	}
 	return d, sum
 }
@@ -177,8 +178,21 @@ func QuantizeQ8_K(src []float32, dst []byte) {
 	}
 }
 
+// roundHalfAway is C's roundf for |f| < 2^31: nearest integer, ties away from zero.
+func roundHalfAway(f float32) int {
+	f = float32(f)         // round a caller's product before the subtraction below (no FMA)
+	t := float32(int32(f)) // truncated; f − t is exact
+	switch {
+	case f-t >= 0.5:
+		return int(t) + 1
+	case f-t <= -0.5:
+		return int(t) - 1
+	}
+	return int(t)
+}
+
 // nearestInt rounds to the nearest integer, ties to even, by ggml's float trick (valid for |f| < 2^22).
 func nearestInt(f float32) int {
-	v := f + 12582912
+	v := float32(f) + 12582912 // the conversion keeps a caller's product from fusing into this add
 	return int(math.Float32bits(v)&0x007fffff) - 0x00400000
 }
