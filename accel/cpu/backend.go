@@ -9,7 +9,6 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf/quant"
-	"github.com/forma-llm/forma/internal/osmem"
 )
 
 // Options configure a Backend.
@@ -24,6 +23,7 @@ type Options struct {
 type Backend struct {
 	threads int
 	gelu    *[1 << 16]uint16
+	eager   bool // split every step over all threads, however small (tests of the splitting)
 
 	mu       sync.Mutex
 	closed   bool
@@ -118,7 +118,7 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, data: w.Data}
 	if w.Type == quant.F32 && uintptr(unsafe.Pointer(unsafe.SliceData(w.Data)))%4 != 0 {
 		// Kernels view F32 weights as []float32; realign the (rare) unaligned ones outside the Go heap.
-		if wt.owned, err = osmem.Alloc(len(w.Data)); err != nil {
+		if wt.owned, err = allocNative(len(w.Data)); err != nil {
 			return nil, fmt.Errorf("cpu: weight %q: %w", w.Name, err)
 		}
 		copy(wt.owned, w.Data)
@@ -136,7 +136,7 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 
 func (w *weight) free() {
 	if w.owned != nil {
-		osmem.Free(w.owned)
+		freeNative(w.owned)
 		w.owned = nil
 	}
 	w.data = nil
@@ -168,7 +168,7 @@ func (bf *buffer) free() error {
 		return nil
 	}
 	bf.closed = true
-	err := osmem.Free(bf.mem)
+	err := freeNative(bf.mem)
 	bf.mem = nil
 	return err
 }
@@ -188,7 +188,7 @@ func (b *Backend) NewBuffer(d accel.TensorDesc) (accel.Buffer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cpu: buffer %q: %w", d.Name, err)
 	}
-	mem, err := osmem.Alloc(n * storageBytes(d.Type, 1))
+	mem, err := allocNative(n * storageBytes(d.Type, 1))
 	if err != nil {
 		return nil, fmt.Errorf("cpu: buffer %q: %w", d.Name, err)
 	}

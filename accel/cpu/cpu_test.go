@@ -16,14 +16,24 @@ func newTestBackend(t *testing.T, threads int) *Backend {
 	return b
 }
 
-// TestConformance runs the shared backend suite with several threads (so work really is split) and with one.
+// TestConformance runs the shared backend suite with three threads splitting every step however small (the
+// small test shapes would otherwise stay on one thread), with three threads as in use, and with one.
 func TestConformance(t *testing.T) {
-	for _, threads := range []int{3, 1} {
-		if threads == 1 && testing.Short() {
+	cases := []struct {
+		name    string
+		threads int
+		eager   bool
+	}{{"3threads-split", 3, true}, {"3threads", 3, false}, {"1thread", 1, false}}
+	for _, c := range cases {
+		if testing.Short() && c.name != "3threads-split" {
 			continue
 		}
-		t.Run(map[int]string{1: "1thread", 3: "3threads"}[threads], func(t *testing.T) {
-			backendtest.Run(t, func(t *testing.T) accel.Backend { return newTestBackend(t, threads) })
+		t.Run(c.name, func(t *testing.T) {
+			backendtest.Run(t, func(t *testing.T) accel.Backend {
+				b := newTestBackend(t, c.threads)
+				b.eager = c.eager
+				return b
+			})
 		})
 	}
 }

@@ -7,7 +7,9 @@
 // (a GGUF file always aligns tensors, hand-made data may not): it is copied once into memory outside the Go heap.
 // Buffers (KV caches) and each program's scratch arena are allocated outside the Go heap with internal/osmem and
 // freed by Close, never by a finalizer. The arena holds every intermediate at the offset accel.NewPlan gives it,
-// followed by a workspace shared by the steps (quantized activations, attention scores, RoPE tables).
+// followed by a workspace shared by the steps (quantized activations, attention scores, RoPE tables). Under the
+// race detector, which cannot watch memory outside the Go heap, buffers and arenas are Go slices instead, so
+// that races between workers are reported.
 //
 // # Threads
 //

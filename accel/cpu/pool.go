@@ -20,6 +20,7 @@ const spinRounds = 200
 // by one goroutine at a time (its program's Run); dispatching allocates nothing.
 type pool struct {
 	workers []*worker
+	eager   bool         // ignore grains and always use every worker the work can be split over (tests)
 	pending atomic.Int32 // shares of the current dispatch not yet finished
 	waiting atomic.Bool  // the dispatcher is parked (or about to park) on done
 	done    chan struct{}
@@ -37,8 +38,8 @@ type worker struct {
 }
 
 // newPool starts threads-1 workers.
-func newPool(threads int) *pool {
-	p := &pool{done: make(chan struct{}, 1)}
+func newPool(threads int, eager bool) *pool {
+	p := &pool{done: make(chan struct{}, 1), eager: eager}
 	for i := 0; i < threads-1; i++ {
 		w := &worker{p: p, id: i, wake: make(chan struct{}, 1)}
 		p.workers = append(p.workers, w)
@@ -53,7 +54,7 @@ func (p *pool) size() int { return len(p.workers) + 1 }
 
 // shares picks how many workers to use for work units of which each worker should get at least grain.
 func (p *pool) shares(work, grain int) int {
-	if grain < 1 {
+	if grain < 1 || p.eager {
 		grain = 1
 	}
 	return max(1, min(p.size(), (work+grain-1)/grain))

@@ -7,7 +7,6 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf/quant"
-	"github.com/forma-llm/forma/internal/osmem"
 )
 
 // arenaAlign is the alignment of every scratch tensor and workspace region (a cache line).
@@ -72,7 +71,7 @@ func compile(b *Backend, g *accel.Graph, opt accel.CompileOptions) (*program, er
 		p.nodes = append(p.nodes, t.ID())
 		work = max(work, alignUp(s.workspace(shares)))
 	}
-	if p.arena, err = osmem.Alloc(int(plan.Scratch) + work); err != nil {
+	if p.arena, err = allocNative(int(plan.Scratch) + work); err != nil {
 		return nil, fmt.Errorf("cpu: scratch for %d nodes: %w", len(g.Nodes), err)
 	}
 	p.bindScratch()
@@ -82,7 +81,7 @@ func compile(b *Backend, g *accel.Graph, opt accel.CompileOptions) (*program, er
 	if p.debug != nil {
 		p.prepareDebug()
 	}
-	p.pool = newPool(shares)
+	p.pool = newPool(shares, b.eager)
 	return p, nil
 }
 
@@ -288,7 +287,7 @@ func (p *program) free() error {
 	if p.pool != nil {
 		p.pool.close()
 	}
-	err := osmem.Free(p.arena)
+	err := freeNative(p.arena)
 	p.arena, p.mem = nil, nil
 	return err
 }
