@@ -64,9 +64,12 @@ func testKVStorePositions(e *env) {
 	if _, err := g.b.Build(); err == nil {
 		e.t.Errorf("KVStore into a 2-D cache built without error")
 	}
+	// Two stores: into cache a at valid positions, then into cache b at the positions under test.
 	g = e.graph()
+	x := g.inputF32("x", e.uniform(4, 1, 2), 2, 1, 2)
+	outA := g.b.Output(g.b.KVStore(g.b.Buffer(e.buffer("a", quant.F32, 4, 1, 2)), x, g.inputI32("ok", []int32{0, 1})))
 	pos = g.inputI32("pos", []int32{0, 1})
-	g.b.Output(g.b.KVStore(g.b.Buffer(e.buffer("c", quant.F32, 4, 1, 2)), g.inputF32("x", e.normal(4, 1), 2, 1, 2), pos))
+	g.b.Output(g.b.KVStore(g.b.Buffer(e.buffer("b", quant.F32, 4, 1, 2)), g.b.Scale(x, 2), pos))
 	prog := g.program()
 	for _, bad := range [][]int32{{0, 4}, {-1, 0}} {
 		prog.SetInt32(pos, bad)
@@ -74,6 +77,12 @@ func testKVStorePositions(e *env) {
 			e.t.Errorf("KV store at positions %v of a 4-row cache: no error", bad)
 		}
 	}
+	// A failed run changes nothing: positions are inputs, checked before any step runs.
+	cache := make([]float32, 8)
+	if err := prog.Read(outA, cache); err != nil {
+		e.t.Fatal(err)
+	}
+	expect(e.t, "the other cache after failed runs", cache, make([]float64, 8), exact)
 }
 
 func testGetRowsIDs(e *env) {

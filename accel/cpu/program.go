@@ -215,14 +215,18 @@ func (p *program) Run() error {
 			return fmt.Errorf("cpu: buffer %q: %w", bf.desc.Name, accel.ErrClosed)
 		}
 	}
-	if p.debug != nil {
-		p.debugNodes(p.debugAfter[len(p.steps)]) // views of inputs, weights and buffers
-	}
+	// Positions and row ids are inputs, known before anything runs: check them all first, so that a bad run
+	// changes nothing (no KV rows written).
 	for i, s := range p.steps {
 		if err := s.check(); err != nil {
 			id := p.nodes[i]
 			return fmt.Errorf("cpu: node %s: %w", p.g.Nodes[id].Label(id), err)
 		}
+	}
+	if p.debug != nil {
+		p.debugNodes(p.debugAfter[len(p.steps)]) // views of inputs, weights and buffers
+	}
+	for i, s := range p.steps {
 		s.exec(p.pool)
 		if p.debug != nil {
 			p.debugNodes(p.debugAfter[i])
