@@ -18,7 +18,8 @@
 // dimensions, frequency factors, YaRN, F16 and F32 caches, positions not starting at 0), every weight type the
 // backend's Caps list for MatMul and GetRows, a small transformer block run as a prefill and two decode steps
 // (the KV caches must persist across runs), several programs running concurrently on one backend, and error
-// paths (out-of-range positions and ids, bad inputs, foreign or closed objects).
+// paths (out-of-range positions and ids, bad inputs, foreign or closed objects). A run that fails on a bad
+// position or id must change nothing (no KV rows written by earlier steps).
 //
 // # References and tolerances
 //

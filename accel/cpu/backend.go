@@ -9,6 +9,7 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/internal/osmem"
 )
 
 // Options configure a Backend.
@@ -89,7 +90,7 @@ func checkShape(shape []int) (int, error) {
 	}
 	n := 1
 	for _, d := range shape {
-		if d <= 0 || n > math.MaxInt32/d {
+		if d <= 0 || n > math.MaxInt/d {
 			return 0, fmt.Errorf("bad shape %v", shape)
 		}
 		n *= d
@@ -117,8 +118,9 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 	}
 	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, data: w.Data}
 	if w.Type == quant.F32 && uintptr(unsafe.Pointer(unsafe.SliceData(w.Data)))%4 != 0 {
-		// Kernels view F32 weights as []float32; realign the (rare) unaligned ones outside the Go heap.
-		if wt.owned, err = allocNative(len(w.Data)); err != nil {
+		// Kernels view F32 weights as []float32; realign the (rare) unaligned ones outside the Go heap. (Weights
+		// are only read, so the race detector has nothing to watch here.)
+		if wt.owned, err = osmem.Alloc(len(w.Data)); err != nil {
 			return nil, fmt.Errorf("cpu: weight %q: %w", w.Name, err)
 		}
 		copy(wt.owned, w.Data)
@@ -136,7 +138,7 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 
 func (w *weight) free() {
 	if w.owned != nil {
-		freeNative(w.owned)
+		osmem.Free(w.owned)
 		w.owned = nil
 	}
 	w.data = nil

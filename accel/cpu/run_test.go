@@ -202,3 +202,36 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+// TestUnalignedF32Weight uploads F32 data that does not start on a 4-byte boundary (kernels view F32 weights
+// as []float32, so the backend realigns such data).
+func TestUnalignedF32Weight(t *testing.T) {
+	b := newTestBackend(t, 2)
+	defer b.Close()
+	raw := make([]byte, 4*3+1)
+	quant.QuantizeF32([]float32{1, 2, 3}, raw[1:])
+	w, err := b.Upload(accel.WeightData{Name: "bias", Type: quant.F32, Shape: []int{3}, Data: raw[1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bld := accel.NewBuilder()
+	x := bld.Input("x", quant.F32, 2, 3)
+	y := bld.Output(bld.Add(x, bld.Weight(w)))
+	g, err := bld.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := b.Compile(g, accel.CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog.SetFloat32(x, []float32{10, 20, 30, 40, 50, 60})
+	if err := prog.Run(); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, 6)
+	prog.Read(y, got)
+	if fmt.Sprint(got) != "[11 22 33 41 52 63]" {
+		t.Errorf("x + unaligned bias = %v", got)
+	}
+}
