@@ -104,16 +104,9 @@ func (s *attnStep) head(q, out []float32, pos, g int, scores, qh []float32) {
 		scores[j] = sc
 		m = max(m, sc)
 	}
-	var sum float64
-	for j, sc := range scores {
-		e := vexpf(sc - m)
-		scores[j] = e
-		sum += float64(e)
-	}
-	inv := float32(1 / sum)
+	expNormalize(scores, scores, m)
 	clear(out)
-	for j, e := range scores {
-		pj := e * inv
+	for j, pj := range scores {
 		off := ((first+j)*s.kvHeads + g) * s.vsize
 		if s.vF16 { // the probabilities are converted to F16 for the F16 V product
 			pj = f16Round(pj)

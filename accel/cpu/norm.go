@@ -78,6 +78,12 @@ func softmax(x, y []float32) {
 	for _, v := range x[1:] {
 		m = max(m, v)
 	}
+	expNormalize(x, y, m)
+}
+
+// expNormalize sets y = exp(x - m) / Σ exp(x - m), the second half of ggml's softmax: ggml_v_expf, a float64
+// sum, and a multiplication by the float32 reciprocal of the sum. x and y may be the same slice.
+func expNormalize(x, y []float32, m float32) {
 	var sum float64
 	for i, v := range x {
 		e := vexpf(v - m)
