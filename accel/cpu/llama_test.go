@@ -13,7 +13,7 @@ import (
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf"
 	"github.com/forma-llm/forma/gguf/quant"
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 // A minimal llama forward pass over the reference models, to check the kernels end to end against llama.cpp's
@@ -144,7 +144,7 @@ func readGolden(t *testing.T, dir, name string) (ids []int32, logits []float32) 
 // TestLlamaLogitsMatchLlamaCpp runs the stories260K models (every stored weight type) and the Q4_K random
 // llama over the golden prompts, in one batch and token by token, and compares every row of logits.
 func TestLlamaLogitsMatchLlamaCpp(t *testing.T) {
-	dir := testdata.Dir(t)
+	dir := testdir.Dir(t)
 	models := []string{"stories260K-F32", "stories260K-F16", "stories260K-BF16", "stories260K-Q8_0",
 		"stories260K-Q4_0", "stories260K-Q4_1", "stories260K-Q5_0", "stories260K-Q5_1", "rand-llama-q4_k"}
 	for _, model := range models {
