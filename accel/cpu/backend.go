@@ -227,7 +227,8 @@ func (b *Backend) Compile(g *accel.Graph, opt accel.CompileOptions) (accel.Progr
 	return p, nil
 }
 
-// Close frees every program, buffer and weight copy the backend still holds. It is safe to call twice.
+// Close frees every program, buffer and weight copy the backend still holds. It is safe to call twice, but
+// not while a program of the backend is running.
 func (b *Backend) Close() error {
 	b.mu.Lock()
 	if b.closed {

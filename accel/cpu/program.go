@@ -273,7 +273,7 @@ func (p *program) values(i int, dst []float32) error {
 // ScratchBytes is the size of the arena: intermediates, inputs and workspace.
 func (p *program) ScratchBytes() int64 { return int64(len(p.arena)) }
 
-// Close stops the workers and frees the arena. It is safe to call twice.
+// Close stops the workers and frees the arena. It is safe to call twice, but not during Run.
 func (p *program) Close() error {
 	p.b.mu.Lock()
 	delete(p.b.programs, p)
