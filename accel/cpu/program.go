@@ -54,12 +54,12 @@ func compile(b *Backend, g *accel.Graph, opt accel.CompileOptions) (*program, er
 	if err := p.checkLeaves(); err != nil {
 		return nil, err
 	}
-	// The arena is allocated once the steps have reported their workspace; then the steps are bound to memory.
 	for i := range g.Nodes {
-		if err := p.checkNode(i); err != nil {
+		if err := p.bindLeaf(i); err != nil {
 			return nil, err
 		}
 	}
+	// The arena is allocated once the steps have reported their workspace; then the steps are bound to memory.
 	shares := b.threads
 	work := 0
 	for _, t := range plan.Order {
@@ -87,7 +87,7 @@ func compile(b *Backend, g *accel.Graph, opt accel.CompileOptions) (*program, er
 
 func alignUp(n int) int { return (n + arenaAlign - 1) &^ (arenaAlign - 1) }
 
-// checkLeaves verifies that the graph's weights and buffers belong to this backend and binds their memory.
+// checkLeaves verifies that the graph's weights and buffers belong to this backend and are open.
 func (p *program) checkLeaves() error {
 	for i := range p.g.Nodes {
 		nd := &p.g.Nodes[i]
@@ -111,8 +111,8 @@ func (p *program) checkLeaves() error {
 	return nil
 }
 
-// checkNode binds the memory of weights, buffers and their views (scratch is bound after allocation).
-func (p *program) checkNode(i int) error {
+// bindLeaf binds the memory of weights, buffers and their views (scratch is bound after allocation).
+func (p *program) bindLeaf(i int) error {
 	nd := &p.g.Nodes[i]
 	loc := p.plan.Loc[i]
 	size := storageBytes(nd.Type, nd.Elements())
