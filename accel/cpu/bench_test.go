@@ -1,0 +1,118 @@
+package cpu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// matProgram compiles y = x·Wᵀ for a random W [out, in] of type typ and x [n, in].
+func matProgram(b *testing.B, be *Backend, typ accel.DType, n, in, out int) (accel.Program, int) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	rb, _ := typ.RowBytes(in)
+	data := make([]byte, out*rb)
+	row := make([]float32, in)
+	for r := 0; r < out; r++ {
+		for i := range row {
+			row[i] = float32(rng.NormFloat64())
+		}
+		if err := quant.Quantize(typ, row, data[r*rb:(r+1)*rb]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	w, err := be.Upload(accel.WeightData{Name: "w", Type: typ, Shape: []int{out, in}, Data: data})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bld := accel.NewBuilder()
+	x := bld.Input("x", quant.F32, n, in)
+	bld.Output(bld.MatMul(bld.Weight(w), x))
+	g, err := bld.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog, err := be.Compile(g, accel.CompileOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	xs := make([]float32, n*in)
+	for i := range xs {
+		xs[i] = float32(rng.NormFloat64())
+	}
+	if err := prog.SetFloat32(x, xs); err != nil {
+		b.Fatal(err)
+	}
+	return prog, len(data)
+}
+
+func benchMat(b *testing.B, n, in, out int, types []accel.DType) {
+	be, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	for _, typ := range types {
+		name := fmt.Sprintf("%s/%dx%d", strings.ToLower(typ.String()), out, in)
+		if n > 1 {
+			name = fmt.Sprintf("%s/%dx%dx%d", strings.ToLower(typ.String()), n, out, in)
+		}
+		b.Run(name, func(b *testing.B) {
+			prog, bytes := matProgram(b, be, typ, n, in, out)
+			defer prog.Close()
+			b.SetBytes(int64(bytes))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := prog.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkMatVec is one token's product with a 4096×4096 weight of every type.
+func BenchmarkMatVec(b *testing.B) { benchMat(b, 1, 4096, 4096, weightTypes) }
+
+// BenchmarkMatMul is a 512-token prefill's product with a 2048×2048 weight.
+func BenchmarkMatMul(b *testing.B) {
+	benchMat(b, 512, 2048, 2048, []accel.DType{quant.Q4_0, quant.Q8_0, quant.Q4_K, quant.F16})
+}
+
+// BenchmarkDispatch is 100 small steps, each split over every thread: the cost of waking the workers and
+// waiting for them.
+func BenchmarkDispatch(b *testing.B) {
+	be, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	be.eager = true
+	bld := accel.NewBuilder()
+	x := bld.Input("x", quant.F32, 4, 64)
+	y := x
+	for i := 0; i < 100; i++ {
+		y = bld.Scale(y, 1.0001)
+	}
+	bld.Output(y)
+	g, err := bld.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog, err := be.Compile(g, accel.CompileOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer prog.Close()
+	prog.SetFloat32(x, make([]float32, 4*64))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := prog.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100, "ns/step")
+}

@@ -1,0 +1,314 @@
+package tokenizer
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/forma-llm/forma/gguf"
+)
+
+// bpeTable holds the merges of a BPE vocabulary with every string interned: a piece id names each distinct text
+// that appears in a merge (either side, or the result), so merging works on integers.
+type bpeTable struct {
+	pieceID map[string]int32 // text -> piece id
+	token   []int32          // piece id -> token id, or None when the text is not a token
+	merges  map[uint64]merge // (left piece << 32 | right piece) -> merge
+
+	bytePiece [256]int32 // piece id of each byte's byte-level character (None if no merge names it)
+	byteLen   [256]int32 // UTF-8 length of each byte's byte-level character
+}
+
+type merge struct {
+	rank   int32
+	result int32 // piece id of left+right
+}
+
+func newBPETable(f *gguf.File, t *Tokenizer) (*bpeTable, error) {
+	list, err := f.Strings(KeyMerges)
+	if err != nil {
+		if gguf.IsNotFound(err) {
+			return nil, fmt.Errorf("BPE vocabulary without merges (%s is missing)", KeyMerges)
+		}
+		return nil, err
+	}
+	b := &bpeTable{pieceID: make(map[string]int32, len(list)*2), merges: make(map[uint64]merge, len(list))}
+	intern := func(s string) int32 {
+		if id, ok := b.pieceID[s]; ok {
+			return id
+		}
+		id := int32(len(b.token))
+		b.pieceID[s] = id
+		tok, ok := t.toID[s]
+		if !ok {
+			tok = None
+		}
+		b.token = append(b.token, tok)
+		return id
+	}
+	for i, m := range list {
+		// llama.cpp splits at the first space after the first byte
+		sp := strings.IndexByte(m[min(1, len(m)):], ' ')
+		if sp < 0 {
+			return nil, fmt.Errorf("merge %d (%q) is not two tokens separated by a space", i, m)
+		}
+		sp += min(1, len(m))
+		left, right := m[:sp], m[sp+1:]
+		for _, side := range [2]string{left, right} {
+			if _, ok := t.toID[side]; !ok {
+				return nil, fmt.Errorf("merge %d (%q) names %q, which is not a token", i, m, side)
+			}
+		}
+		l, r := intern(left), intern(right)
+		key := uint64(l)<<32 | uint64(uint32(r))
+		if _, dup := b.merges[key]; dup {
+			continue // the first rank wins, as with llama.cpp's map emplace
+		}
+		b.merges[key] = merge{rank: int32(i), result: intern(left + right)}
+	}
+	for c := range 256 {
+		ch := string(byteToRune[c])
+		b.byteLen[c] = int32(len(ch))
+		b.bytePiece[c] = None
+		if p, ok := b.pieceID[ch]; ok {
+			b.bytePiece[c] = p
+		}
+	}
+	return b, nil
+}
+
+// symbol is a piece of a word during merging: bytes [start, start+n) of the word, linked to its neighbours.
+type symbol struct {
+	start, n   int32
+	prev, next int32
+	piece      int32 // piece id, or None
+}
+
+// bigram is a candidate merge of two adjacent symbols.
+type bigram struct {
+	left, right int32
+	rank        int32
+	size        int32
+	result      int32 // BPE: piece id of the merged text
+}
+
+// bigramQueue is a min-heap by (rank, left).
+type bigramQueue []bigram
+
+func (q bigramQueue) less(i, j int) bool {
+	return q[i].rank < q[j].rank || (q[i].rank == q[j].rank && q[i].left < q[j].left)
+}
+
+func (q *bigramQueue) push(b bigram) {
+	*q = append(*q, b)
+	h := *q
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (q *bigramQueue) pop() bigram {
+	h := *q
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h.less(l, m) {
+			m = l
+		}
+		if r < len(h) && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	*q = h
+	return top
+}
+
+// bpeWord appends the tokens of one pre-tokenized, byte-encoded word: llama.cpp's llm_tokenizer_bpe_session.
+// raw, when not nil, holds the word's bytes before byte encoding (one symbol each).
+func (t *Tokenizer) bpeWord(out []int32, s *scratch, word string, raw []byte) []int32 {
+	b := t.bpe
+	if t.ignoreMerges {
+		if id, ok := t.toID[word]; ok {
+			return append(out, id)
+		}
+	}
+	if !t.byteEnc && strings.Trim(word, "\n") == "" { // gemma4: a run of newlines is one token when it exists
+		if id, ok := t.toID[word]; ok {
+			return append(out, id)
+		}
+	}
+	syms := s.syms[:0]
+	if raw != nil {
+		off := int32(0)
+		for _, c := range raw {
+			n := b.byteLen[c]
+			syms = append(syms, symbol{start: off, n: n, piece: b.bytePiece[c]})
+			off += n
+		}
+	} else {
+		for off := 0; off < len(word); {
+			n := min(utf8Len(word[off]), len(word)-off)
+			p, ok := b.pieceID[word[off:off+n]]
+			if !ok {
+				p = None
+			}
+			syms = append(syms, symbol{start: int32(off), n: int32(n), piece: p})
+			off += n
+		}
+	}
+	s.syms = syms
+	if len(syms) <= linearMergeMax {
+		syms = b.mergeLinear(syms, s)
+	} else {
+		syms = b.mergeHeap(syms, s)
+	}
+	for _, sym := range syms {
+		if sym.piece >= 0 && b.token[sym.piece] >= 0 {
+			out = append(out, b.token[sym.piece])
+			continue
+		}
+		text := word[sym.start : sym.start+sym.n]
+		if id, ok := t.toID[text]; ok {
+			out = append(out, id)
+			continue
+		}
+		out = t.bpeBytes(out, text)
+	}
+	return out
+}
+
+// linearMergeMax is the word length (in symbols) up to which merging scans for the best pair instead of keeping
+// a heap; both pick the pair of lowest rank, leftmost on ties, so they give the same merges.
+const linearMergeMax = 48
+
+func (b *bpeTable) pairMerge(l, r int32) (merge, bool) {
+	if l < 0 || r < 0 {
+		return merge{}, false
+	}
+	m, ok := b.merges[uint64(l)<<32|uint64(uint32(r))]
+	return m, ok
+}
+
+// mergeLinear merges a short word in place and returns the remaining symbols, in order.
+func (b *bpeTable) mergeLinear(syms []symbol, s *scratch) []symbol {
+	const noRank = int32(1<<31 - 1)
+	ranks := s.ranks[:0]
+	results := s.results[:0]
+	for i := 0; i+1 < len(syms); i++ {
+		m, ok := b.pairMerge(syms[i].piece, syms[i+1].piece)
+		if !ok {
+			m.rank = noRank
+		}
+		ranks = append(ranks, m.rank)
+		results = append(results, m.result)
+	}
+	for {
+		best := -1
+		for i, r := range ranks {
+			if r != noRank && (best < 0 || r < ranks[best]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		syms[best].n += syms[best+1].n
+		syms[best].piece = results[best]
+		syms = append(syms[:best+1], syms[best+2:]...)
+		ranks = append(ranks[:best], ranks[best+1:]...)
+		results = append(results[:best], results[best+1:]...)
+		for _, i := range [2]int{best - 1, best} {
+			if i < 0 || i+1 >= len(syms) {
+				continue
+			}
+			m, ok := b.pairMerge(syms[i].piece, syms[i+1].piece)
+			if !ok {
+				m.rank = noRank
+			}
+			ranks[i], results[i] = m.rank, m.result
+		}
+	}
+	s.ranks, s.results = ranks, results
+	return syms
+}
+
+// mergeHeap merges a long word with a priority queue of candidate pairs (llama.cpp's algorithm) and returns the
+// remaining symbols, in order.
+func (b *bpeTable) mergeHeap(syms []symbol, s *scratch) []symbol {
+	for i := range syms {
+		syms[i].prev, syms[i].next = int32(i-1), int32(i+1)
+	}
+	syms[len(syms)-1].next = -1
+	q := s.queue[:0]
+	add := func(l, r int32) {
+		if l < 0 || r < 0 {
+			return
+		}
+		m, ok := b.pairMerge(syms[l].piece, syms[r].piece)
+		if !ok {
+			return
+		}
+		q.push(bigram{left: l, right: r, rank: m.rank, size: syms[l].n + syms[r].n, result: m.result})
+	}
+	for i := int32(1); i < int32(len(syms)); i++ {
+		add(i-1, i)
+	}
+	for len(q) > 0 {
+		bg := q.pop()
+		l, r := &syms[bg.left], &syms[bg.right]
+		if l.n == 0 || r.n == 0 || l.n+r.n != bg.size {
+			continue // outdated
+		}
+		l.n += r.n
+		l.piece = bg.result
+		r.n = 0
+		l.next = r.next
+		if r.next >= 0 {
+			syms[r.next].prev = bg.left
+		}
+		add(l.prev, bg.left)
+		add(bg.left, l.next)
+	}
+	s.queue = q
+	n := 0
+	for i := int32(0); i >= 0; i = syms[i].next {
+		syms[n] = syms[i]
+		n++
+	}
+	return syms[:n]
+}
+
+// bpeBytes emits a symbol that is not a token byte by byte; bytes without a token are dropped, as in llama.cpp.
+func (t *Tokenizer) bpeBytes(out []int32, text string) []int32 {
+	var buf [6]byte
+	for i := 0; i < len(text); i++ {
+		var key string
+		if t.byteEnc {
+			key = text[i : i+1]
+		} else {
+			key = string(hexByte(buf[:0], text[i]))
+		}
+		if id, ok := t.toID[key]; ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// hexByte appends the SentencePiece byte token text <0xXX>.
+func hexByte(dst []byte, c byte) []byte {
+	const hex = "0123456789ABCDEF"
+	return append(dst, '<', '0', 'x', hex[c>>4], hex[c&15], '>')
+}
