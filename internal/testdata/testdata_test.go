@@ -1,0 +1,32 @@
+package testdata
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestModuleRoot(t *testing.T) {
+	root := moduleRoot()
+	if root == "" {
+		t.Fatal("no module root found above the package directory")
+	}
+	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
+		t.Fatalf("module root %s has no go.mod: %v", root, err)
+	}
+}
+
+func TestEnvOverride(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(EnvVar, dir)
+	if got := Dir(t); got != dir {
+		t.Fatalf("Dir = %q, want %q", got, dir)
+	}
+}
+
+func TestEnvMissingSkips(t *testing.T) {
+	t.Setenv(EnvVar, filepath.Join(t.TempDir(), "absent"))
+	if got, _ := find(); got != "" {
+		t.Fatalf("find = %q for a missing folder, want none", got)
+	}
+}
