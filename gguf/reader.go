@@ -3,7 +3,6 @@ package gguf
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"unicode/utf8"
 
 	"github.com/forma-llm/forma/gguf/quant"
@@ -18,6 +17,9 @@ const (
 	maxStringLen   = 1 << 30 // bytes in one string value
 	maxTensorCount = 1 << 24
 	maxKVCount     = 1 << 24
+	// maxPrealloc caps capacity hints taken from counts in the file: a count is only plausible, not proven, until
+	// its entries have been read, so memory grows with what the file really holds.
+	maxPrealloc = 1 << 12
 )
 
 // reader decodes little-endian GGUF fields from buf, checking every length against what is left.
@@ -52,7 +54,8 @@ func (r *reader) u64(what string) (uint64, error) {
 	return binary.LittleEndian.Uint64(b), nil
 }
 
-// str reads a length-prefixed string of at most max bytes. Strings must be valid UTF-8.
+// str reads a length-prefixed string of at most max bytes. Its bytes are not required to be UTF-8 (vocabularies
+// hold raw byte pieces); keys are checked by the caller.
 func (r *reader) str(what string, max uint64) (string, error) {
 	n, err := r.u64(what + " length")
 	if err != nil {
@@ -182,8 +185,8 @@ func parseHeader(buf []byte, f *File) (*header, error) {
 }
 
 func (h *header) readKV(r *reader, n int) error {
-	seen := make(map[string]bool, n)
-	h.kv = make([]KV, 0, n)
+	seen := make(map[string]bool, min(n, maxPrealloc))
+	h.kv = make([]KV, 0, min(n, maxPrealloc))
 	for i := 0; i < n; i++ {
 		key, err := r.str(fmt.Sprintf("metadata key %d", i), maxKeyLen)
 		if err != nil {
@@ -217,8 +220,8 @@ func (h *header) readKV(r *reader, n int) error {
 }
 
 func (h *header) readTensorInfos(r *reader, n int) error {
-	seen := make(map[string]bool, n)
-	h.tensors = make([]TensorInfo, 0, n)
+	seen := make(map[string]bool, min(n, maxPrealloc))
+	h.tensors = make([]TensorInfo, 0, min(n, maxPrealloc))
 	for i := 0; i < n; i++ {
 		name, err := r.str(fmt.Sprintf("tensor %d name", i), maxKeyLen)
 		if err != nil {
@@ -247,15 +250,10 @@ func readTensorInfo(r *reader, name string) (TensorInfo, error) {
 		return ti, fmt.Errorf("has %d dimensions (1 to %d allowed)", nd, maxDims)
 	}
 	ti.Dims = make([]uint64, nd)
-	elems := uint64(1)
 	for d := range ti.Dims {
 		if ti.Dims[d], err = r.u64("dimension"); err != nil {
 			return ti, err
 		}
-		if ti.Dims[d] == 0 || ti.Dims[d] > math.MaxInt64/elems {
-			return ti, fmt.Errorf("dimensions %v are empty or overflow", ti.Dims[:d+1])
-		}
-		elems *= ti.Dims[d]
 	}
 	t, err := r.u32("type")
 	if err != nil {
@@ -265,14 +263,9 @@ func readTensorInfo(r *reader, name string) (TensorInfo, error) {
 	if !ti.Type.Valid() {
 		return ti, fmt.Errorf("unknown tensor type %d", t)
 	}
-	if ti.Dims[0]%uint64(ti.Type.BlockElems()) != 0 {
-		return ti, fmt.Errorf("row length %d is not a multiple of the %s block size %d", ti.Dims[0], ti.Type, ti.Type.BlockElems())
+	if ti.Size, err = shapeBytes(ti.Dims, ti.Type); err != nil {
+		return ti, err
 	}
-	blocks := elems / uint64(ti.Type.BlockElems())
-	if blocks > math.MaxInt64/uint64(ti.Type.BlockBytes()) {
-		return ti, fmt.Errorf("size of dimensions %v overflows", ti.Dims)
-	}
-	ti.Size = blocks * uint64(ti.Type.BlockBytes())
 	ti.Offset, err = r.u64("offset")
 	return ti, err
 }
