@@ -79,7 +79,7 @@ func vocabPaths(t testing.TB, dir string) []string {
 
 // parseMem parses buf as a one-part GGUF file, as Open does after mapping it.
 func parseMem(buf []byte) (*File, error) {
-	f := &File{kvIndex: map[string]int{}, tIndex: map[string]int{}}
+	f := &File{kvIndex: map[string]int{}, tIndex: map[string]int{}, maps: [][]byte{buf}}
 	if err := f.addPart("mem", buf, 0, 1); err != nil {
 		return nil, err
 	}
@@ -89,9 +89,19 @@ func parseMem(buf []byte) (*File, error) {
 // walk checks an open File independently of the reader's own checks: every tensor's bytes are its declared size,
 // aligned and inside a part, no two overlap; every metadata value and array element decodes. It stands for what
 // a user of the File would touch.
-func walk(f *File) error {
+func walk(f *File) error { return walkOpt(f, true) }
+
+// walkOpt is walk; with deep false, arrays are decoded to Values but not converted by Any (cheaper for the
+// 150k-string vocabularies).
+func walkOpt(f *File, deep bool) error {
 	for _, kv := range f.KV {
-		if _, err := kv.Value.Any(); err != nil {
+		var err error
+		if deep || kv.Value.Type != TypeArray {
+			_, err = kv.Value.Any()
+		} else {
+			err = decodeAll(kv.Value)
+		}
+		if err != nil {
 			return fmt.Errorf("metadata %q: %w", kv.Key, err)
 		}
 	}
@@ -161,4 +171,34 @@ func specOf(f *File) Spec {
 		s.Tensors = append(s.Tensors, WriteTensor{Name: ti.Name, Type: ti.Type, Dims: ti.Dims, Data: BytesData(tn.Data)})
 	}
 	return s
+}
+
+// decodeAll decodes every element of an array, nested ones too. Arrays of more than 4096 elements (the 150k-token
+// vocabularies) are walked with the reader's validating skip instead, which reads the same bounds without
+// allocating a string per element.
+func decodeAll(v Value) error {
+	if v.arr.n > 4096 {
+		r := reader{buf: v.arr.raw}
+		for i := 0; i < v.arr.n; i++ {
+			if err := r.skip(v.arr.elem, 1); err != nil {
+				return err
+			}
+		}
+		if r.off != len(v.arr.raw) {
+			return fmt.Errorf("array of %d elements ends at %d of its %d bytes", v.arr.n, r.off, len(v.arr.raw))
+		}
+		return nil
+	}
+	elems, err := v.arr.values()
+	if err != nil {
+		return err
+	}
+	if v.arr.elem == TypeArray {
+		for _, e := range elems {
+			if err := decodeAll(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

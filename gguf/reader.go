@@ -89,6 +89,29 @@ func (r *reader) value(t ValueType, depth int) (Value, error) {
 	return Value{}, fmt.Errorf("unknown value type %d", uint32(t))
 }
 
+// skip validates one value of type t and moves past it without decoding it (no allocation for strings).
+func (r *reader) skip(t ValueType, depth int) error {
+	switch {
+	case t.size() > 0:
+		_, err := r.need(uint64(t.size()), t.String())
+		return err
+	case t == TypeString:
+		n, err := r.u64("string length")
+		if err != nil {
+			return err
+		}
+		if n > maxStringLen {
+			return fmt.Errorf("string length %d exceeds the limit of %d bytes", n, maxStringLen)
+		}
+		_, err = r.need(n, "string")
+		return err
+	case t == TypeArray:
+		_, err := r.array(depth)
+		return err
+	}
+	return fmt.Errorf("unknown value type %d", uint32(t))
+}
+
 func (r *reader) array(depth int) (Value, error) {
 	if depth > maxArrayDepth {
 		return Value{}, fmt.Errorf("arrays nested deeper than %d", maxArrayDepth)
@@ -117,7 +140,7 @@ func (r *reader) array(depth int) (Value, error) {
 			return Value{}, fmt.Errorf("array of %d %s elements needs more bytes than the file has", n, elem)
 		}
 		for i := uint64(0); i < n; i++ {
-			if _, err := r.value(elem, depth+1); err != nil {
+			if err := r.skip(elem, depth+1); err != nil {
 				return Value{}, fmt.Errorf("array element %d: %w", i, err)
 			}
 		}
