@@ -81,7 +81,7 @@ func TestOpenErrors(t *testing.T) {
 			`duplicate tensor name "w"`},
 		{"misaligned", raw(3, arch, []TensorInfo{f32("w", 4, 16)}, 64), `tensor "w": offset 16 is not aligned to 32`},
 		{"outside", raw(3, arch, []TensorInfo{f32("w", 16, 32)}, 64), `tensor "w": bytes [32, 96) of the data section`},
-		{"offset past end", raw(3, arch, []TensorInfo{f32("w", 1, 1 << 62)}, 64), `tensor "w": bytes`},
+		{"offset past end", raw(3, arch, []TensorInfo{f32("w", 1, 1<<62)}, 64), `tensor "w": bytes`},
 		{"overlap", raw(3, arch, []TensorInfo{f32("a", 16, 0), f32("b", 8, 32)}, 96), `tensor "b" overlaps tensor "a"`},
 		{"array type", append(raw(3, nil, nil, 0)[:24:24], kvArrayOf(99)...), "array of unknown value type 99"},
 		{"array count", append(raw(3, nil, nil, 0)[:24:24], kvArrayCount(1<<40)...), "needs more bytes"},
@@ -160,4 +160,3 @@ func TestNestedArrayDepth(t *testing.T) {
 		t.Errorf("too-deep array: %v", err)
 	}
 }
-

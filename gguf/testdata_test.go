@@ -56,8 +56,8 @@ var modelCases = map[string]modelCase{
 	"rand-phi3-q5_k": {arch: "phi3", tensors: 15, mix: map[quant.Type]int{quant.Q5_K: 10, quant.F32: 5},
 		ints: randInts(256, 2, 4, 4, 512), tokModl: "no_vocab"},
 	"rand-qwen3-chat-q8_0": {arch: "qwen3", tensors: 24,
-		mix:  map[quant.Type]int{quant.Q8_0: 14, quant.Q4_0: 1, quant.F32: 9},
-		ints: with(with(randInts(32, 2, 4, 2, 512), ".context_length", 40960), "tokenizer.ggml.eos_token_id", 151645),
+		mix:   map[quant.Type]int{quant.Q8_0: 14, quant.Q4_0: 1, quant.F32: 9},
+		ints:  with(with(randInts(32, 2, 4, 2, 512), ".context_length", 40960), "tokenizer.ggml.eos_token_id", 151645),
 		vocab: 151669, tokModl: "gpt2", merges: 151387},
 }
 
