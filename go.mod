@@ -1,3 +1,5 @@
 module github.com/forma-llm/forma
 
 go 1.26
+
+require github.com/x448/float16 v0.8.4

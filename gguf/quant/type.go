@@ -7,7 +7,8 @@ import "fmt"
 type Type uint32
 
 // The ggml types. Every type a GGUF file may hold has a name and a block size here, so that files can be
-// validated even where forma cannot compute with a type; Supported reports which ones it can dequantize.
+// validated even where forma cannot compute with a type; CanDequantize and CanQuantize report which ones
+// it can convert.
 const (
 	F32     Type = 0
 	F16     Type = 1

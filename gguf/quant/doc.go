@@ -1,0 +1,32 @@
+// Package quant converts between float32 and ggml's tensor storage types, and computes the reference dot
+// products that llama.cpp's CPU backend uses for matrix multiplication.
+//
+// # Conventions
+//
+// Quantized data is a little-endian byte slice laid out exactly as in a GGUF file: a row of n elements is
+// n/BlockElems consecutive blocks of BlockBytes bytes, with no padding. Functions read and write such slices
+// in place; they never assume any alignment and never copy the data, so a slice may point straight into a
+// memory-mapped model file. The layout of each type is described at the top of the file that implements it
+// (q4.go, q5.go, q8.go, k2.go … k6.go, iq4.go, mxfp4.go, float.go).
+//
+// Memory: the caller owns every slice. Nothing is retained after a call returns, and no function allocates
+// on the heap for the data it converts (K-quant quantizers use small fixed-size scratch arrays on the stack).
+// The only package-level state is read-only: lookup tables built once at initialisation.
+//
+// Errors and panics: the checked entry points — Dequantize, Quantize, QuantizeActivation and VecDot —
+// validate the type and the slice lengths and return an error naming the problem; they never panic and
+// never read outside the slices. The per-type functions (DequantizeQ4_0, QuantizeQ8_K, DotQ4_KQ8_K, …) are
+// for hot paths: they trust their arguments, process len(dst) (or n) elements, and panic with an index-out-
+// of-range error if a slice is too short. Go's bounds checks mean they too never read out of bounds.
+//
+// # Numerics
+//
+// Dequantization reproduces ggml's dequantize_row_* bit for bit. Quantization of Q4_0, Q4_1, Q5_0, Q5_1,
+// Q8_0, F16 and BF16 reproduces ggml's quantize_row_*_ref bit for bit; the K-quant, IQ4 and MXFP4
+// quantizers follow ggml's reference searches (make_qkx2_quants, make_qx_quants, …) operation by operation
+// in float32. Activation quantizers (QuantizeQ8_0, QuantizeQ8_1, QuantizeQ8_K) and the Dot* functions
+// follow llama.cpp's CPU backend: the Dot* functions are ggml's generic ggml_vec_dot_<w>_<a> — integer
+// sums per block, then float32 accumulation in the same order — and are the reference that faster
+// implementations must equal. Every float32 expression is written with explicit conversions where ggml
+// rounds, so that no platform fuses a multiply and an add into one FMA.
+package quant

@@ -1,0 +1,117 @@
+package quant
+
+// Reference dot products between one weight row and one activation row, as llama.cpp's CPU backend computes
+// them for matrix multiplication: the activation row is first converted to ActivationType(weight) (with
+// QuantizeActivation), then DotFunc(weight) combines the two. The Dot* functions follow ggml's generic
+// ggml_vec_dot_<w>_<a> exactly — exact integer sums inside each block, then float32 accumulation in ggml's
+// order — so they are the reference that faster implementations must reproduce bit for bit.
+//
+// Float types: DotF32F32, DotF16F16 and DotBF16BF16 follow ggml's scalar ggml_vec_dot_f32/f16/bf16: each
+// product is formed in float32 (exact for F16 and BF16 operands) and the sum is accumulated in float64, then
+// rounded to float32. (ggml's SIMD versions accumulate in float32 lanes; they agree to rounding.)
+
+import "fmt"
+
+// DotFn is the signature of the per-type dot products: n elements (a multiple of the weight's block size)
+// of weight row w and activation row a, both in their storage formats.
+type DotFn func(n int, w, a []byte) float32
+
+var activationTypes = map[Type]Type{
+	F32:    F32,
+	F16:    F16,
+	BF16:   BF16,
+	Q4_0:   Q8_0,
+	Q4_1:   Q8_1,
+	Q5_0:   Q8_0,
+	Q5_1:   Q8_1,
+	Q8_0:   Q8_0,
+	Q2_K:   Q8_K,
+	Q3_K:   Q8_K,
+	Q4_K:   Q8_K,
+	Q5_K:   Q8_K,
+	Q6_K:   Q8_K,
+	IQ4_NL: Q8_0,
+	IQ4_XS: Q8_K,
+	MXFP4:  Q8_0,
+}
+
+var dotFuncs = map[Type]DotFn{
+	F32:    DotF32F32,
+	F16:    DotF16F16,
+	BF16:   DotBF16BF16,
+	Q4_0:   DotQ4_0Q8_0,
+	Q4_1:   DotQ4_1Q8_1,
+	Q5_0:   DotQ5_0Q8_0,
+	Q5_1:   DotQ5_1Q8_1,
+	Q8_0:   DotQ8_0Q8_0,
+	Q2_K:   DotQ2_KQ8_K,
+	Q3_K:   DotQ3_KQ8_K,
+	Q4_K:   DotQ4_KQ8_K,
+	Q5_K:   DotQ5_KQ8_K,
+	Q6_K:   DotQ6_KQ8_K,
+	IQ4_NL: DotIQ4_NLQ8_0,
+	IQ4_XS: DotIQ4_XSQ8_K,
+	MXFP4:  DotMXFP4Q8_0,
+}
+
+// ActivationType returns the type llama.cpp converts activations to for a matrix multiply with weights of
+// type w (ggml's vec_dot_type). For a weight type without a dot product here (DotFunc(w) == nil) it returns
+// F32: such weights have to be dequantized and multiplied in float32.
+func ActivationType(w Type) Type {
+	if a, ok := activationTypes[w]; ok {
+		return a
+	}
+	return F32
+}
+
+// DotFunc returns the reference dot product for weight type w (its activation type is ActivationType(w)),
+// or nil when there is none.
+func DotFunc(w Type) DotFn { return dotFuncs[w] }
+
+// VecDot checks the arguments and returns DotFunc(w)(n, wRow, aRow): n elements, a multiple of w's block
+// size, of a weight row of type w and an activation row of type ActivationType(w).
+func VecDot(w Type, n int, wRow, aRow []byte) (float32, error) {
+	f, ok := dotFuncs[w]
+	if !ok {
+		return 0, fmt.Errorf("quant: vec dot: no dot product for weight type %s", w)
+	}
+	a := activationTypes[w]
+	wn, err := checkSizes("vec dot weight", w, n, len(wRow))
+	if err != nil {
+		return 0, err
+	}
+	an, err := checkSizes("vec dot activation", a, n, len(aRow))
+	if err != nil {
+		return 0, err
+	}
+	return f(n, wRow[:wn], aRow[:an]), nil
+}
+
+// DotF32F32 is ggml_vec_dot_f32 (scalar): float32 products summed in float64.
+func DotF32F32(n int, w, a []byte) float32 {
+	var sum float64
+	for i := 0; i < n; i++ {
+		sum += float64(float32(f32at(w, 4*i) * f32at(a, 4*i)))
+	}
+	return float32(sum)
+}
+
+// DotF16F16 is ggml_vec_dot_f16 (scalar): exact products of the halves summed in float64.
+func DotF16F16(n int, w, a []byte) float32 {
+	var sum float64
+	for i := 0; i < n; i++ {
+		sum += float64(f16at(w, 2*i) * f16at(a, 2*i))
+	}
+	return float32(sum)
+}
+
+// DotBF16BF16 is ggml_vec_dot_bf16 (scalar): exact products summed in float64.
+func DotBF16BF16(n int, w, a []byte) float32 {
+	var sum float64
+	for i := 0; i < n; i++ {
+		x := BF16ToF32(uint16(w[2*i]) | uint16(w[2*i+1])<<8)
+		y := BF16ToF32(uint16(a[2*i]) | uint16(a[2*i+1])<<8)
+		sum += float64(x * y)
+	}
+	return float32(sum)
+}

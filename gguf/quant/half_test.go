@@ -1,0 +1,124 @@
+package quant
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/x448/float16"
+)
+
+func TestF16RoundTripAllHalves(t *testing.T) {
+	for h := 0; h < 1<<16; h++ {
+		f := F16ToF32(uint16(h))
+		if f != f { // NaN
+			if got := F32ToF16(f); got&0x7fff != 0x7e00 || got&0x8000 != uint16(h)&0x8000 {
+				t.Fatalf("NaN %#04x → %#04x, want quiet 0x7e00 with sign", h, got)
+			}
+			continue
+		}
+		if got := F32ToF16(f); got != uint16(h) {
+			t.Fatalf("half %#04x → %v → %#04x", h, f, got)
+		}
+	}
+}
+
+// TestF16RoundsToNearestEven checks the midpoints between neighbouring halves and points just beside them.
+func TestF16RoundsToNearestEven(t *testing.T) {
+	for h := uint16(0); h < 0x7bff; h++ {
+		lo, hi := F16ToF32(h), F16ToF32(h+1)
+		mid := float32((float64(lo) + float64(hi)) / 2) // exact in float32
+		even := h
+		if h&1 == 1 {
+			even = h + 1
+		}
+		if got := F32ToF16(mid); got != even {
+			t.Fatalf("midpoint of %#04x and %#04x → %#04x, want %#04x", h, h+1, got, even)
+		}
+		if got := F32ToF16(math.Nextafter32(mid, 0)); got != h {
+			t.Fatalf("just below midpoint of %#04x → %#04x", h, got)
+		}
+		if got := F32ToF16(math.Nextafter32(mid, 1e9)); got != h+1 {
+			t.Fatalf("just above midpoint of %#04x → %#04x", h, got)
+		}
+	}
+	cases := []struct {
+		f float32
+		h uint16
+	}{
+		{65504, 0x7bff}, {65519.996, 0x7bff}, {65520, 0x7c00}, {1e10, 0x7c00}, {-1e10, 0xfc00},
+		{float32(math.Inf(1)), 0x7c00}, {float32(math.Copysign(0, -1)), 0x8000}, {1e-10, 0}, {-1, 0xbc00},
+	}
+	for _, c := range cases {
+		if got := F32ToF16(c.f); got != c.h {
+			t.Errorf("F32ToF16(%v) = %#04x, want %#04x", c.f, got, c.h)
+		}
+	}
+}
+
+func TestBF16(t *testing.T) {
+	cases := []struct {
+		bits uint32
+		want uint16
+	}{
+		{0x3f800000, 0x3f80}, // 1
+		{0x3f808000, 0x3f80}, // tie, even stays
+		{0x3f818000, 0x3f82}, // tie, odd rounds up
+		{0x3f808001, 0x3f81}, // above tie
+		{0x7f7fffff, 0x7f80}, // max float rounds to +Inf
+		{0x00000001, 0x0000}, // smallest subnormal rounds to zero, not flushed first
+		{0x00008000, 0x0000}, // subnormal tie to even
+		{0x00018000, 0x0002}, // subnormal tie rounds up to even
+		{0x7f800001, 0x7fc0}, // signalling NaN becomes quiet
+		{0xffc00000, 0xffc0}, // quiet NaN keeps sign
+		{0xff800000, 0xff80}, // -Inf
+		{math.Float32bits(-2), 0xc000},
+	}
+	for _, c := range cases {
+		if got := F32ToBF16(math.Float32frombits(c.bits)); got != c.want {
+			t.Errorf("F32ToBF16(%#08x) = %#04x, want %#04x", c.bits, got, c.want)
+		}
+	}
+	for h := 0; h < 1<<16; h++ {
+		f := BF16ToF32(uint16(h))
+		if f == f && F32ToBF16(f) != uint16(h) {
+			t.Fatalf("bf16 %#04x does not round-trip", h)
+		}
+	}
+}
+
+// TestF32ToF16MatchesX448 compares with x448/float16 (verified on all 2^32 inputs by its author) on random
+// bit patterns; NaNs differ by design (ggml's canonical quiet NaN).
+func TestF32ToF16MatchesX448(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for i := 0; i < 1<<20; i++ {
+		u := r.Uint32()
+		if i%2 == 0 { // concentrate on the half range
+			u = u&0x80000000 | (0x33000000 + u%0x15000000)
+		}
+		f := math.Float32frombits(u)
+		if f != f {
+			continue
+		}
+		if got, want := F32ToF16(f), float16.Fromfloat32(f).Bits(); got != want {
+			t.Fatalf("F32ToF16(%#08x) = %#04x, x448 %#04x", u, got, want)
+		}
+	}
+}
+
+func TestRoundHelpers(t *testing.T) {
+	for _, c := range []struct {
+		f            float32
+		away, toEven int
+	}{
+		{0.5, 1, 0}, {1.5, 2, 2}, {2.5, 3, 2}, {-0.5, -1, 0}, {-2.5, -3, -2}, {0.49999997, 0, 0},
+		{-126.5, -127, -126}, {127.4, 127, 127}, {0, 0, 0}, {-3.75, -4, -4},
+	} {
+		if got := roundHalfAway(c.f); got != c.away {
+			t.Errorf("roundHalfAway(%v) = %d, want %d", c.f, got, c.away)
+		}
+		if got := nearestInt(c.f); got != c.toEven {
+			t.Errorf("nearestInt(%v) = %d, want %d", c.f, got, c.toEven)
+		}
+	}
+}
