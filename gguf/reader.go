@@ -112,6 +112,29 @@ func (r *reader) skip(t ValueType, depth int) error {
 	return fmt.Errorf("unknown value type %d", uint32(t))
 }
 
+// skipStrings validates n consecutive strings: the check skip does per string, in one tight loop (a
+// vocabulary holds hundreds of thousands).
+func (r *reader) skipStrings(n uint64) error {
+	buf, off := r.buf, r.off
+	for i := uint64(0); i < n; i++ {
+		if len(buf)-off < 8 {
+			r.off = off
+			return fmt.Errorf("array element %d: string length needs 8 bytes at offset %d but the file has %d left",
+				i, off, len(buf)-off)
+		}
+		l := binary.LittleEndian.Uint64(buf[off:])
+		off += 8
+		if l > maxStringLen || l > uint64(len(buf)-off) {
+			r.off = off
+			return fmt.Errorf("array element %d: string of %d bytes at offset %d exceeds the limit or the file "+
+				"(%d bytes left)", i, l, off, len(buf)-off)
+		}
+		off += int(l)
+	}
+	r.off = off
+	return nil
+}
+
 func (r *reader) array(depth int) (Value, error) {
 	if depth > maxArrayDepth {
 		return Value{}, fmt.Errorf("arrays nested deeper than %d", maxArrayDepth)
@@ -139,9 +162,15 @@ func (r *reader) array(depth int) (Value, error) {
 		if n > uint64(len(r.buf)-r.off)/8 {
 			return Value{}, fmt.Errorf("array of %d %s elements needs more bytes than the file has", n, elem)
 		}
-		for i := uint64(0); i < n; i++ {
-			if err := r.skip(elem, depth+1); err != nil {
-				return Value{}, fmt.Errorf("array element %d: %w", i, err)
+		if elem == TypeString {
+			if err := r.skipStrings(n); err != nil {
+				return Value{}, err
+			}
+		} else {
+			for i := uint64(0); i < n; i++ {
+				if err := r.skip(elem, depth+1); err != nil {
+					return Value{}, fmt.Errorf("array element %d: %w", i, err)
+				}
 			}
 		}
 	}

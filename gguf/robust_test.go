@@ -27,6 +27,7 @@ func TestCorruptTestdata(t *testing.T) {
 	const truncations, flips = 50, 200
 	for _, p := range modelPaths(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(p), ".gguf"), func(t *testing.T) {
+			t.Parallel()
 			orig := readFile(t, p)
 			hdr := headerEnd(t, orig)
 			rng := rand.New(rand.NewPCG(1, uint64(len(orig))))
