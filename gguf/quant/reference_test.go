@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 // refTypes are the types with reference vectors in testdata/quant, by file stem.
@@ -37,7 +37,7 @@ const refRows, refCols = 64, 256
 
 func readRef(t *testing.T, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(testdata.Sub(t, "quant"), name))
+	b, err := os.ReadFile(filepath.Join(testdir.Sub(t, "quant"), name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package testdata
+package testdir
 
 import (
 	"os"

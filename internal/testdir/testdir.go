@@ -1,4 +1,4 @@
-// Package testdata locates the shared reference data (llama.cpp outputs) that tests compare against.
+// Package testdir locates the shared reference data (llama.cpp outputs) that tests compare against.
 //
 // The folder is found as follows:
 //  1. $FORMA_TESTDATA, when set;
@@ -7,7 +7,7 @@
 //
 // When no folder is found the calling test is skipped with a message saying where it looked, so the
 // module's tests pass on a checkout without the data.
-package testdata
+package testdir
 
 import (
 	"os"

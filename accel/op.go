@@ -1,0 +1,104 @@
+package accel
+
+import "fmt"
+
+// Op is a graph operation. Each op's operands, result and parameters are documented at its Builder method.
+type Op uint8
+
+// The ops. Leaves first (they compute nothing), then the ops backends implement.
+const (
+	OpInvalid Op = iota
+	// Leaves.
+	OpInput  // host data set before each run (token ids, positions)
+	OpWeight // an uploaded weight tensor
+	OpBuffer // a persistent backend buffer (the KV cache)
+	// Views: no computation, the result aliases its operand.
+	OpReshape // same elements, another shape
+	OpRows    // a contiguous range of rows
+	// Computation.
+	OpGetRows   // rows of a (possibly quantized) table, by index
+	OpMatMul    // x · Wᵀ with W of any weight type
+	OpAdd       // a + b, b broadcast over rows
+	OpMul       // a ⊙ b, b broadcast over rows
+	OpScale     // a · s
+	OpRMSNorm   // a / rms(a) per row
+	OpLayerNorm // (a - mean(a)) / std(a) per row
+	OpSoftmax   // softmax per row
+	OpSiLU      // a · σ(a)
+	OpGELU      // GELU, tanh approximation
+	OpSwiGLU    // silu(a) ⊙ b
+	OpGeGLU     // gelu(a) ⊙ b
+	OpSoftCap   // c · tanh(a / c)
+	OpSlice     // columns [start, start+n) of each row, copied
+	OpPermute   // axes permuted, copied
+	OpRoPE      // rotary position embedding
+	OpKVStore   // write rows into a cache buffer at given positions
+	OpAttention // causal grouped-query attention over the cache
+	numOps
+)
+
+var opNames = [numOps]string{"invalid", "input", "weight", "buffer", "reshape", "rows", "get_rows", "mat_mul",
+	"add", "mul", "scale", "rms_norm", "layer_norm", "softmax", "silu", "gelu", "swiglu", "geglu", "softcap",
+	"slice", "permute", "rope", "kv_store", "attention"}
+
+func (o Op) String() string {
+	if o < numOps {
+		return opNames[o]
+	}
+	return fmt.Sprintf("op(%d)", uint8(o))
+}
+
+// IsLeaf reports whether the op is an input, weight or buffer.
+func (o Op) IsLeaf() bool { return o == OpInput || o == OpWeight || o == OpBuffer }
+
+// IsView reports whether the op's result aliases its first operand's memory.
+func (o Op) IsView() bool { return o == OpReshape || o == OpRows }
+
+// Ops lists every computing op (not leaves), for conformance suites and capability checks.
+func Ops() []Op {
+	var out []Op
+	for o := OpReshape; o < numOps; o++ {
+		out = append(out, o)
+	}
+	return out
+}
+
+// RoPEMode selects which element pairs RoPE rotates.
+type RoPEMode uint8
+
+const (
+	// RoPENormal rotates adjacent pairs (x[2i], x[2i+1]) — llama, the original Meta layout.
+	RoPENormal RoPEMode = iota
+	// RoPENeoX rotates (x[i], x[i+d/2]) — GPT-NeoX layout, used by qwen2/3, gemma, phi3.
+	RoPENeoX
+)
+
+func (m RoPEMode) String() string {
+	if m == RoPENeoX {
+		return "neox"
+	}
+	return "normal"
+}
+
+// RoPEParams configure OpRoPE as ggml_rope_ext does. Dimension i (pairs, i < Dims/2) turns by
+// θ = p · FreqScale · Base^(-2i/Dims) / factor[i], with YaRN blending when ExtFactor ≠ 0.
+type RoPEParams struct {
+	Mode      RoPEMode
+	Dims      int     // rotated dimensions per head (≤ head size; the rest pass through)
+	Base      float32 // frequency base θ₀, e.g. 10000
+	FreqScale float32 // 1/linear scaling factor; 1 for none
+	// YaRN (ggml's ext_factor, attn_factor, beta_fast, beta_slow, n_ctx_orig). ExtFactor 0 disables the blend;
+	// AttnFactor scales cos and sin (1 for none).
+	ExtFactor  float32
+	AttnFactor float32
+	BetaFast   float32
+	BetaSlow   float32
+	OrigCtx    int
+}
+
+// AttentionParams configure OpAttention.
+type AttentionParams struct {
+	Scale   float32 // applied to q·k after the soft-cap, before the softmax (usually 1/sqrt(head size))
+	SoftCap float32 // 0 for none, else scores become SoftCap·tanh(s/SoftCap) first
+	Window  int     // 0 for full causal attention, else a query at position p sees keys at p-Window < k ≤ p
+}

@@ -1,0 +1,269 @@
+package accel
+
+import (
+	"slices"
+)
+
+// Reshape views x's elements with another shape (same count).
+func (b *Builder) Reshape(x Tensor, shape ...int) Tensor {
+	t, n, ok := b.op(OpReshape, x)
+	if !ok {
+		return t
+	}
+	xs := b.shapeOf(x)
+	n.Type = b.typeOf(x)
+	if !validShape(shape) || Elements(shape) != Elements(xs) {
+		return b.fail(t, "cannot reshape %v to %v", xs, shape)
+	}
+	n.Shape = slices.Clone(shape)
+	return t
+}
+
+// Rows views rows [start, start+count) of x (along its first dimension).
+func (b *Builder) Rows(x Tensor, start, count int) Tensor {
+	t, n, ok := b.op(OpRows, x)
+	if !ok {
+		return t
+	}
+	xs := b.shapeOf(x)
+	n.Type = b.typeOf(x)
+	if start < 0 || count <= 0 || start+count > xs[0] {
+		return b.fail(t, "rows [%d, %d) of %v", start, start+count, xs)
+	}
+	n.I = []int{start, count}
+	n.Shape = append([]int{count}, xs[1:]...)
+	return t
+}
+
+// GetRows looks up rows of table ([rows, d], any weight type) for ids (I32 [n]): result F32 [n, d].
+func (b *Builder) GetRows(table, ids Tensor) Tensor {
+	t, n, ok := b.op(OpGetRows, table, ids)
+	if !ok {
+		return t
+	}
+	ts, is := b.shapeOf(table), b.shapeOf(ids)
+	if len(ts) != 2 || len(is) != 1 || b.typeOf(ids) != I32 {
+		return b.fail(t, "table %v %s and ids %v %s: want a matrix and I32 ids [n]", ts, b.typeOf(table), is, b.typeOf(ids))
+	}
+	n.Shape = []int{is[0], ts[1]}
+	return t
+}
+
+// MatMul multiplies x (F32 [n, in]) by the weight w ([out, in], any weight type), giving F32 [n, out]:
+// y[i][o] = Σ_k w[o][k]·x[i][k]. Backends quantize x to w's activation type first, as llama.cpp does.
+func (b *Builder) MatMul(w, x Tensor) Tensor {
+	t, n, ok := b.op(OpMatMul, w, x)
+	if !ok {
+		return t
+	}
+	ws, xs := b.shapeOf(w), b.shapeOf(x)
+	if len(ws) != 2 || len(xs) != 2 || ws[1] != xs[1] || b.typeOf(x) != F32 {
+		return b.fail(t, "weight %v %s times input %v %s: want [out, in] · F32 [n, in]", ws, b.typeOf(w), xs, b.typeOf(x))
+	}
+	if ws[1]%b.typeOf(w).BlockElems() != 0 {
+		return b.fail(t, "weight row of %d is not a whole number of %s blocks", ws[1], b.typeOf(w))
+	}
+	n.Shape = []int{xs[0], ws[0]}
+	return t
+}
+
+// broadcastable reports whether bs equals as or a suffix of it.
+func broadcastable(as, bs []int) bool {
+	return len(bs) <= len(as) && slices.Equal(as[len(as)-len(bs):], bs)
+}
+
+func (b *Builder) binary(op Op, x, y Tensor) Tensor {
+	t, n, ok := b.op(op, x, y)
+	if !ok {
+		return t
+	}
+	xs, ys := b.shapeOf(x), b.shapeOf(y)
+	if b.typeOf(x) != F32 || b.typeOf(y) != F32 || !broadcastable(xs, ys) {
+		return b.fail(t, "operands %v %s and %v %s: want F32, the second of the first's shape or a suffix of it",
+			xs, b.typeOf(x), ys, b.typeOf(y))
+	}
+	n.Shape = slices.Clone(xs)
+	return t
+}
+
+// Add returns x + y; y has x's shape or its trailing dimensions (a bias broadcast over rows).
+func (b *Builder) Add(x, y Tensor) Tensor { return b.binary(OpAdd, x, y) }
+
+// Mul returns x ⊙ y; y has x's shape or its trailing dimensions (a norm weight broadcast over rows).
+func (b *Builder) Mul(x, y Tensor) Tensor { return b.binary(OpMul, x, y) }
+
+// unary appends an F32 → F32 op of the same shape.
+func (b *Builder) unary(op Op, x Tensor, f float32) Tensor {
+	t, n, ok := b.op(op, x)
+	if !ok {
+		return t
+	}
+	if b.typeOf(x) != F32 {
+		return b.fail(t, "operand is %s, want F32", b.typeOf(x))
+	}
+	n.Shape, n.F = slices.Clone(b.shapeOf(x)), f
+	return t
+}
+
+// Scale returns x·s.
+func (b *Builder) Scale(x Tensor, s float32) Tensor { return b.unary(OpScale, x, s) }
+
+// RMSNorm returns x / sqrt(mean(x²) + eps) over the last dimension (no weight: Mul by it after, as ggml does).
+func (b *Builder) RMSNorm(x Tensor, eps float32) Tensor { return b.unary(OpRMSNorm, x, eps) }
+
+// LayerNorm returns (x - mean) / sqrt(var + eps) over the last dimension (no weight or bias).
+func (b *Builder) LayerNorm(x Tensor, eps float32) Tensor { return b.unary(OpLayerNorm, x, eps) }
+
+// Softmax returns the softmax of x over the last dimension.
+func (b *Builder) Softmax(x Tensor) Tensor { return b.unary(OpSoftmax, x, 0) }
+
+// SiLU returns x·σ(x).
+func (b *Builder) SiLU(x Tensor) Tensor { return b.unary(OpSiLU, x, 0) }
+
+// GELU returns the tanh approximation of GELU, as ggml_gelu.
+func (b *Builder) GELU(x Tensor) Tensor { return b.unary(OpGELU, x, 0) }
+
+// SoftCap returns c·tanh(x/c).
+func (b *Builder) SoftCap(x Tensor, c float32) Tensor {
+	t := b.unary(OpSoftCap, x, c)
+	if c <= 0 && b.node(t).Shape != nil {
+		return b.fail(t, "soft-cap %g must be positive", c)
+	}
+	return t
+}
+
+func (b *Builder) glu(op Op, gate, up Tensor) Tensor {
+	t, n, ok := b.op(op, gate, up)
+	if !ok {
+		return t
+	}
+	gs, us := b.shapeOf(gate), b.shapeOf(up)
+	if b.typeOf(gate) != F32 || b.typeOf(up) != F32 || !slices.Equal(gs, us) {
+		return b.fail(t, "gate %v and up %v must be F32 of one shape", gs, us)
+	}
+	n.Shape = slices.Clone(gs)
+	return t
+}
+
+// SwiGLU returns silu(gate) ⊙ up.
+func (b *Builder) SwiGLU(gate, up Tensor) Tensor { return b.glu(OpSwiGLU, gate, up) }
+
+// GeGLU returns gelu(gate) ⊙ up.
+func (b *Builder) GeGLU(gate, up Tensor) Tensor { return b.glu(OpGeGLU, gate, up) }
+
+// Slice copies elements [start, start+count) of the last dimension of x (F32): a fused QKV output split.
+func (b *Builder) Slice(x Tensor, start, count int) Tensor {
+	t, n, ok := b.op(OpSlice, x)
+	if !ok {
+		return t
+	}
+	xs := b.shapeOf(x)
+	last := xs[len(xs)-1]
+	if b.typeOf(x) != F32 || start < 0 || count <= 0 || start+count > last {
+		return b.fail(t, "slice [%d, %d) of %v %s", start, start+count, xs, b.typeOf(x))
+	}
+	n.I = []int{start, count}
+	n.Shape = append(slices.Clone(xs[:len(xs)-1]), count)
+	return t
+}
+
+// Permute copies x (F32) with its axes reordered: result dimension i is x's dimension axes[i].
+func (b *Builder) Permute(x Tensor, axes ...int) Tensor {
+	t, n, ok := b.op(OpPermute, x)
+	if !ok {
+		return t
+	}
+	xs := b.shapeOf(x)
+	seen := make([]bool, len(xs))
+	if b.typeOf(x) != F32 || len(axes) != len(xs) {
+		return b.fail(t, "permute %v of %v %s", axes, xs, b.typeOf(x))
+	}
+	n.Shape = make([]int, len(xs))
+	for i, a := range axes {
+		if a < 0 || a >= len(xs) || seen[a] {
+			return b.fail(t, "permute %v of %v: not a permutation", axes, xs)
+		}
+		seen[a] = true
+		n.Shape[i] = xs[a]
+	}
+	n.I = slices.Clone(axes)
+	return t
+}
+
+// RoPE rotates x (F32 [n, heads, headSize]) by the positions pos (I32 [n]). factors, if valid, is an F32
+// weight [Dims/2] dividing each pair's frequency (llama.cpp's rope_freqs / rope factors).
+func (b *Builder) RoPE(x, pos Tensor, p RoPEParams, factors Tensor) Tensor {
+	args := []Tensor{x, pos}
+	if factors.Valid() {
+		args = append(args, factors)
+	}
+	t, n, ok := b.op(OpRoPE, args...)
+	if !ok {
+		return t
+	}
+	xs, ps := b.shapeOf(x), b.shapeOf(pos)
+	if len(xs) != 3 || b.typeOf(x) != F32 || len(ps) != 1 || ps[0] != xs[0] || b.typeOf(pos) != I32 {
+		return b.fail(t, "x %v %s and positions %v %s: want F32 [n, heads, size] and I32 [n]", xs, b.typeOf(x), ps, b.typeOf(pos))
+	}
+	if p.Dims <= 0 || p.Dims%2 != 0 || p.Dims > xs[2] || p.Base <= 0 || p.FreqScale <= 0 {
+		return b.fail(t, "bad RoPE parameters %+v for head size %d", p, xs[2])
+	}
+	if factors.Valid() {
+		if fs := b.shapeOf(factors); b.typeOf(factors) != F32 || len(fs) != 1 || fs[0] != p.Dims/2 {
+			return b.fail(t, "frequency factors %v %s: want F32 [%d]", fs, b.typeOf(factors), p.Dims/2)
+		}
+	}
+	if p.AttnFactor == 0 {
+		p.AttnFactor = 1
+	}
+	n.Shape, n.RoPE = slices.Clone(xs), p
+	return t
+}
+
+// KVStore writes x (F32 [n, kvHeads, size]) into rows pos (I32 [n]) of cache (F16 or F32 [ctx, kvHeads, size]),
+// converting to the cache's type. The result stands for the cache after the write: pass it to Attention so the
+// read is ordered after the write.
+func (b *Builder) KVStore(cache, x, pos Tensor) Tensor {
+	t, n, ok := b.op(OpKVStore, cache, x, pos)
+	if !ok {
+		return t
+	}
+	cs, xs, ps := b.shapeOf(cache), b.shapeOf(x), b.shapeOf(pos)
+	ct := b.typeOf(cache)
+	if b.node(cache).Op != OpBuffer && b.node(cache).Op != OpKVStore {
+		return b.fail(t, "the cache must be a buffer")
+	}
+	if (ct != F16 && ct != F32) || len(cs) != 3 || len(xs) != 3 || !slices.Equal(cs[1:], xs[1:]) ||
+		b.typeOf(x) != F32 || len(ps) != 1 || ps[0] != xs[0] || b.typeOf(pos) != I32 {
+		return b.fail(t, "cache %v %s, x %v %s, positions %v: want F16/F32 [ctx, heads, size], F32 [n, heads, size], I32 [n]",
+			cs, ct, xs, b.typeOf(x), ps)
+	}
+	n.Type, n.Shape = ct, slices.Clone(cs)
+	return t
+}
+
+// Attention computes causal grouped-query attention of q (F32 [n, heads, size]) over the caches k ([ctx,
+// kvHeads, size]) and v ([ctx, kvHeads, vsize]), F16 or F32. Query i at position pos[i] (I32 [n]) attends to
+// cache rows 0…pos[i] (within p.Window, if set); query head h reads kv head h/(heads/kvHeads).
+// The result is F32 [n, heads·vsize].
+func (b *Builder) Attention(q, k, v, pos Tensor, p AttentionParams) Tensor {
+	t, n, ok := b.op(OpAttention, q, k, v, pos)
+	if !ok {
+		return t
+	}
+	qs, ks, vs, ps := b.shapeOf(q), b.shapeOf(k), b.shapeOf(v), b.shapeOf(pos)
+	kt, vt := b.typeOf(k), b.typeOf(v)
+	if len(qs) != 3 || len(ks) != 3 || len(vs) != 3 || b.typeOf(q) != F32 || (kt != F16 && kt != F32) ||
+		(vt != F16 && vt != F32) || len(ps) != 1 || ps[0] != qs[0] || b.typeOf(pos) != I32 {
+		return b.fail(t, "q %v, k %v %s, v %v %s, positions %v: want F32 [n, heads, size], caches [ctx, kvHeads, size], I32 [n]",
+			qs, ks, kt, vs, vt, ps)
+	}
+	if qs[2] != ks[2] || ks[0] != vs[0] || ks[1] != vs[1] || qs[1]%ks[1] != 0 {
+		return b.fail(t, "q %v does not fit k %v and v %v (head size, context, or heads not a multiple of kv heads)", qs, ks, vs)
+	}
+	if p.Window < 0 || p.SoftCap < 0 || p.Scale == 0 {
+		return b.fail(t, "bad attention parameters %+v", p)
+	}
+	n.Shape, n.Attn = []int{qs[0], qs[1] * vs[2]}, p
+	return t
+}
