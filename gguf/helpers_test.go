@@ -13,13 +13,13 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 // modelPaths returns every .gguf under testdata models/, or skips the test when the folder is absent.
 func modelPaths(t testing.TB) []string {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(testdata.Sub(t, "models"), "*.gguf"))
+	paths, err := filepath.Glob(filepath.Join(testdir.Sub(t, "models"), "*.gguf"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no models in testdata models/: %v", err)
 	}
@@ -38,7 +38,7 @@ var vocabRaw struct {
 // vocabPaths decompresses every tokenizer/*.gguf.bz2 into dir and returns the paths of the GGUFs.
 func vocabPaths(t testing.TB, dir string) []string {
 	t.Helper()
-	tok := testdata.Sub(t, "tokenizer")
+	tok := testdir.Sub(t, "tokenizer")
 	vocabRaw.once.Do(func() {
 		srcs, err := filepath.Glob(filepath.Join(tok, "*.gguf.bz2"))
 		if err != nil || len(srcs) == 0 {

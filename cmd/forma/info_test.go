@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 func runCLI(args ...string) (code int, stdout, stderr string) {
@@ -18,7 +18,7 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 }
 
 func TestInfo(t *testing.T) {
-	model := filepath.Join(testdata.Sub(t, "models"), "stories260K-Q8_0.gguf")
+	model := filepath.Join(testdir.Sub(t, "models"), "stories260K-Q8_0.gguf")
 	code, out, errOut := runCLI("info", model, "--tensors")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/forma-llm/forma/gguf"
 	"github.com/forma-llm/forma/gguf/quant"
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 // Parameter counts: llama.cpp's llama_model_n_params (through node-llama-cpp 3.22.1's addon,
@@ -44,7 +44,7 @@ var infoCases = []struct {
 }
 
 func TestReadTestdata(t *testing.T) {
-	dir := testdata.Sub(t, "models")
+	dir := testdir.Sub(t, "models")
 	for _, c := range infoCases {
 		t.Run(c.model, func(t *testing.T) {
 			f, err := gguf.Open(filepath.Join(dir, c.model+".gguf"))

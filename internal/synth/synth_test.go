@@ -14,7 +14,7 @@ import (
 	"github.com/forma-llm/forma/gguf"
 	"github.com/forma-llm/forma/gguf/quant"
 	"github.com/forma-llm/forma/internal/modelinfo"
-	"github.com/forma-llm/forma/internal/testdata"
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 func write(t *testing.T, opts Options) string {
@@ -73,7 +73,7 @@ func TestTinyPresets(t *testing.T) {
 // The tiny presets of qwen3, gemma3 and phi3 have the shapes of the testdata models of those architectures,
 // whose tensors llama.cpp itself created: the same tensor names and dimensions.
 func TestTensorsMatchLlamaCpp(t *testing.T) {
-	dir := testdata.Sub(t, "models")
+	dir := testdir.Sub(t, "models")
 	for preset, model := range map[string]string{"tiny-qwen3": "rand-qwen3-q6_k", "tiny-gemma3": "rand-gemma3-f16",
 		"tiny-phi3": "rand-phi3-q5_k", "tiny-qwen2": "rand-qwen2-q8_0", "tiny-llama": "rand-llama-q4_k"} {
 		t.Run(preset, func(t *testing.T) {
