@@ -17,24 +17,7 @@ import (
 func raw(version uint32, kvs []KV, infos []TensorInfo, dataLen int) []byte {
 	var buf bytes.Buffer
 	e := &encoder{w: &buf}
-	e.bytes([]byte(magic))
-	e.u32(version)
-	e.u64(uint64(len(infos)))
-	e.u64(uint64(len(kvs)))
-	for _, kv := range kvs {
-		e.str(kv.Key)
-		e.u32(uint32(kv.Value.Type))
-		e.value(kv.Value)
-	}
-	for _, ti := range infos {
-		e.str(ti.Name)
-		e.u32(uint32(len(ti.Dims)))
-		for _, d := range ti.Dims {
-			e.u64(d)
-		}
-		e.u32(uint32(ti.Type))
-		e.u64(ti.Offset)
-	}
+	e.header(version, kvs, infos)
 	e.pad(DefaultAlignment)
 	e.bytes(make([]byte, dataLen))
 	return buf.Bytes()

@@ -129,6 +129,8 @@ func (v Value) Any() (any, error) {
 		return v.bits != 0, nil
 	case v.Type == TypeString:
 		return v.str, nil
+	case v.Type != TypeArray || v.arr == nil:
+		return nil, fmt.Errorf("gguf: invalid value of type %s", v.Type)
 	}
 	elems, err := v.arr.values()
 	if err != nil {

@@ -92,24 +92,7 @@ func Write(w io.Writer, spec Spec) (int64, error) {
 		return 0, err
 	}
 	e := &encoder{w: w}
-	e.bytes([]byte(magic))
-	e.u32(version)
-	e.u64(uint64(len(infos)))
-	e.u64(uint64(len(spec.KV)))
-	for _, kv := range spec.KV {
-		e.str(kv.Key)
-		e.u32(uint32(kv.Value.Type))
-		e.value(kv.Value)
-	}
-	for _, ti := range infos {
-		e.str(ti.Name)
-		e.u32(uint32(len(ti.Dims)))
-		for _, d := range ti.Dims {
-			e.u64(d)
-		}
-		e.u32(uint32(ti.Type))
-		e.u64(ti.Offset)
-	}
+	e.header(version, spec.KV, infos)
 	if len(infos) > 0 {
 		// llama.cpp's C writer pads here even without tensors, its Python writer (which made the vocab-only
 		// files llama.cpp ships) does not; both read the same.
@@ -218,6 +201,28 @@ func shapeBytes(dims []uint64, typ quant.Type) (uint64, error) {
 		return 0, fmt.Errorf("size of dimensions %v overflows", dims)
 	}
 	return blocks * bb, nil
+}
+
+// header writes the magic, version, counts, metadata and tensor infos, as given.
+func (e *encoder) header(version uint32, kvs []KV, infos []TensorInfo) {
+	e.bytes([]byte(magic))
+	e.u32(version)
+	e.u64(uint64(len(infos)))
+	e.u64(uint64(len(kvs)))
+	for _, kv := range kvs {
+		e.str(kv.Key)
+		e.u32(uint32(kv.Value.Type))
+		e.value(kv.Value)
+	}
+	for _, ti := range infos {
+		e.str(ti.Name)
+		e.u32(uint32(len(ti.Dims)))
+		for _, d := range ti.Dims {
+			e.u64(d)
+		}
+		e.u32(uint32(ti.Type))
+		e.u64(ti.Offset)
+	}
 }
 
 // encoder writes little-endian fields, remembering the first error and the bytes written.

@@ -3,12 +3,15 @@ package modelinfo
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/forma-llm/forma/gguf"
 	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/internal/synth"
 	"github.com/forma-llm/forma/internal/testdir"
 )
 
@@ -102,9 +105,8 @@ func TestReadTestdata(t *testing.T) {
 
 // A model with per-layer KV head counts, separate K/V head sizes and linear RoPE scaling.
 func TestReadVariants(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.gguf")
 	kvHeads, _ := gguf.NewArray(gguf.TypeInt32, []gguf.Value{gguf.NewInt32(2), gguf.NewInt32(0), gguf.NewInt32(4)})
-	err := gguf.WriteFile(path, gguf.Spec{KV: []gguf.KV{
+	f := writeOpen(t, gguf.Spec{KV: []gguf.KV{
 		{Key: "general.architecture", Value: gguf.NewString("x")},
 		{Key: "x.block_count", Value: gguf.NewUint32(3)},
 		{Key: "x.embedding_length", Value: gguf.NewUint32(64)},
@@ -115,14 +117,6 @@ func TestReadVariants(t *testing.T) {
 		{Key: "x.rope.scaling.factor", Value: gguf.NewFloat32(4)},
 	}, Tensors: []gguf.WriteTensor{{Name: "token_embd.weight", Type: quant.F32, Dims: []uint64{64, 10},
 		Data: gguf.BytesData(make([]byte, 64*10*4))}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	in, err := Read(f)
 	if err != nil {
 		t.Fatal(err)
@@ -165,19 +159,10 @@ func TestReadVariants(t *testing.T) {
 }
 
 func TestReadBadMetadata(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "m.gguf")
-	err := gguf.WriteFile(path, gguf.Spec{KV: []gguf.KV{
+	f := writeOpen(t, gguf.Spec{KV: []gguf.KV{
 		{Key: "general.architecture", Value: gguf.NewString("x")},
 		{Key: "x.block_count", Value: gguf.NewString("three")},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := gguf.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	if _, err := Read(f); err == nil || !strings.Contains(err.Error(), "x.block_count") {
 		t.Errorf("error %v; want one naming x.block_count", err)
 	}
@@ -192,4 +177,34 @@ func TestFormat(t *testing.T) {
 			t.Errorf("%d: %q %q, want %q %q", c.n, b, n, c.bytes, c.cnt)
 		}
 	}
+}
+
+// writeOpen writes spec to a temporary file and opens it; the file is closed when the test ends.
+func writeOpen(t *testing.T, spec gguf.Spec) *gguf.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.gguf")
+	if err := gguf.WriteFile(path, spec); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func ExampleInfo_Estimate() {
+	dir, _ := os.MkdirTemp("", "modelinfo")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "m.gguf")
+	if err := synth.Write(path, synth.Options{Preset: "tiny-llama", Type: quant.Q8_0}); err != nil {
+		panic(err)
+	}
+	f, _ := gguf.Open(path)
+	defer f.Close()
+	in, _ := Read(f)
+	m := in.Estimate(1024)
+	fmt.Println(in.Architecture, FormatCount(in.Params), "KV cache at 1024:", FormatBytes(m.KVCache))
+	// Output: llama 1.71M KV cache at 1024: 1.00 MiB
 }
