@@ -59,6 +59,7 @@ type RoPE struct {
 	FreqScale   float64 `json:"freq_scale"`   // 1 / scaling factor
 	Dims        int     `json:"dims"`         // rotated dimensions per head
 	ScalingType string  `json:"scaling_type"` // none, linear, yarn, longrope, ...
+	FreqFactors bool    `json:"freq_factors"` // per-dimension frequency factors in rope_freqs.weight (Llama 3)
 }
 
 // Defaults llama.cpp applies when a file states no value.
@@ -100,6 +101,7 @@ func Read(f *gguf.File) (*Info, error) {
 		in.HeadDimV = in.HeadDim
 	}
 	in.readRoPE(k)
+	in.RoPE.FreqFactors = f.HasTensor("rope_freqs.weight")
 	in.readVocab(f, k)
 	if k.err != nil {
 		return nil, k.err

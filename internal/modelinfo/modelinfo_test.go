@@ -116,7 +116,8 @@ func TestReadVariants(t *testing.T) {
 		{Key: "x.attention.value_length", Value: gguf.NewUint32(8)},
 		{Key: "x.rope.scaling.factor", Value: gguf.NewFloat32(4)},
 	}, Tensors: []gguf.WriteTensor{{Name: "token_embd.weight", Type: quant.F32, Dims: []uint64{64, 10},
-		Data: gguf.BytesData(make([]byte, 64*10*4))}}})
+		Data: gguf.BytesData(make([]byte, 64*10*4))}, {Name: "rope_freqs.weight", Type: quant.F32, Dims: []uint64{8},
+		Data: gguf.BytesData(make([]byte, 8*4))}}})
 	in, err := Read(f)
 	if err != nil {
 		t.Fatal(err)
@@ -124,10 +125,11 @@ func TestReadVariants(t *testing.T) {
 	if in.KVHeads != 4 || len(in.KVHeadsLayer) != 3 || in.HeadDim != 16 || in.HeadDimV != 8 {
 		t.Errorf("kv heads %d %v, head dims %d/%d", in.KVHeads, in.KVHeadsLayer, in.HeadDim, in.HeadDimV)
 	}
-	if in.RoPE.FreqScale != 0.25 || in.RoPE.ScalingType != "linear" || in.RoPE.FreqBase != defaultFreqBase {
+	if in.RoPE.FreqScale != 0.25 || in.RoPE.ScalingType != "linear" || in.RoPE.FreqBase != defaultFreqBase ||
+		!in.RoPE.FreqFactors {
 		t.Errorf("rope %+v", in.RoPE)
 	}
-	if in.VocabSize != 10 || in.VocabSource != "token_embd.weight rows" || in.Params != 640 {
+	if in.VocabSize != 10 || in.VocabSource != "token_embd.weight rows" || in.Params != 648 {
 		t.Errorf("vocab %d from %q, params %d", in.VocabSize, in.VocabSource, in.Params)
 	}
 	if m := in.Estimate(100); m.KVCache != 100*(2+0+4)*(16+8)*2 {
@@ -146,12 +148,12 @@ func TestReadVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 	if back["architecture"] != "x" || back["memory"].(map[string]any)["context"] != 100.0 ||
-		len(back["tensors"].([]any)) != 1 {
+		len(back["tensors"].([]any)) != 2 {
 		t.Errorf("JSON: %s", buf.String())
 	}
 	buf.Reset()
 	in.WriteText(&buf, in.Estimate(100))
-	for _, want := range []string{"KV heads 4 (per layer [2 0 4])", "16 (K), 8 (V)", "scaling linear", "memory @ ctx 100"} {
+	for _, want := range []string{"KV heads 4 (per layer [2 0 4])", "16 (K), 8 (V)", "scaling linear, frequency factors", "memory @ ctx 100"} {
 		if !strings.Contains(buf.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, buf.String())
 		}

@@ -41,7 +41,12 @@ func (in *Info) WriteText(w io.Writer, mem Memory) error {
 		line("head dim", "%d", in.HeadDim)
 	}
 	r := in.RoPE
-	line("rope", "freq base %g, freq scale %g, dims %d, scaling %s", r.FreqBase, r.FreqScale, r.Dims, r.ScalingType)
+	factors := ""
+	if r.FreqFactors {
+		factors = ", frequency factors (rope_freqs.weight)"
+	}
+	line("rope", "freq base %g, freq scale %g, dims %d, scaling %s%s", r.FreqBase, r.FreqScale, r.Dims,
+		r.ScalingType, factors)
 	line("vocab", "%d (from %s)", in.VocabSize, orDash(in.VocabSource))
 	line("tokenizer", "%s, pre-tokenizer %s", orDash(in.TokenizerModel), orDash(in.TokenizerPre))
 	line("BOS / EOS", "%s / %s", tokenID(in.BOS), tokenID(in.EOS))
