@@ -88,15 +88,16 @@ func (s *attnStep) head(q, out []float32, pos, g int, scores, qh []float32) {
 	if s.p.SoftCap > 0 {
 		capInv = 1 / s.p.SoftCap
 	}
-	m := float32(math.Inf(-1))
-	for j := range scores {
-		off := ((first+j)*s.kvHeads + g) * s.size
-		var sc float32
-		if s.kF16 {
-			sc = dotF16(q, u16s(s.k)[off:off+s.size])
-		} else {
-			sc = dotF32(q, f32s(s.k)[off:off+s.size])
+	if s.kF16 { // all scores at once: rows of the head in the cache, kvHeads·size apart
+		quant.DotF16Rows(q, s.k[2*(first*s.kvHeads+g)*s.size:], s.kvHeads*s.size, scores)
+	} else {
+		for j := range scores {
+			off := ((first+j)*s.kvHeads + g) * s.size
+			scores[j] = dotF32(q, f32s(s.k)[off:off+s.size])
 		}
+	}
+	m := float32(math.Inf(-1))
+	for j, sc := range scores {
 		if s.p.SoftCap > 0 {
 			sc = float32(math.Tanh(float64(float32(sc*capInv)))) * s.p.SoftCap
 		}
@@ -106,28 +107,19 @@ func (s *attnStep) head(q, out []float32, pos, g int, scores, qh []float32) {
 	}
 	expNormalize(scores, scores, m)
 	clear(out)
+	if s.vF16 { // the probabilities are converted to F16 for the F16 V product
+		for j, pj := range scores {
+			scores[j] = f16Round(pj)
+		}
+		quant.AddWeightedF16Rows(out, scores, s.v[2*(first*s.kvHeads+g)*s.vsize:], s.kvHeads*s.vsize)
+		return
+	}
 	for j, pj := range scores {
 		off := ((first+j)*s.kvHeads + g) * s.vsize
-		if s.vF16 { // the probabilities are converted to F16 for the F16 V product
-			pj = f16Round(pj)
-			for d, v := range u16s(s.v)[off : off+s.vsize] {
-				out[d] += pj * quant.F16ToF32(v)
-			}
-		} else {
-			for d, v := range f32s(s.v)[off : off+s.vsize] {
-				out[d] += float32(pj * v)
-			}
+		for d, v := range f32s(s.v)[off : off+s.vsize] {
+			out[d] += float32(pj * v)
 		}
 	}
-}
-
-// dotF16 is q·k with k in F16 (q already F16-exact): exact products, float32 sum.
-func dotF16(q []float32, k []uint16) float32 {
-	var sum float32
-	for d, v := range k {
-		sum += q[d] * quant.F16ToF32(v)
-	}
-	return sum
 }
 
 // dotF32 is q·k in float32, each product rounded.

@@ -7,8 +7,8 @@ import (
 
 // matKernel is how the CPU multiplies by one weight type, as ggml's type traits: the activation type rows are
 // converted to (vec_dot_type), the converter, and the dot product of a weight row with a converted row.
-// The functions here are gguf/quant's scalar references; SIMD versions slot in per type beside them and are
-// tested against them.
+// quant.DotFunc is the fastest dot product the CPU has (SIMD where there is one, tested against the scalar
+// reference in gguf/quant).
 type matKernel struct {
 	act      quant.Type
 	quantize func(src []float32, dst []byte)
@@ -39,8 +39,15 @@ var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
 // matGrain is the least number of multiply-adds worth a worker.
 const matGrain = 1 << 16
 
+// gemmMinRows is the least number of activation rows for which a matrix multiply uses the batched kernel
+// (quant.Gemm, where the CPU has one): it packs each group of weight rows once and reuses it for every row,
+// which pays from a few rows on; a single row (decoding) streams the weights through the dot product.
+const gemmMinRows = 2
+
 // matMulStep computes y = x·Wᵀ: first every activation row is converted to the kernel's activation type (in the
-// workspace), then each worker takes an equal range of weight rows and dots each with every activation row.
+// workspace), then each worker takes an equal range of weight rows and dots each with every activation row —
+// or, with a batched kernel, multiplies its groups of quant.GemmRows weight rows with all activation rows at
+// once, packing each group into its own part of the workspace.
 type matMulStep struct {
 	wID, xID, yID int
 	w             []byte
@@ -50,6 +57,9 @@ type matMulStep struct {
 	wRow, aRow    int // bytes of a weight row and of a converted activation row
 	act           []byte
 	quantize      quantizePhase
+	gemm          *quant.Gemm // nil: dot products
+	packBytes     int         // scratch of one worker for gemm
+	pack          []byte      // the workers' scratch, packBytes each
 }
 
 // quantizePhase is the first phase of a matMulStep, a task of its own.
@@ -62,15 +72,23 @@ func newMatMul(g *accel.Graph, id int) *matMulStep {
 		n: nd.Shape[0], in: w.Shape[1], out: w.Shape[0]}
 	s.wRow = storageBytes(w.Type, s.in)
 	s.aRow = storageBytes(s.k.act, s.in)
+	if g := quant.GemmFor(w.Type); g != nil && s.n >= gemmMinRows {
+		s.gemm = g
+		s.aRow = g.ActivationRowBytes(s.in)
+		s.packBytes = alignUp(g.ScratchBytes(s.in))
+	}
 	s.quantize.s = s
 	return s
 }
 
-func (s *matMulStep) check() error        { return nil }
-func (s *matMulStep) workspace(_ int) int { return s.n * s.aRow }
+func (s *matMulStep) check() error { return nil }
+func (s *matMulStep) workspace(shares int) int {
+	return alignUp(s.n*s.aRow) + shares*s.packBytes
+}
 func (s *matMulStep) bind(p *program, ws []byte) {
 	s.w, s.x, s.y = p.mem[s.wID], f32s(p.mem[s.xID]), f32s(p.mem[s.yID])
 	s.act = ws[:s.n*s.aRow]
+	s.pack = ws[alignUp(s.n*s.aRow):s.workspace(p.b.threads)]
 }
 
 func (s *matMulStep) exec(p *pool) {
@@ -82,18 +100,38 @@ func (s *matMulStep) exec(p *pool) {
 func (q *quantizePhase) run(w, nw int) {
 	s := q.s
 	be, bb := s.k.act.BlockElems(), s.k.act.BlockBytes()
+	if s.gemm != nil {
+		be = s.gemm.Weight().BlockElems()
+		bb = s.gemm.ActivationRowBytes(be)
+	}
 	perRow := s.in / be
 	lo, hi := split(s.n*perRow, w, nw)
 	for u := lo; u < hi; {
 		r, b0 := u/perRow, u%perRow
 		b1 := min(perRow, b0+hi-u)
-		s.k.quantize(s.x[r*s.in+b0*be:r*s.in+b1*be], s.act[r*s.aRow+b0*bb:r*s.aRow+b1*bb])
+		src, dst := s.x[r*s.in+b0*be:r*s.in+b1*be], s.act[r*s.aRow+b0*bb:r*s.aRow+b1*bb]
+		if s.gemm != nil {
+			s.gemm.QuantizeActivation(src, dst)
+		} else {
+			s.k.quantize(src, dst)
+		}
 		u += b1 - b0
 	}
 }
 
-// run dots weight rows [lo, hi) with every converted activation row.
+// run dots weight rows [lo, hi) with every converted activation row; with a batched kernel, the share is
+// whole groups of quant.GemmRows rows.
 func (s *matMulStep) run(w, nw int) {
+	if s.gemm != nil {
+		groups := (s.out + quant.GemmRows - 1) / quant.GemmRows
+		glo, ghi := split(groups, w, nw)
+		lo, hi := glo*quant.GemmRows, min(s.out, ghi*quant.GemmRows)
+		if lo < hi {
+			s.gemm.Mul(s.in, s.w[lo*s.wRow:hi*s.wRow], s.wRow, hi-lo, s.act, s.aRow, s.n, s.y[lo:], s.out,
+				s.pack[w*s.packBytes:(w+1)*s.packBytes])
+		}
+		return
+	}
 	lo, hi := split(s.out, w, nw)
 	dot := s.k.dot
 	for o := lo; o < hi; o++ {
