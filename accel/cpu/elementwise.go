@@ -43,9 +43,7 @@ func (s *unaryStep) run(w, nw int) {
 			y[i] = v * s.f
 		}
 	case accel.OpSiLU:
-		for i, v := range x {
-			y[i] = silu(v)
-		}
+		siluVec(x, y)
 	case accel.OpGELU:
 		for i, v := range x {
 			y[i] = geluF16(s.gelu, v)
@@ -110,9 +108,7 @@ func (s *gluStep) run(w, nw int) {
 	lo, hi := split(len(s.y), w, nw)
 	g, u, y := s.g[lo:hi], s.u[lo:hi], s.y[lo:hi:hi]
 	if s.op == accel.OpSwiGLU {
-		for i, v := range g { // ggml_vec_swiglu_f32
-			y[i] = silu(v) * u[i]
-		}
+		swiGLUVec(g, u, y) // ggml_vec_swiglu_f32
 		return
 	}
 	for i, v := range g { // ggml_vec_geglu_f32 with GGML_GELU_FP16
