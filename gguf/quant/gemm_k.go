@@ -81,35 +81,36 @@ func packK(nb int, w []byte, wStride, rows, wBlock, pBlock int, dst []byte, pack
 	}
 }
 
-// packK4Row stores one row's super-block: quants q(j, i) (dword i of group j, four 0…31 values), scales.
-func packK4Row(p []byte, r int, blk []byte, q func(j, i int) uint32) {
-	d, dmin := f16at(blk, 0), f16at(blk, 2)
+// packK4Row stores one row's super-block of Q4_K (qh nil) or Q5_K: the quants of group j (32 elements) are
+// the low (j even) or high nibbles of qs[32·(j/2):], plus 16·bit j of qh for Q5_K; scales and minimums
+// multiplied out.
+func packK4Row(p []byte, r int, d, dmin float32, sc, qs, qh []byte) {
 	for j := 0; j < 8; j++ {
 		g := p[j*k4Group:]
+		shift := 4 * (j % 2)
+		src := qs[32*(j/2) : 32*(j/2)+32]
 		for i := 0; i < 8; i++ {
-			putU32(g, i*4*GemmRows+4*r, q(j, i))
+			v := getU32(src, 4*i) >> shift & 0x0f0f0f0f
+			if qh != nil {
+				v |= (getU32(qh, 4*i) >> j & 0x01010101) << 4
+			}
+			putU32(g, i*4*GemmRows+4*r, v)
 		}
-		sc, m := scaleMinK4(j, blk[4:16])
-		putF32(g, 8*4*GemmRows+4*r, float32(sc)*d)
+		s, m := scaleMinK4(j, sc)
+		putF32(g, 8*4*GemmRows+4*r, float32(s)*d)
 		putF32(p, 8*k4Group+4*GemmRows*j+4*r, float32(m)*dmin)
 	}
 }
 
 func packQ4_K(nb int, w []byte, wStride, rows int, dst []byte) {
 	packK(nb, w, wStride, rows, 144, k4PackBlock, dst, func(p []byte, r int, blk []byte) {
-		packK4Row(p, r, blk, func(j, i int) uint32 {
-			return getU32(blk, 16+32*(j/2)+4*i) >> (4 * (j % 2)) & 0x0f0f0f0f
-		})
+		packK4Row(p, r, f16at(blk, 0), f16at(blk, 2), blk[4:16], blk[16:144], nil)
 	})
 }
 
 func packQ5_K(nb int, w []byte, wStride, rows int, dst []byte) {
 	packK(nb, w, wStride, rows, 176, k4PackBlock, dst, func(p []byte, r int, blk []byte) {
-		packK4Row(p, r, blk, func(j, i int) uint32 {
-			lo := getU32(blk, 48+32*(j/2)+4*i) >> (4 * (j % 2)) & 0x0f0f0f0f
-			hi := getU32(blk, 16+4*i) >> j & 0x01010101 // qh bit j of the four elements
-			return lo | hi<<4
-		})
+		packK4Row(p, r, f16at(blk, 0), f16at(blk, 2), blk[4:16], blk[48:176], blk[16:48])
 	})
 }
 

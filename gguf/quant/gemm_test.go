@@ -291,3 +291,23 @@ func mustQuantizeA(t Type, x []float32) []byte {
 	}
 	return b
 }
+
+// BenchmarkGemmPack reports the packing of one group of GemmRows rows of 2048 elements (bytes = weight
+// bytes packed).
+func BenchmarkGemmPack(b *testing.B) {
+	const n = 2048
+	for _, wt := range gemmTypes() {
+		g := GemmFor(wt)
+		r := rand.New(rand.NewPCG(1, 1))
+		var w []byte
+		for i := 0; i < GemmRows; i++ {
+			w = append(w, mustQuantizeB(wt, randRow(r, n))...)
+		}
+		wRow, _ := wt.RowBytes(n)
+		scratch := make([]byte, g.ScratchBytes(n))
+		b.Run(benchName(wt), func(b *testing.B) {
+			b.SetBytes(int64(len(w)))
+			loopCPU(b, func() { g.pack(n/wt.BlockElems(), w, wRow, GemmRows, scratch) })
+		})
+	}
+}
