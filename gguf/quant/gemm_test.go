@@ -311,3 +311,49 @@ func BenchmarkGemmPack(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGemmSmall compares Gemm with the dot-product loop for small batches (the backend's gemmMinRows):
+// 256 rows of 2048 against 1…32 activation rows, MACs per second as bytes.
+func BenchmarkGemmSmall(b *testing.B) {
+	const n, rows = 2048, 256
+	for _, wt := range []Type{Q4_0, Q4_K} {
+		g := GemmFor(wt)
+		if g == nil {
+			continue
+		}
+		r := rand.New(rand.NewPCG(1, 1))
+		x := randRow(r, n)
+		var w []byte
+		for i := 0; i < rows; i++ {
+			w = append(w, mustQuantizeB(wt, x)...)
+		}
+		wRow, _ := wt.RowBytes(n)
+		at := ActivationType(wt)
+		aRow, _ := at.RowBytes(n)
+		gRow := g.ActivationRowBytes(n)
+		for _, cols := range []int{1, 2, 4, 8, 16, 32} {
+			a, ga := make([]byte, cols*aRow), make([]byte, cols*gRow)
+			for c := 0; c < cols; c++ {
+				_ = QuantizeActivation(at, x, a[c*aRow:])
+				g.QuantizeActivation(x, ga[c*gRow:])
+			}
+			out := make([]float32, rows*cols)
+			dot := DotFunc(wt)
+			b.Run(fmt.Sprintf("%s/cols=%d/dot", benchName(wt), cols), func(b *testing.B) {
+				b.SetBytes(int64(rows * n * cols))
+				loopCPU(b, func() {
+					for i := 0; i < rows; i++ {
+						for c := 0; c < cols; c++ {
+							out[c*rows+i] = dot(n, w[i*wRow:(i+1)*wRow], a[c*aRow:(c+1)*aRow])
+						}
+					}
+				})
+			})
+			scratch := make([]byte, g.ScratchBytes(n))
+			b.Run(fmt.Sprintf("%s/cols=%d/gemm", benchName(wt), cols), func(b *testing.B) {
+				b.SetBytes(int64(rows * n * cols))
+				loopCPU(b, func() { g.Mul(n, w, wRow, rows, ga, gRow, cols, out, rows, scratch) })
+			})
+		}
+	}
+}

@@ -3,6 +3,7 @@ package membw
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -40,5 +41,53 @@ func BenchmarkStream(b *testing.B) {
 				wg.Wait()
 			}
 		})
+	}
+}
+
+// BenchmarkStreamDot streams about 1 GiB of weight rows of each type through its dot product against one
+// activation row (in cache), as a decode step does, with 1 and 2 goroutines: bytes of weights per second.
+// Compared with BenchmarkStream it tells whether a kernel keeps up with memory.
+func BenchmarkStreamDot(b *testing.B) {
+	const n = 2048
+	for _, wt := range []quant.Type{quant.Q4_0, quant.Q8_0, quant.Q4_K, quant.Q6_K} {
+		rowBytes, _ := wt.RowBytes(n)
+		rows := streamBytes / rowBytes
+		w := make([]byte, rows*rowBytes)
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(i%17) - 8
+		}
+		row := make([]byte, rowBytes)
+		if err := quant.Quantize(wt, x, row); err != nil {
+			b.Fatal(err)
+		}
+		for r := 0; r < rows; r++ {
+			copy(w[r*rowBytes:], row)
+		}
+		at := quant.ActivationType(wt)
+		aBytes, _ := at.RowBytes(n)
+		a := make([]byte, aBytes)
+		if err := quant.QuantizeActivation(at, x, a); err != nil {
+			b.Fatal(err)
+		}
+		dot := quant.DotFunc(wt)
+		for threads := 1; threads <= runtime.GOMAXPROCS(0); threads++ {
+			b.Run(fmt.Sprintf("%s/threads=%d", strings.ToLower(wt.String()), threads), func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				var wg sync.WaitGroup
+				for b.Loop() {
+					for t := 0; t < threads; t++ {
+						wg.Add(1)
+						go func(lo, hi int) {
+							defer wg.Done()
+							for r := lo; r < hi; r++ {
+								dot(n, w[r*rowBytes:(r+1)*rowBytes], a)
+							}
+						}(rows*t/threads, rows*(t+1)/threads)
+					}
+					wg.Wait()
+				}
+			})
+		}
 	}
 }
