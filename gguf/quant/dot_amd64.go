@@ -12,7 +12,10 @@ package quant
 
 import "golang.org/x/sys/cpu"
 
-var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
+var (
+	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
+	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
+)
 
 func init() {
 	if !hasAVX2 {
@@ -29,6 +32,9 @@ func init() {
 	fastDots[Q4_K] = dotQ4_KFast
 	fastDots[Q5_K] = dotQ5_KFast
 	fastDots[Q6_K] = dotQ6_KFast
+	if hasAVX512 {
+		fastDots[Q8_0] = dotQ8_0Fast512
+	}
 }
 
 // The wrappers check that both rows hold nb whole blocks (so the assembly never reads past a slice) and
@@ -77,6 +83,17 @@ func dotQ8_0Fast(n int, w, a []byte) float32 {
 	}
 	_, _ = w[nb*34-1], a[nb*34-1]
 	return dotQ8_0Q8_0AVX2(nb, &w[0], &a[0])
+}
+
+// dotQ8_0Fast512 widens whole blocks with AVX-512BW: fewer instructions per byte, which decoding (bound by
+// streaming the weights) needs to keep up with memory.
+func dotQ8_0Fast512(n int, w, a []byte) float32 {
+	nb := n / QK
+	if nb <= 0 {
+		return 0
+	}
+	_, _ = w[nb*34-1], a[nb*34-1]
+	return dotQ8_0Q8_0AVX512(nb, &w[0], &a[0])
 }
 
 func dotQ4_KFast(n int, w, a []byte) float32 {
@@ -172,6 +189,9 @@ func dotQ5_1Q8_1AVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ8_0Q8_0AVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ8_0Q8_0AVX512(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ4_KQ8_KAVX2(nb int, w, a *byte) float32

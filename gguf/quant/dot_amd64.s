@@ -822,3 +822,53 @@ bf16loop:
 	VZEROUPPER
 	MOVSS  X0, ret+24(FP)
 	RET
+
+// Q80Z: one Q8_0 block with AVX-512BW: both sides widened to 32 int16 in one VPMOVSXBW each, one
+// VPMADDWD (exact for every int8 pair), 16 float lanes; the scale product through f16Table (R8).
+#define Q80Z(wo, wq, ao, aq, ACC) \
+	MOVWLZX      wo(SI), AX        \
+	MOVWLZX      ao(DI), BX        \
+	VMOVSS       (R8)(AX*4), X2    \
+	VMULSS       (R8)(BX*4), X2, X2 \
+	VBROADCASTSS X2, Z2            \
+	VPMOVSXBW    wq(SI), Z3        \
+	VPMOVSXBW    aq(DI), Z4        \
+	VPMADDWD     Z4, Z3, Z3        \
+	VCVTDQ2PS    Z3, Z3            \
+	VFMADD231PS  Z3, Z2, ACC
+
+// func dotQ8_0Q8_0AVX512(nb int, w, a *byte) float32
+//
+// Reference: DotQ8_0Q8_0 (per block s = Σ x·y exactly; sum += s·(dw·da)), 16 float lanes.
+TEXT ·dotQ8_0Q8_0AVX512(SB), NOSPLIT, $0-28
+	MOVQ    nb+0(FP), CX
+	MOVQ    w+8(FP), SI
+	MOVQ    a+16(FP), DI
+	MOVQ    ·f16Table(SB), R8
+	VPXORD  Z0, Z0, Z0
+	VPXORD  Z1, Z1, Z1
+
+q80zpair:
+	CMPQ       CX, $2
+	JLT        q80ztail
+	PREFETCHT0 PFD(SI)
+	Q80Z(0, 2, 0, 2, Z0)
+	Q80Z(34, 36, 34, 36, Z1)
+	ADDQ       $68, SI
+	ADDQ       $68, DI
+	SUBQ       $2, CX
+	JMP        q80zpair
+
+q80ztail:
+	TESTQ CX, CX
+	JZ    q80zdone
+	Q80Z(0, 2, 0, 2, Z0)
+
+q80zdone:
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+	VZEROUPPER
+	MOVSS         X0, ret+24(FP)
+	RET
