@@ -33,6 +33,7 @@ func init() {
 	fastDots[Q5_K] = dotQ5_KFast
 	fastDots[Q6_K] = dotQ6_KFast
 	if hasAVX512 {
+		fastDots[Q4_0] = dotQ4_0Fast512
 		fastDots[Q8_0] = dotQ8_0Fast512
 	}
 }
@@ -94,6 +95,16 @@ func dotQ8_0Fast512(n int, w, a []byte) float32 {
 	}
 	_, _ = w[nb*34-1], a[nb*34-1]
 	return dotQ8_0Q8_0AVX512(nb, &w[0], &a[0])
+}
+
+// dotQ4_0Fast512 is dotQ4_0Fast with AVX-512BW (15 instructions per block instead of 18).
+func dotQ4_0Fast512(n int, w, a []byte) float32 {
+	nb := n / QK
+	if nb <= 0 {
+		return 0
+	}
+	_, _ = w[nb*18-1], a[nb*34-1]
+	return dotQ4_0Q8_0AVX512(nb, &w[0], &a[0])
 }
 
 func dotQ4_KFast(n int, w, a []byte) float32 {
@@ -189,6 +200,9 @@ func dotQ5_1Q8_1AVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ8_0Q8_0AVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ4_0Q8_0AVX512(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ8_0Q8_0AVX512(nb int, w, a *byte) float32

@@ -872,3 +872,64 @@ q80zdone:
 	VZEROUPPER
 	MOVSS         X0, ret+24(FP)
 	RET
+
+DATA w8<>+0(SB)/2, $8
+GLOBL w8<>(SB), RODATA|NOPTR, $2
+
+// Q40Z: one Q4_0 block with AVX-512BW: nibbles to 32 bytes in element order, widened to int16 and offset
+// by −8 (exact), activations widened to int16, one VPMADDWD; the scale product through f16Table (R8).
+// Needs Y14 = 0x0F bytes, Z13 = int16 8s.
+#define Q40Z(wo, wq, ao, aq, ACC) \
+	MOVWLZX      wo(SI), AX        \
+	MOVWLZX      ao(DI), BX        \
+	VMOVSS       (R8)(AX*4), X2    \
+	VMULSS       (R8)(BX*4), X2, X2 \
+	VBROADCASTSS X2, Z2            \
+	VMOVDQU      wq(SI), X3        \
+	VPSRLW       $4, X3, X4        \
+	VINSERTI128  $1, X4, Y3, Y3    \
+	VPAND        Y14, Y3, Y3       \
+	VPMOVZXBW    Y3, Z3            \
+	VPSUBW       Z13, Z3, Z3       \
+	VPMOVSXBW    aq(DI), Z4        \
+	VPMADDWD     Z4, Z3, Z3        \
+	VCVTDQ2PS    Z3, Z3            \
+	VFMADD231PS  Z3, Z2, ACC
+
+// func dotQ4_0Q8_0AVX512(nb int, w, a *byte) float32
+//
+// Reference: DotQ4_0Q8_0 (per block s = Σ (q−8)·y exactly; sum += s·dw·da), 16 float lanes.
+TEXT ·dotQ4_0Q8_0AVX512(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	MOVQ         ·f16Table(SB), R8
+	VMOVDQU      b0F<>(SB), Y14
+	VPBROADCASTW w8<>(SB), Z13
+	VPXORD       Z0, Z0, Z0
+	VPXORD       Z1, Z1, Z1
+
+q40zpair:
+	CMPQ       CX, $2
+	JLT        q40ztail
+	PREFETCHT0 PFD(SI)
+	Q40Z(0, 2, 0, 2, Z0)
+	Q40Z(18, 20, 34, 36, Z1)
+	ADDQ       $36, SI
+	ADDQ       $68, DI
+	SUBQ       $2, CX
+	JMP        q40zpair
+
+q40ztail:
+	TESTQ CX, CX
+	JZ    q40zdone
+	Q40Z(0, 2, 0, 2, Z0)
+
+q40zdone:
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF64X4 $1, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	HSUMPS(Y0, X0, X1)
+	VZEROUPPER
+	MOVSS         X0, ret+24(FP)
+	RET
