@@ -79,10 +79,9 @@ func (s *attnStep) head(q, out []float32, pos, g int, scores, qh []float32) {
 	}
 	scores = scores[:pos+1-first]
 	if s.kF16 { // ggml converts q to the cache type before the F16 dot product
-		for d, v := range q {
-			qh[d] = f16Round(v)
-		}
+		copy(qh, q)
 		q = qh[:s.size]
+		roundF16Vec(q)
 	}
 	var capInv float32
 	if s.p.SoftCap > 0 {
@@ -96,21 +95,22 @@ func (s *attnStep) head(q, out []float32, pos, g int, scores, qh []float32) {
 			scores[j] = dotF32(q, f32s(s.k)[off:off+s.size])
 		}
 	}
-	m := float32(math.Inf(-1))
-	for j, sc := range scores {
-		if s.p.SoftCap > 0 {
+	var m float32
+	if s.p.SoftCap > 0 {
+		m = float32(math.Inf(-1))
+		for j, sc := range scores {
 			sc = float32(math.Tanh(float64(float32(sc*capInv)))) * s.p.SoftCap
+			sc *= s.p.Scale
+			scores[j] = sc
+			m = max(m, sc)
 		}
-		sc *= s.p.Scale
-		scores[j] = sc
-		m = max(m, sc)
+	} else {
+		m = scaleMaxVec(scores, s.p.Scale)
 	}
 	expNormalize(scores, scores, m)
 	clear(out)
 	if s.vF16 { // the probabilities are converted to F16 for the F16 V product
-		for j, pj := range scores {
-			scores[j] = f16Round(pj)
-		}
+		roundF16Vec(scores)
 		quant.AddWeightedF16Rows(out, scores, s.v[2*(first*s.kvHeads+g)*s.vsize:], s.kvHeads*s.vsize)
 		return
 	}

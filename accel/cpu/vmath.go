@@ -39,3 +39,21 @@ func scaleVec(y []float32, f float32) {
 		y[i] *= f
 	}
 }
+
+// scaleMaxVec multiplies x by f and returns the largest result (−Inf for none; NaNs may be skipped).
+func scaleMaxVec(x []float32, f float32) float32 {
+	done, m := scaleMaxFast(x, f)
+	for i := done; i < len(x); i++ {
+		v := x[i] * f
+		x[i] = v
+		m = max(m, v)
+	}
+	return m
+}
+
+// roundF16Vec rounds every element of x to the nearest F16 value (ties to even), as f16Round.
+func roundF16Vec(x []float32) {
+	for i := roundF16Fast(x); i < len(x); i++ {
+		x[i] = f16Round(x[i])
+	}
+}

@@ -2,7 +2,11 @@
 
 package cpu
 
-import "golang.org/x/sys/cpu"
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
 
 var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
 
@@ -39,3 +43,29 @@ func vexpSumAVX512(n int, x, y *float32, m float32) float64
 //
 //go:noescape
 func vsiluAVX512(n int, x, y, u *float32)
+
+// scaleMaxFast handles the first len(x)&^15 elements of scaleMaxVec.
+func scaleMaxFast(x []float32, f float32) (int, float32) {
+	n := len(x) &^ 15
+	if !hasAVX512 || n == 0 {
+		return 0, float32(math.Inf(-1))
+	}
+	return n, scaleMaxAVX512(n, &x[0], f)
+}
+
+// roundF16Fast handles the first len(x)&^15 elements of roundF16Vec (VCVTPS2PH rounds to nearest even, as
+// quant.F32ToF16; they differ only in the payload of NaNs).
+func roundF16Fast(x []float32) int {
+	n := len(x) &^ 15
+	if !hasAVX512 || n == 0 {
+		return 0
+	}
+	roundF16AVX512(n, &x[0])
+	return n
+}
+
+//go:noescape
+func scaleMaxAVX512(n int, x *float32, f float32) float32
+
+//go:noescape
+func roundF16AVX512(n int, x *float32)

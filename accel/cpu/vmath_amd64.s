@@ -157,3 +157,54 @@ vsstore:
 
 vsbig:
 	VEXPBIG(vsdone)
+
+DATA vxNegInf<>+0(SB)/4, $0xff800000
+GLOBL vxNegInf<>(SB), RODATA|NOPTR, $4
+
+// func scaleMaxAVX512(n int, x *float32, f float32) float32
+//
+// Reference: scaleMaxVec's loop (x *= f, running max), n a multiple of 16.
+TEXT ·scaleMaxAVX512(SB), NOSPLIT, $0-28
+	MOVQ         n+0(FP), CX
+	MOVQ         x+8(FP), SI
+	VBROADCASTSS f+16(FP), Z1
+	VBROADCASTSS vxNegInf<>(SB), Z2
+	SHRQ         $4, CX
+
+smloop:
+	VMULPS  (SI), Z1, Z0
+	VMOVUPS Z0, (SI)
+	VMAXPS  Z0, Z2, Z2
+	ADDQ    $64, SI
+	DECQ    CX
+	JNZ     smloop
+	VEXTRACTF64X4 $1, Z2, Y3
+	VMAXPS        Y3, Y2, Y2
+	VEXTRACTF128  $1, Y2, X3
+	VMAXPS        X3, X2, X2
+	VMOVHLPS      X2, X2, X3
+	VMAXPS        X3, X2, X2
+	VMOVSHDUP     X2, X3
+	VMAXSS        X3, X2, X2
+	VZEROUPPER
+	MOVSS         X2, ret+24(FP)
+	RET
+
+// func roundF16AVX512(n int, x *float32)
+//
+// Reference: f16Round per element (VCVTPS2PH with round-to-nearest-even, then back), n a multiple of 16.
+TEXT ·roundF16AVX512(SB), NOSPLIT, $0-16
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), SI
+	SHRQ $4, CX
+
+rfloop:
+	VMOVUPS   (SI), Z0
+	VCVTPS2PH $0, Z0, Y1
+	VCVTPH2PS Y1, Z0
+	VMOVUPS   Z0, (SI)
+	ADDQ      $64, SI
+	DECQ      CX
+	JNZ       rfloop
+	VZEROUPPER
+	RET

@@ -101,3 +101,46 @@ func BenchmarkVectorMath(b *testing.B) {
 		}
 	})
 }
+
+// TestScaleMaxAndRoundF16 checks scaleMaxVec and roundF16Vec against the scalar expressions bit for bit on
+// finite input, including F16 rounding ties, F16 subnormals and values past the F16 range.
+func TestScaleMaxAndRoundF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{1, 15, 16, 17, 100, 1000} {
+		x := make([]float32, n)
+		for i := range x {
+			switch i % 5 {
+			case 0:
+				x[i] = float32(r.NormFloat64() * 100)
+			case 1:
+				x[i] = float32(r.NormFloat64() * 1e-6) // F16 subnormals
+			case 2:
+				x[i] = float32(int(r.IntN(2048))) + 0.5 // ties above 1024: F16 spacing 1
+			case 3:
+				x[i] = float32(r.NormFloat64() * 1e5) // past 65504
+			default:
+				x[i] = math.Float32frombits(r.Uint32() & 0xbf7fffff) // any finite bits
+			}
+		}
+		y := append([]float32(nil), x...)
+		roundF16Vec(y)
+		for i := range x {
+			if want := f16Round(x[i]); math.Float32bits(y[i]) != math.Float32bits(want) {
+				t.Fatalf("roundF16Vec(%v) = %v, want %v", x[i], y[i], want)
+			}
+		}
+		y = append(y[:0], x...)
+		m := scaleMaxVec(y, 0.125)
+		want := float32(math.Inf(-1))
+		for i := range x {
+			v := x[i] * 0.125
+			want = max(want, v)
+			if math.Float32bits(y[i]) != math.Float32bits(v) {
+				t.Fatalf("scaleMaxVec: %v·0.125 = %v, want %v", x[i], y[i], v)
+			}
+		}
+		if m != want {
+			t.Fatalf("scaleMaxVec max %v, want %v", m, want)
+		}
+	}
+}
