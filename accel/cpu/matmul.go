@@ -40,9 +40,10 @@ var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
 const matGrain = 1 << 16
 
 // gemmMinRows is the least number of activation rows for which a matrix multiply uses the batched kernel
-// (quant.Gemm, where the CPU has one): it packs each group of weight rows once and reuses it for every row,
-// which pays from a few rows on; a single row (decoding) streams the weights through the dot product.
-const gemmMinRows = 2
+// (quant.Gemm, where the CPU has one): it packs each group of weight rows once and reuses it for every row.
+// Packing (in Go) costs about what 12–30 rows of dot products do (quant's BenchmarkGemmSmall: Q4_0 wins from
+// ~16 rows, Q4_K from ~32), so smaller batches, and decoding, stream the weights through the dot products.
+const gemmMinRows = 32
 
 // matMulStep computes y = x·Wᵀ: first every activation row is converted to the kernel's activation type (in the
 // workspace), then each worker takes an equal range of weight rows and dots each with every activation row —
