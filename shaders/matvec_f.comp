@@ -1,0 +1,66 @@
+// matvec_f: y = x·Wᵀ for a few (≤ 8) activation rows and an F32, F16 or BF16 weight [rows, cols] starting at
+// element w_off. The activations are float rows (for F16 and BF16 weights already rounded to the weight's type
+// by quantize.comp, as llama.cpp converts them), ncols rows of cols from element x_off. One workgroup per
+// weight row; subgroupAdd and shared memory reduce. y[y_off + c·y_stride + row].
+// Bindings: 0 = W, 1 = x, 2 = y. Dispatch rows workgroups (2D above 65535).
+//#variant matvec_f32 WTYPE=0
+//#variant matvec_f16 WTYPE=1
+//#variant matvec_bf16 WTYPE=2
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#include "common.glsl"
+
+layout(push_constant) uniform Push {
+    uint rows;
+    uint cols;
+    uint ncols;
+    uint w_off;
+    uint x_off;
+    uint y_off;
+    uint y_stride;
+} pc;
+
+layout(std430, binding = 0) readonly buffer W { uint w[]; };
+layout(std430, binding = 1) readonly buffer X { float x[]; };
+layout(std430, binding = 2) writeonly buffer Y { float y[]; };
+
+#include "welem.glsl"
+
+#define MAXCOLS 8u
+
+shared float partial[MAXCOLS * gl_WorkGroupSize.x];
+
+void main() {
+    uint row = flat_workgroup();
+    if (row >= pc.rows) {
+        return;
+    }
+    uint lid = gl_LocalInvocationID.x;
+    float acc[MAXCOLS];
+    for (uint c = 0u; c < MAXCOLS; c++) {
+        acc[c] = 0.0;
+    }
+    uint base = pc.w_off + row * pc.cols;
+    for (uint k = lid; k < pc.cols; k += gl_WorkGroupSize.x) {
+        float wv = welem(base + k);
+        for (uint c = 0u; c < pc.ncols; c++) {
+            acc[c] += wv * x[pc.x_off + c * pc.cols + k];
+        }
+    }
+    for (uint c = 0u; c < pc.ncols; c++) {
+        float s = subgroupAdd(acc[c]);
+        if (subgroupElect()) {
+            partial[c * gl_WorkGroupSize.x + gl_SubgroupID] = s;
+        }
+    }
+    barrier();
+    if (lid < pc.ncols) {
+        float s = 0.0;
+        for (uint g = 0u; g < gl_NumSubgroups; g++) {
+            s += partial[lid * gl_WorkGroupSize.x + g];
+        }
+        y[pc.y_off + lid * pc.y_stride + row] = s;
+    }
+}

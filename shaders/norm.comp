@@ -1,0 +1,81 @@
+// norm: row-wise ops over the last dimension of an F32 tensor [rows, cols], one workgroup per row (2D dispatch
+// above 65535 rows):
+//   rms_norm:   y = x / sqrt(mean(x²) + eps)
+//   layer_norm: y = (x - mean) / sqrt(var + eps)
+//   softmax:    y = exp(x - max) / Σ exp(x - max)
+// Sums are float32 over the workgroup; the scale factors are correctly rounded divisions, as ggml's float32.
+// Bindings: 0 = x, 1 = y.
+//#variant rms_norm OP=0
+//#variant layer_norm OP=1
+//#variant softmax OP=2
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#include "common.glsl"
+#include "numeric.glsl"
+#include "reduce.glsl"
+
+layout(push_constant) uniform Push {
+    uint rows;
+    uint cols;
+    uint x_off;
+    uint y_off;
+    float eps;
+} pc;
+
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) writeonly buffer Y { float y[]; };
+
+void main() {
+    uint row = flat_workgroup();
+    if (row >= pc.rows) {
+        return;
+    }
+    uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+    uint xb = pc.x_off + row * pc.cols, yb = pc.y_off + row * pc.cols;
+    float n = float(pc.cols);
+#if OP == 0
+    float s = 0.0;
+    for (uint i = lid; i < pc.cols; i += wg) {
+        precise float v = x[xb + i] * x[xb + i];
+        s += v;
+    }
+    s = wg_sum(s);
+    float scale = div_rn(1.0, sqrt(div_rn(s, n) + pc.eps));
+    for (uint i = lid; i < pc.cols; i += wg) {
+        y[yb + i] = x[xb + i] * scale;
+    }
+#elif OP == 1
+    float s = 0.0;
+    for (uint i = lid; i < pc.cols; i += wg) {
+        s += x[xb + i];
+    }
+    float mean = div_rn(wg_sum(s), n);
+    float s2 = 0.0;
+    for (uint i = lid; i < pc.cols; i += wg) {
+        precise float d = x[xb + i] - mean;
+        precise float d2 = d * d;
+        s2 += d2;
+    }
+    float scale = div_rn(1.0, sqrt(div_rn(wg_sum(s2), n) + pc.eps));
+    for (uint i = lid; i < pc.cols; i += wg) {
+        precise float d = x[xb + i] - mean;
+        y[yb + i] = d * scale;
+    }
+#else
+    float m = uintBitsToFloat(0xff800000u);
+    for (uint i = lid; i < pc.cols; i += wg) {
+        m = max(m, x[xb + i]);
+    }
+    m = wg_max(m);
+    float s = 0.0;
+    for (uint i = lid; i < pc.cols; i += wg) {
+        s += fexp(x[xb + i] - m);
+    }
+    float inv = div_rn(1.0, wg_sum(s));
+    for (uint i = lid; i < pc.cols; i += wg) {
+        y[yb + i] = fexp(x[xb + i] - m) * inv;
+    }
+#endif
+}
