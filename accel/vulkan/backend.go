@@ -19,7 +19,9 @@ type Backend struct {
 	// maxBind is the largest range one shader binding may cover (maxStorageBufferRange, also bounded by the
 	// largest allocation); weights larger than it are split by rows into several buffers.
 	maxBind int64
-	align   int64 // minStorageBufferOffsetAlignment
+	// partBytes is the largest weight part: maxBind, or less in tests of the splitting.
+	partBytes int64
+	align     int64 // minStorageBufferOffsetAlignment
 
 	mu       sync.Mutex
 	closed   bool
@@ -57,7 +59,7 @@ func NewBackendOn(d *Device) (*Backend, error) {
 		maxBind = int64(m)
 	}
 	maxBind &^= 3
-	return &Backend{dev: d, maxBind: maxBind, align: max(4, int64(limits.MinStorageBufferOffsetAlignment)),
+	return &Backend{dev: d, maxBind: maxBind, partBytes: maxBind, align: max(4, int64(limits.MinStorageBufferOffsetAlignment)),
 		weights: map[*weight]struct{}{}, buffers: map[*kvBuffer]struct{}{}, programs: map[*program]struct{}{}}, nil
 }
 
@@ -167,9 +169,9 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 		return nil, fmt.Errorf("vulkan: weight %q: %d bytes of data, want %d for %s %v", w.Name, len(w.Data), want, w.Type, w.Shape)
 	}
 	devRow := lay.deviceBytes(w.Type, cols)
-	rowsPer := b.maxBind / devRow
+	rowsPer := b.partBytes / devRow
 	if rowsPer == 0 {
-		return nil, fmt.Errorf("vulkan: weight %q: a row of %d bytes exceeds the device's binding range of %d", w.Name, devRow, b.maxBind)
+		return nil, fmt.Errorf("vulkan: weight %q: a row of %d bytes exceeds the device's binding range of %d", w.Name, devRow, b.partBytes)
 	}
 	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, lay: lay, cols: cols}
 	rows := n / cols
