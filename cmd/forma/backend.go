@@ -23,6 +23,10 @@ var backendOpeners = map[string]backendOpener{
 // autoOrder is the preference of --backend auto: GPUs first, the CPU last.
 var autoOrder = []string{"metal", "vulkan", "cpu"}
 
+// autoOpeners, where a backend has one, replace its opener under --backend auto: they may decline a device that
+// an explicit --backend would use (Vulkan's software rasterizer, slower than the CPU backend).
+var autoOpeners = map[string]backendOpener{}
+
 // backendFlags are the flags every command that runs a model shares.
 type backendFlags struct {
 	name    string
@@ -66,6 +70,9 @@ func (b *backendFlags) open() (accel.Backend, error) {
 			open, ok := backendOpeners[n]
 			if !ok {
 				continue
+			}
+			if a, ok := autoOpeners[n]; ok {
+				open = a
 			}
 			be, err := open(b.threads)
 			if err == nil {
