@@ -21,7 +21,10 @@ float chunk_dot(uint q[8], vec4 smm, uint a[8], float da, float sa) {
     float r = da * (smm.x * float(i0) + smm.y * float(i1));
 #if HAS_MIN
     if (ACT_Q81) {
-        r += smm.z * sa;
+        precise float dd = smm.x * da;
+        precise float t = dd * float(i0 + i1);
+        precise float mm = smm.z * sa;
+        r = t + mm;
     } else {
         r += da * (smm.z * float(a0) + smm.w * float(a1));
     }

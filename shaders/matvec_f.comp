@@ -20,6 +20,7 @@ layout(push_constant) uniform Push {
     uint x_off;
     uint y_off;
     uint y_stride;
+    uint tpr; // invocations per weight row: a power of two dividing the workgroup size
 } pc;
 
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
@@ -30,37 +31,24 @@ layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 
 #define MAXCOLS 8u
 
-shared float partial[MAXCOLS * gl_WorkGroupSize.x];
+#include "matvec_reduce.glsl"
 
 void main() {
-    uint row = flat_workgroup();
-    if (row >= pc.rows) {
-        return;
-    }
-    uint lid = gl_LocalInvocationID.x;
+    uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+    uint lane = lid % pc.tpr, slot = lid / pc.tpr;
+    uint row = flat_workgroup() * (wg / pc.tpr) + slot;
     float acc[MAXCOLS];
     for (uint c = 0u; c < MAXCOLS; c++) {
         acc[c] = 0.0;
     }
-    uint base = pc.w_off + row * pc.cols;
-    for (uint k = lid; k < pc.cols; k += gl_WorkGroupSize.x) {
-        float wv = welem(base + k);
-        for (uint c = 0u; c < pc.ncols; c++) {
-            acc[c] += wv * x[pc.x_off + c * pc.cols + k];
+    if (row < pc.rows) {
+        uint base = pc.w_off + row * pc.cols;
+        for (uint k = lane; k < pc.cols; k += pc.tpr) {
+            float wv = welem(base + k);
+            for (uint c = 0u; c < pc.ncols; c++) {
+                acc[c] += wv * x[pc.x_off + c * pc.cols + k];
+            }
         }
     }
-    for (uint c = 0u; c < pc.ncols; c++) {
-        float s = subgroupAdd(acc[c]);
-        if (subgroupElect()) {
-            partial[c * gl_WorkGroupSize.x + gl_SubgroupID] = s;
-        }
-    }
-    barrier();
-    if (lid < pc.ncols) {
-        float s = 0.0;
-        for (uint g = 0u; g < gl_NumSubgroups; g++) {
-            s += partial[lid * gl_WorkGroupSize.x + g];
-        }
-        y[pc.y_off + lid * pc.y_stride + row] = s;
-    }
+    reduce_rows(acc, lid, lane, slot, row);
 }

@@ -27,6 +27,7 @@ layout(push_constant) uniform Push {
     uint a_off;
     uint y_off;
     uint y_stride;
+    uint tpr; // invocations per weight row: a power of two dividing the workgroup size
 } pc;
 
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
@@ -38,44 +39,31 @@ layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 
 #define MAXCOLS 8u
 
-shared float partial[MAXCOLS * gl_WorkGroupSize.x];
+#include "matvec_reduce.glsl"
 
 void main() {
-    uint row = flat_workgroup();
-    if (row >= pc.rows) {
-        return; // whole workgroup: uniform
-    }
-    uint lid = gl_LocalInvocationID.x;
+    uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+    uint lane = lid % pc.tpr, slot = lid / pc.tpr;
+    uint row = flat_workgroup() * (wg / pc.tpr) + slot;
     float acc[MAXCOLS];
     for (uint c = 0u; c < MAXCOLS; c++) {
         acc[c] = 0.0;
     }
-    uint rbase = pc.w_off + row * (pc.nchunks / CHUNKS_PER_BLOCK) * BLOCK_WORDS;
-    for (uint ch = lid; ch < pc.nchunks; ch += gl_WorkGroupSize.x) {
-        uint q[8];
-        vec4 smm;
-        decode_chunk(rbase + (ch / CHUNKS_PER_BLOCK) * BLOCK_WORDS, ch % CHUNKS_PER_BLOCK, q, smm);
-        for (uint c = 0u; c < pc.ncols; c++) {
-            uint ab = pc.a_off + (c * pc.nchunks + ch) * 10u;
-            uint a[8];
-            for (uint k = 0u; k < 8u; k++) {
-                a[k] = act[ab + k];
+    if (row < pc.rows) {
+        uint rbase = pc.w_off + row * (pc.nchunks / CHUNKS_PER_BLOCK) * BLOCK_WORDS;
+        for (uint ch = lane; ch < pc.nchunks; ch += pc.tpr) {
+            uint q[8];
+            vec4 smm;
+            decode_chunk(rbase + (ch / CHUNKS_PER_BLOCK) * BLOCK_WORDS, ch % CHUNKS_PER_BLOCK, q, smm);
+            for (uint c = 0u; c < pc.ncols; c++) {
+                uint ab = pc.a_off + (c * pc.nchunks + ch) * 10u;
+                uint a[8];
+                for (uint k = 0u; k < 8u; k++) {
+                    a[k] = act[ab + k];
+                }
+                acc[c] += chunk_dot(q, smm, a, uintBitsToFloat(act[ab + 8u]), uintBitsToFloat(act[ab + 9u]));
             }
-            acc[c] += chunk_dot(q, smm, a, uintBitsToFloat(act[ab + 8u]), uintBitsToFloat(act[ab + 9u]));
         }
     }
-    for (uint c = 0u; c < pc.ncols; c++) {
-        float s = subgroupAdd(acc[c]);
-        if (subgroupElect()) {
-            partial[c * gl_WorkGroupSize.x + gl_SubgroupID] = s;
-        }
-    }
-    barrier();
-    if (lid < pc.ncols) {
-        float s = 0.0;
-        for (uint g = 0u; g < gl_NumSubgroups; g++) {
-            s += partial[lid * gl_WorkGroupSize.x + g];
-        }
-        y[pc.y_off + lid * pc.y_stride + row] = s;
-    }
+    reduce_rows(acc, lid, lane, slot, row);
 }

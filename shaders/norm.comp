@@ -3,7 +3,7 @@
 //   rms_norm:   y = x / sqrt(mean(x²) + eps)
 //   layer_norm: y = (x - mean) / sqrt(var + eps)
 //   softmax:    y = exp(x - max) / Σ exp(x - max)
-// Sums are float32 over the workgroup; the scale factors are correctly rounded divisions, as ggml's float32.
+// Sums are double-float over the workgroup, as ggml sums in double; the scale factors are correctly rounded.
 // Bindings: 0 = x, 1 = y.
 //#variant rms_norm OP=0
 //#variant layer_norm OP=1
@@ -36,29 +36,31 @@ void main() {
     uint xb = pc.x_off + row * pc.cols, yb = pc.y_off + row * pc.cols;
     float n = float(pc.cols);
 #if OP == 0
-    float s = 0.0;
+    vec2 s = vec2(0.0);
     for (uint i = lid; i < pc.cols; i += wg) {
         precise float v = x[xb + i] * x[xb + i];
-        s += v;
+        s = df_add(s, vec2(v, 0.0));
     }
-    s = wg_sum(s);
-    float scale = div_rn(1.0, sqrt(div_rn(s, n) + pc.eps));
+    precise float mean = df_div(wg_sum_df(s), n);
+    float scale = div_rn(1.0, sqrt_rn(mean + pc.eps));
     for (uint i = lid; i < pc.cols; i += wg) {
         y[yb + i] = x[xb + i] * scale;
     }
 #elif OP == 1
-    float s = 0.0;
+    vec2 s = vec2(0.0);
     for (uint i = lid; i < pc.cols; i += wg) {
-        s += x[xb + i];
+        s = df_add(s, vec2(x[xb + i], 0.0));
     }
-    float mean = div_rn(wg_sum(s), n);
-    float s2 = 0.0;
+    vec2 st = wg_sum_df(s);
+    float mean = div_rn(st.x, n);
+    vec2 s2 = vec2(0.0);
     for (uint i = lid; i < pc.cols; i += wg) {
         precise float d = x[xb + i] - mean;
         precise float d2 = d * d;
-        s2 += d2;
+        s2 = df_add(s2, vec2(d2, 0.0));
     }
-    float scale = div_rn(1.0, sqrt(div_rn(wg_sum(s2), n) + pc.eps));
+    precise float var = df_div(wg_sum_df(s2), n);
+    float scale = div_rn(1.0, sqrt_rn(var + pc.eps));
     for (uint i = lid; i < pc.cols; i += wg) {
         precise float d = x[xb + i] - mean;
         y[yb + i] = d * scale;
@@ -69,11 +71,12 @@ void main() {
         m = max(m, x[xb + i]);
     }
     m = wg_max(m);
-    float s = 0.0;
+    vec2 s = vec2(0.0);
     for (uint i = lid; i < pc.cols; i += wg) {
-        s += fexp(x[xb + i] - m);
+        s = df_add(s, vec2(fexp(x[xb + i] - m), 0.0));
     }
-    float inv = div_rn(1.0, wg_sum(s));
+    vec2 st = wg_sum_df(s);
+    float inv = df_recip(st);
     for (uint i = lid; i < pc.cols; i += wg) {
         y[yb + i] = fexp(x[xb + i] - m) * inv;
     }

@@ -10,6 +10,9 @@
 //   fexp                  exp by ggml's ggml_v_expf algorithm (within a few ulp, no fused multiply-add needed)
 //   ftanh                 tanh from fexp, with a series near 0
 //   fsincos               (cos, sin) with Cody-Waite reduction by π/2 and Cephes' float polynomials
+//   two_sum, df_add       double-float (hi + lo) sums, exact to about 2^-48: where ggml sums in double (norms,
+//                         softmax), a double-float sum rounds to the same float32 but for rare ties
+//   df_div, sqrt_rn       double-float / float, and a correctly rounded square root
 // Variables that must not be contracted into fused multiply-adds are declared precise.
 #ifndef FORMA_NUMERIC_GLSL
 #define FORMA_NUMERIC_GLSL
@@ -173,6 +176,74 @@ vec2 fsincos(float x) {
         return vec2(-c, -s);
     }
     return vec2(s, -c);
+}
+
+// two_sum returns (s, e) with s = fl(a + b) and a + b = s + e exactly.
+vec2 two_sum(float a, float b) {
+    precise float s = a + b;
+    precise float bb = s - a;
+    precise float e = (a - (s - bb)) + (b - bb);
+    return vec2(s, e);
+}
+
+// df_add adds two double-float numbers (hi, lo), normalised so that hi = fl(hi + lo).
+vec2 df_add(vec2 a, vec2 b) {
+    vec2 s = two_sum(a.x, b.x);
+    precise float e = s.y + (a.y + b.y);
+    return two_sum(s.x, e);
+}
+
+// two_prod returns (p, e) with p = fl(a·b) and a·b = p + e exactly (Dekker's split; no fused multiply-add).
+vec2 two_prod(float a, float b) {
+    precise float p = a * b;
+    precise float ca = 4097.0 * a;
+    precise float ah = ca - (ca - a);
+    precise float al = a - ah;
+    precise float cb = 4097.0 * b;
+    precise float bh = cb - (cb - b);
+    precise float bl = b - bh;
+    precise float e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+    return vec2(p, e);
+}
+
+// df_div returns (hi + lo) / d rounded to float32 (d a positive normal float).
+float df_div(vec2 a, float d) {
+    float q1 = div_rn(a.x, d);
+    vec2 p = two_prod(q1, d);
+    precise float r = ((a.x - p.x) - p.y) + a.y;
+    precise float q = q1 + r / d;
+    return q;
+}
+
+// df_recip returns 1 / (hi + lo) rounded to float32 (hi positive and normal).
+float df_recip(vec2 a) {
+    float q1 = div_rn(1.0, a.x);
+    vec2 p = two_prod(q1, a.x);
+    precise float r = ((1.0 - p.x) - p.y) - q1 * a.y;
+    precise float q = q1 + r * q1;
+    return q;
+}
+
+// sqrt_rn is the correctly rounded square root of a positive normal float: the GPU's estimate, moved by an ulp
+// when the exact square of the midpoint on either side shows it rounded the wrong way.
+float sqrt_rn(float x) {
+    float s = sqrt(x);
+    for (int i = 0; i < 2; i++) {
+        float up = uintBitsToFloat(floatBitsToUint(s) + 1u), dn = uintBitsToFloat(floatBitsToUint(s) - 1u);
+        // (s + h)² - x with h half the gap above s: s² + s·2h + h², each exact, compared in double-float.
+        precise float hu = (up - s) * 0.5, hd = (s - dn) * 0.5;
+        vec2 s2 = two_prod(s, s);
+        vec2 hi = df_add(df_add(s2, vec2(s * (2.0 * hu), hu * hu)), vec2(-x, 0.0));
+        vec2 lo = df_add(df_add(s2, vec2(-(s * (2.0 * hd)), hd * hd)), vec2(-x, 0.0));
+        if (hi.x < 0.0 || (hi.x == 0.0 && hi.y < 0.0)) {
+            s = up;
+        } else if (lo.x > 0.0 || (lo.x == 0.0 && lo.y > 0.0)) {
+            s = dn;
+        } else {
+            break;
+        }
+    }
+    return s;
 }
 
 #endif

@@ -34,4 +34,22 @@ float wg_max(float v) {
     return s;
 }
 
+shared vec2 red_df[gl_WorkGroupSize.x];
+
+// wg_sum_df adds every invocation's double-float value, exactly to about 2^-48, in a fixed tree.
+vec2 wg_sum_df(vec2 v) {
+    uint lid = gl_LocalInvocationID.x;
+    red_df[lid] = v;
+    barrier();
+    for (uint s = gl_WorkGroupSize.x / 2u; s > 0u; s >>= 1) {
+        if (lid < s) {
+            red_df[lid] = df_add(red_df[lid], red_df[lid + s]);
+        }
+        barrier();
+    }
+    vec2 r = red_df[0];
+    barrier();
+    return r;
+}
+
 #endif

@@ -28,7 +28,7 @@ func BenchmarkMatVec(b *testing.B) {
 			w, x := newF32(b, d, "W", randFloats(r, rows*cols)), newF32(b, d, "x", randFloats(r, cols))
 			y := mustBuffer(b, d, "y", int64(4*rows), DeviceLocal)
 			defer func() { w.Close(); x.Close(); y.Close() }()
-			p, err := d.Pipeline(PipelineDesc{Name: "matvec_f32", SPIRV: shader(b, "matvec_f32"), Buffers: 3, PushSize: 28,
+			p, err := d.Pipeline(PipelineDesc{Name: "matvec_f32", SPIRV: shader(b, "matvec_f32"), Buffers: 3, PushSize: 32,
 				Spec: []uint32{max(128, info.SubgroupSize)}})
 			if err != nil {
 				b.Fatal(err)
@@ -36,7 +36,7 @@ func BenchmarkMatVec(b *testing.B) {
 			c := mustCommands(b, d, CommandsOptions{Name: "matvec"})
 			defer c.Close()
 			record(b, c, func() {
-				c.Dispatch(p, groups2D(uint32(rows)), PushUint32(uint32(rows), uint32(cols), 1, 0, 0, 0, 0), w.All(), x.All(), y.All())
+				c.Dispatch(p, groups2D(uint32(rows)), PushUint32(uint32(rows), uint32(cols), 1, 0, 0, 0, 0, max(128, info.SubgroupSize)), w.All(), x.All(), y.All())
 			})
 			b.SetBytes(int64(4 * rows * cols))
 			for b.Loop() {

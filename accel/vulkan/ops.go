@@ -81,12 +81,25 @@ func (r *recorder) matMul(id int) {
 		wb := binding{rng: s.buf.All()}
 		pc := push(nil).u(uint32(s.rows), width, uint32(n), uint32(s.wOff), act.elem, y.elem+uint32(s.r0), uint32(out))
 		if n <= matvecMaxRows {
-			r.dispatch("matvec_"+lay.name, wgRow, spec, flat(int(s.rows)), pc, []binding{wb, act}, []binding{y})
+			tpr := r.p.b.rowThreads(int(width))
+			per := wgRow / tpr
+			pc = pc.u(uint32(tpr))
+			r.dispatch("matvec_"+lay.name, wgRow, spec, flat((int(s.rows)+per-1)/per), pc, []binding{wb, act}, []binding{y})
 		} else {
 			groups := [3]uint32{uint32((s.rows + tileRows - 1) / tileRows), uint32((n + tileRows - 1) / tileRows), 1}
 			r.dispatch("matmul_"+lay.name, wgTile, spec, groups, pc, []binding{wb, act}, []binding{y})
 		}
 	}
+}
+
+// rowThreads is how many invocations of a mat-vec workgroup share one weight row of units chunks (or elements):
+// enough for the row, at least one subgroup, a power of two up to the workgroup.
+func (b *Backend) rowThreads(units int) int {
+	t := max(1, int(b.dev.Info().SubgroupSize))
+	for t < units && t < wgRow {
+		t *= 2
+	}
+	return min(t, wgRow)
 }
 
 // getRows records the row lookup, one dispatch per part of the table.

@@ -205,7 +205,7 @@ func testMatVec(t *testing.T, d *Device, tc matvecCase) {
 	wb, xb := newF32(t, d, "W", w), newF32(t, d, "x", x)
 	yb := newF32(t, d, "y", make([]float32, tc.yOff+tc.rows))
 	defer func() { wb.Close(); xb.Close(); yb.Close() }()
-	p, err := d.Pipeline(PipelineDesc{Name: "matvec_f32", SPIRV: shader(t, "matvec_f32"), Buffers: 3, PushSize: 28,
+	p, err := d.Pipeline(PipelineDesc{Name: "matvec_f32", SPIRV: shader(t, "matvec_f32"), Buffers: 3, PushSize: 32,
 		Spec: []uint32{tc.wg}})
 	if err != nil {
 		t.Fatal(err)
@@ -213,8 +213,8 @@ func testMatVec(t *testing.T, d *Device, tc matvecCase) {
 	c := mustCommands(t, d, CommandsOptions{Name: "matvec"})
 	defer c.Close()
 	record(t, c, func() {
-		// One weight row per workgroup, one activation row (ncols 1).
-		push := PushUint32(uint32(tc.rows), uint32(tc.cols), 1, uint32(tc.wOff), uint32(tc.xOff), uint32(tc.yOff), 0)
+		// One weight row per workgroup (all its invocations on the row), one activation row (ncols 1).
+		push := PushUint32(uint32(tc.rows), uint32(tc.cols), 1, uint32(tc.wOff), uint32(tc.xOff), uint32(tc.yOff), 0, tc.wg)
 		c.Dispatch(p, groups2D(uint32(tc.rows)), push, wb.All(), xb.All(), yb.All())
 	})
 	if err := c.Run(); err != nil {
