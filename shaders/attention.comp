@@ -3,9 +3,9 @@
 // attention: s_j = q·k_j (q rounded to F16 for an F16 cache), soft-capped, scaled; p = softmax(s) over keys
 // first…pos (first = pos - window + 1 with a window); p rounded to F16 for an F16 V; out = Σ p_j·v_j.
 // One workgroup (128 invocations) per (query, head); query head h reads kv head h / (heads / kv_heads).
-// Scores are kept in shared memory in chunks of CH keys: one pass finds the maximum and the sum of
-// exponentials (rescaled between chunks), the second forms the probabilities and the weighted sum of V, with
-// the scores recomputed when there was more than one chunk. Dot products and the V sum run in key order in
+// Scores are kept in shared memory (up to CH keys; beyond, they are recomputed in each pass): the maximum, the
+// sum of exponentials (ggml_v_expf, summed in double-float as ggml sums in double), then the probabilities and
+// the weighted sum of V. Dot products and the V sum run in key order in
 // float32, as on the CPU. Positions were checked by the host (others are clamped).
 // Bindings: 0 = q, 1 = k, 2 = v, 3 = pos (int), 4 = y.
 //#variant attention_k16_v16 K_F16=1 V_F16=1
@@ -78,7 +78,7 @@ float score(uint key, uint g) {
     }
     if (pc.softcap > 0.0) {
         precise float t = s * pc.cap_inv;
-        s = ftanh(t) * pc.softcap;
+        s = tanh_rn(t) * pc.softcap;
     }
     precise float r = s * pc.scale;
     return r;
@@ -103,25 +103,27 @@ void main() {
     }
     barrier();
 
-    float m = uintBitsToFloat(0xff800000u), sum = 0.0;
+    // The maximum over all keys, then Σ exp(s - max) in double-float (ggml sums in double), as the CPU does:
+    // the scores are computed once when they fit in shared memory, else once per pass.
+    float lm = uintBitsToFloat(0xff800000u);
     for (uint c0 = 0u; c0 < nk; c0 += CH) {
         uint cn = min(CH, nk - c0);
-        float lm = uintBitsToFloat(0xff800000u);
         for (uint j = lid; j < cn; j += WG) {
             float s = score(first + c0 + j, g);
             sc[j] = s;
             lm = max(lm, s);
         }
-        float nm = max(m, wg_max(lm));
-        float ls = 0.0;
-        for (uint j = lid; j < cn; j += WG) {
-            ls += fexp(sc[j] - nm);
-        }
-        float cs = wg_sum(ls);
-        sum = sum * fexp(m - nm) + cs;
-        m = nm;
     }
-    float inv = div_rn(1.0, sum);
+    float m = wg_max(lm);
+    vec2 ls = vec2(0.0);
+    for (uint c0 = 0u; c0 < nk; c0 += CH) {
+        uint cn = min(CH, nk - c0);
+        for (uint j = lid; j < cn; j += WG) {
+            float s = nk > CH ? score(first + c0 + j, g) : sc[j];
+            ls = df_add(ls, vec2(vexpf(s - m), 0.0));
+        }
+    }
+    float inv = df_recip(wg_sum_df(ls));
 
     float acc[VPT];
     for (uint k = 0u; k < VPT; k++) {
@@ -131,7 +133,7 @@ void main() {
         uint cn = min(CH, nk - c0);
         for (uint j = lid; j < cn; j += WG) {
             float s = nk > CH ? score(first + c0 + j, g) : sc[j];
-            precise float pj = fexp(s - m) * inv;
+            precise float pj = vexpf(s - m) * inv;
 #if V_F16
             pj = f16_round(pj);
 #endif

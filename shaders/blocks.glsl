@@ -133,6 +133,36 @@ void decode_chunk(uint base, uint j, out uint q[8], out vec4 smm) {
 #endif
 }
 
+#if WTYPE == WT_Q4_K || WTYPE == WT_Q5_K || WTYPE == WT_Q6_K
+#define KQUANT 1
+// decode_kchunk decodes chunk j of a K-quant block for llama.cpp's integer dot product: the quants (Q4_K and
+// Q5_K unsigned, Q6_K minus 32) and the integer scales of its two halves and its minimum (0 for Q6_K).
+void decode_kchunk(uint base, uint j, out uint q[8], out ivec3 scm) {
+#if WTYPE == WT_Q6_K
+    vec4 smm;
+    decode_chunk(base, j, q, smm);
+    uint half_ = j >> 2, r = j & 3u, sc = 192u + 8u * half_ + 2u * r;
+    scm = ivec3(int(byte_at(base, sc) << 24) >> 24, int(byte_at(base, sc + 1u) << 24) >> 24, 0);
+#else
+    vec4 smm;
+    decode_chunk(base, j, q, smm);
+    uvec2 sm = scale_min_k4(base, j);
+    scm = ivec3(int(sm.x), int(sm.x), int(sm.y));
+#endif
+}
+
+// kblock_dm returns a K-quant block's d and dmin (0 for Q6_K).
+vec2 kblock_dm(uint base) {
+#if WTYPE == WT_Q6_K
+    return vec2(f16_value(w[base + 52u]), 0.0);
+#else
+    return unpackHalf2x16(w[base]);
+#endif
+}
+#else
+#define KQUANT 0
+#endif
+
 // i8 extracts signed byte b (0…3) of a packed word.
 int i8(uint v, uint b) {
     return bitfieldExtract(int(v), int(8u * b), 8);

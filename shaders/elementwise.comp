@@ -35,14 +35,14 @@ layout(std430, binding = 1) readonly buffer B { float b[]; };
 layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 
 float silu(float x) {
-    precise float d = 1.0 + fexp(-x);
+    precise float d = 1.0 + vexpf(-x);
     return div_rn(x, d);
 }
 
 // gelu32 is ggml_gelu_f32 in float32, operation by operation.
 float gelu32(float x) {
     precise float inner = 1.0 + (0.044715 * x) * x;
-    precise float t = ftanh((0.79788456080286535587989211986876 * x) * inner);
+    precise float t = tanh_rn((0.79788456080286535587989211986876 * x) * inner);
     precise float r = (0.5 * x) * (1.0 + t);
     return r;
 }
@@ -75,7 +75,8 @@ void main() {
 #elif OP == 4
     r = gelu_f16(x);
 #elif OP == 5
-    r = ftanh(x * pc.inv) * pc.f;
+    precise float xi = x * pc.inv;
+    r = tanh_rn(xi) * pc.f;
 #elif OP == 6
     r = silu(x) * b[pc.b_off + i];
 #elif OP == 7

@@ -1,6 +1,7 @@
 // matmul_f: y = x·Wᵀ for many activation rows and an F32, F16 or BF16 weight: tiles of 32 weight rows × 32
 // activation rows, 32 columns at a time staged in shared memory; each of the 128 invocations computes one
-// weight row against 8 activation rows. Operands and push constants as matvec_f (ncols any number).
+// weight row against 8 activation rows, summing the products in double-float (as the CPU backend sums in
+// double) and rounding once. Operands and push constants as matvec_f (ncols any number, no tpr).
 // Bindings: 0 = W, 1 = x, 2 = y. Dispatch (ceil(rows/32), ceil(ncols/32)) workgroups.
 //#variant matmul_f32 WTYPE=0
 //#variant matmul_f16 WTYPE=1
@@ -8,6 +9,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "numeric.glsl"
 
 layout(push_constant) uniform Push {
     uint rows;
@@ -38,9 +40,9 @@ void main() {
     uint lid = gl_LocalInvocationID.x;
     uint m0 = gl_WorkGroupID.x * TM, n0 = gl_WorkGroupID.y * TN;
     uint m = lid % TM, ng = lid / TM;
-    float acc[NPT];
+    vec2 acc[NPT];
     for (uint i = 0u; i < NPT; i++) {
-        acc[i] = 0.0;
+        acc[i] = vec2(0.0);
     }
     for (uint k0 = 0u; k0 < pc.cols; k0 += KT) {
         for (uint idx = lid; idx < TM * KT; idx += WG) {
@@ -63,7 +65,8 @@ void main() {
         for (uint k = 0u; k < KT; k++) {
             float wv = sw[m * (KT + 1u) + k];
             for (uint i = 0u; i < NPT; i++) {
-                acc[i] += wv * sx[(ng * NPT + i) * (KT + 1u) + k];
+                precise float p = wv * sx[(ng * NPT + i) * (KT + 1u) + k];
+                acc[i] = df_add(acc[i], vec2(p, 0.0));
             }
         }
         barrier();
@@ -73,7 +76,7 @@ void main() {
         for (uint i = 0u; i < NPT; i++) {
             uint col = n0 + ng * NPT + i;
             if (col < pc.ncols) {
-                y[pc.y_off + col * pc.y_stride + row] = acc[i];
+                y[pc.y_off + col * pc.y_stride + row] = acc[i].x;
             }
         }
     }

@@ -1,8 +1,12 @@
-// matmul_q: y = x·Wᵀ for many activation rows and a quantized weight, the prefill product. Each workgroup
-// (128 invocations) computes a tile of 32 weight rows × 32 activation rows: per step it decodes 4 chunks of
-// each of its weight rows and loads the matching activation chunks into shared memory, then every invocation
-// dots one weight row with 8 activation rows. Operands and push constants as matvec_q (ncols any number).
-// Bindings: 0 = W, 1 = activations, 2 = y. Dispatch (ceil(rows/32), ceil(ncols/32)) workgroups.
+// matmul_q: y = x·Wᵀ for many activation rows and a quantized weight, the prefill product. Each workgroup of
+// 128 invocations computes a tile of weight rows × activation rows: per step it decodes a few blocks of each
+// of its weight rows and loads the matching activation chunks into shared memory, then every invocation adds
+// those blocks into its outputs (one weight row × several activation rows) in block order, each block formed as
+// matq.glsl forms it, so results equal the CPU backend's. Operands and push constants as matvec_q.
+//   32-element types: tiles of 32 × 32, 4 blocks per step, 8 outputs per invocation.
+//   K-quants: tiles of 16 × 32, one super-block per step, 4 outputs per invocation, each with ggml's eight lane
+//   accumulators and its running sum.
+// Bindings: 0 = W, 1 = activations, 2 = y. Dispatch (ceil(rows/TM), ceil(ncols/32)) workgroups.
 //#variant matmul_q4_0 WTYPE=3
 //#variant matmul_q8_0 WTYPE=4
 //#variant matmul_q4_k WTYPE=5
@@ -14,7 +18,7 @@
 #include "common.glsl"
 #include "numeric.glsl"
 
-layout(constant_id = 1) const bool ACT_Q81 = false;
+layout(constant_id = 1) const uint ACT = 0;
 
 layout(push_constant) uniform Push {
     uint rows;
@@ -33,43 +37,77 @@ layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 #include "blocks.glsl"
 #include "matq.glsl"
 
-#define TM 32u
-#define TN 32u
-#define KC 4u
 #define WG 128u
+#define TN 32u
+#if KQUANT
+#define TM 16u
+#define KC 8u // chunks per step: one super-block
+#define SWC 11u // shared words per weight chunk: 8 quant words, two scales, the minimum's scale
+#else
+#define TM 32u
+#define KC 4u
+#define SWC 12u // 8 quant words, s0, s1, m0, m1
+#endif
 #define NPT (TN * TM / WG)
 
-shared uint sw[TM * KC * 12u];
+shared uint sw[TM * KC * SWC];
 shared uint sa[TN * KC * 10u];
+#if KQUANT
+shared vec2 sdm[TM];
+#endif
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint m0 = gl_WorkGroupID.x * TM, n0 = gl_WorkGroupID.y * TN;
     uint m = lid % TM, ng = lid / TM;
     uint bpr = pc.nchunks / CHUNKS_PER_BLOCK;
+#if KQUANT
+    float sums[NPT][8];
+    float total[NPT];
+    for (uint i = 0u; i < NPT; i++) {
+        total[i] = 0.0;
+        for (uint l = 0u; l < 8u; l++) {
+            sums[i][l] = 0.0;
+        }
+    }
+#else
     float acc[NPT];
     for (uint i = 0u; i < NPT; i++) {
         acc[i] = 0.0;
     }
+#endif
     for (uint k0 = 0u; k0 < pc.nchunks; k0 += KC) {
         for (uint idx = lid; idx < TM * KC; idx += WG) {
             uint mm = idx / KC, c = idx % KC, row = m0 + mm, ch = k0 + c;
             uint q[8];
-            vec4 smm = vec4(0.0);
             for (uint k = 0u; k < 8u; k++) {
                 q[k] = 0u;
             }
-            if (row < pc.rows && ch < pc.nchunks) {
-                decode_chunk(pc.w_off + (row * bpr + ch / CHUNKS_PER_BLOCK) * BLOCK_WORDS, ch % CHUNKS_PER_BLOCK, q, smm);
+            uint sb = idx * SWC;
+#if KQUANT
+            ivec3 scm = ivec3(0);
+            if (row < pc.rows) {
+                decode_kchunk(pc.w_off + (row * bpr + ch / 8u) * BLOCK_WORDS, c, q, scm);
+                if (c == 0u) {
+                    sdm[mm] = kblock_dm(pc.w_off + (row * bpr + ch / 8u) * BLOCK_WORDS);
+                }
             }
-            uint sb = idx * 12u;
-            for (uint k = 0u; k < 8u; k++) {
-                sw[sb + k] = q[k];
+            sw[sb + 8u] = uint(scm.x);
+            sw[sb + 9u] = uint(scm.y);
+            sw[sb + 10u] = uint(scm.z);
+#else
+            vec4 smm = vec4(0.0);
+            if (row < pc.rows && ch < pc.nchunks) {
+                decode_chunk(pc.w_off + (row * bpr + ch) * BLOCK_WORDS, 0u, q, smm);
             }
             sw[sb + 8u] = floatBitsToUint(smm.x);
             sw[sb + 9u] = floatBitsToUint(smm.y);
             sw[sb + 10u] = floatBitsToUint(smm.z);
             sw[sb + 11u] = floatBitsToUint(smm.w);
+#endif
+            for (uint k = 0u; k < 8u; k++) {
+                sw[sb + k] = q[k];
+            }
         }
         for (uint idx = lid; idx < TN * KC * 10u; idx += WG) {
             uint n = idx / (KC * 10u), rest = idx % (KC * 10u), c = rest / 10u;
@@ -81,22 +119,44 @@ void main() {
             sa[idx] = v;
         }
         barrier();
-        for (uint c = 0u; c < KC; c++) {
-            uint sb = (m * KC + c) * 12u;
-            uint q[8];
-            for (uint k = 0u; k < 8u; k++) {
-                q[k] = sw[sb + k];
-            }
-            vec4 smm = vec4(uintBitsToFloat(sw[sb + 8u]), uintBitsToFloat(sw[sb + 9u]), uintBitsToFloat(sw[sb + 10u]),
-                            uintBitsToFloat(sw[sb + 11u]));
-            for (uint i = 0u; i < NPT; i++) {
-                uint ab = ((ng * NPT + i) * KC + c) * 10u;
-                uint a[8];
+        for (uint i = 0u; i < NPT; i++) {
+            uint nb = (ng * NPT + i) * KC * 10u;
+#if KQUANT
+            int lanes[8] = int[8](0, 0, 0, 0, 0, 0, 0, 0);
+            int mins = 0;
+            for (uint c = 0u; c < KC; c++) {
+                uint sb = (m * KC + c) * SWC, ab = nb + c * 10u;
+                uint q[8], a[8];
                 for (uint k = 0u; k < 8u; k++) {
+                    q[k] = sw[sb + k];
                     a[k] = sa[ab + k];
                 }
-                acc[i] += chunk_dot(q, smm, a, uintBitsToFloat(sa[ab + 8u]), uintBitsToFloat(sa[ab + 9u]));
+                kchunk_lanes(q, ivec3(int(sw[sb + 8u]), int(sw[sb + 9u]), int(sw[sb + 10u])), a, lanes, mins);
             }
+            float cb[9];
+            kblock_contrib(sdm[m], uintBitsToFloat(sa[nb + 8u]), lanes, mins, cb);
+            for (uint l = 0u; l < 8u; l++) {
+                precise float s = sums[i][l] + cb[l];
+                sums[i][l] = s;
+            }
+            precise float t = total[i] + cb[8];
+            total[i] = t;
+#else
+            for (uint c = 0u; c < KC; c++) {
+                uint sb = (m * KC + c) * SWC, ab = nb + c * 10u;
+                uint q[8], a[8];
+                for (uint k = 0u; k < 8u; k++) {
+                    q[k] = sw[sb + k];
+                    a[k] = sa[ab + k];
+                }
+                vec4 smm = vec4(uintBitsToFloat(sw[sb + 8u]), uintBitsToFloat(sw[sb + 9u]), uintBitsToFloat(sw[sb + 10u]),
+                                uintBitsToFloat(sw[sb + 11u]));
+                if (k0 + c < pc.nchunks) {
+                    precise float s = acc[i] + block32_term(q, smm, a, uintBitsToFloat(sa[ab + 8u]), uintBitsToFloat(sa[ab + 9u]));
+                    acc[i] = s;
+                }
+            }
+#endif
         }
         barrier();
     }
@@ -105,7 +165,15 @@ void main() {
         for (uint i = 0u; i < NPT; i++) {
             uint col = n0 + ng * NPT + i;
             if (col < pc.ncols) {
+#if KQUANT
+                precise float r = total[i];
+                for (uint l = 0u; l < 8u; l++) {
+                    r = r + sums[i][l];
+                }
+                y[pc.y_off + col * pc.y_stride + row] = r;
+#else
                 y[pc.y_off + col * pc.y_stride + row] = acc[i];
+#endif
             }
         }
     }

@@ -1,9 +1,10 @@
 // matvec_q: y = x·Wᵀ for a few (≤ 8) activation rows and a quantized weight, the decode-time product.
 // W is [rows, cols] in a device layout of blocks.glsl, starting at word w_off; the activations are the chunks
-// quantize.comp wrote (10 words per 32 elements) from word a_off, ncols rows of cols/32 chunks. Each workgroup
-// computes one weight row: invocations take strided chunks, decode each once and dot it with every activation
-// row; subgroupAdd and shared memory reduce the sums. y[y_off + c·y_stride + row] for activation row c.
-// Bindings: 0 = W, 1 = activations, 2 = y. Dispatch rows workgroups (2D above 65535).
+// quantize.comp wrote (10 words per 32 elements) from word a_off, ncols rows of cols/32 chunks. A workgroup
+// computes wg/tpr weight rows with tpr invocations each; an invocation computes the contribution of every
+// tpr-th block of its row (matq.glsl), and the contributions are then added in block order through shared
+// memory, so that the sum is the CPU backend's (ggml's order) whatever the GPU. y[y_off + c·y_stride + row].
+// Bindings: 0 = W, 1 = activations, 2 = y. Dispatch ceil(rows / (wg/tpr)) workgroups (2D above 65535).
 //#variant matvec_q4_0 WTYPE=3
 //#variant matvec_q8_0 WTYPE=4
 //#variant matvec_q4_k WTYPE=5
@@ -12,12 +13,10 @@
 //#variant matvec_q8s WTYPE=8
 #version 450
 #extension GL_GOOGLE_include_directive : require
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
 #include "common.glsl"
 #include "numeric.glsl"
 
-layout(constant_id = 1) const bool ACT_Q81 = false;
+layout(constant_id = 1) const uint ACT = 0;
 
 layout(push_constant) uniform Push {
     uint rows;
@@ -27,7 +26,7 @@ layout(push_constant) uniform Push {
     uint a_off;
     uint y_off;
     uint y_stride;
-    uint tpr; // invocations per weight row: a power of two dividing the workgroup size
+    uint tpr; // invocations per weight row: a power of two from 8 to the workgroup size
 } pc;
 
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
@@ -38,32 +37,93 @@ layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 #include "matq.glsl"
 
 #define MAXCOLS 8u
+#define MINTPR 8u
+#if KQUANT
+#define NACC 9u
+#else
+#define NACC 1u
+#endif
 
-#include "matvec_reduce.glsl"
+shared float contrib[gl_WorkGroupSize.x * NACC];
+shared float accs[(gl_WorkGroupSize.x / MINTPR) * MAXCOLS * NACC];
+
+// act_chunk reads activation chunk ch of activation row c.
+void act_chunk(uint c, uint ch, out uint a[8], out vec2 ds) {
+    uint ab = pc.a_off + (c * pc.nchunks + ch) * 10u;
+    for (uint k = 0u; k < 8u; k++) {
+        a[k] = act[ab + k];
+    }
+    ds = vec2(uintBitsToFloat(act[ab + 8u]), uintBitsToFloat(act[ab + 9u]));
+}
 
 void main() {
     uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+    uint rpw = wg / pc.tpr;
     uint lane = lid % pc.tpr, slot = lid / pc.tpr;
-    uint row = flat_workgroup() * (wg / pc.tpr) + slot;
-    float acc[MAXCOLS];
-    for (uint c = 0u; c < MAXCOLS; c++) {
-        acc[c] = 0.0;
+    uint row0 = flat_workgroup() * rpw, row = row0 + slot;
+    uint nblocks = pc.nchunks / CHUNKS_PER_BLOCK;
+    for (uint t = lid; t < rpw * MAXCOLS * NACC; t += wg) {
+        accs[t] = 0.0;
     }
-    if (row < pc.rows) {
-        uint rbase = pc.w_off + row * (pc.nchunks / CHUNKS_PER_BLOCK) * BLOCK_WORDS;
-        for (uint ch = lane; ch < pc.nchunks; ch += pc.tpr) {
-            uint q[8];
-            vec4 smm;
-            decode_chunk(rbase + (ch / CHUNKS_PER_BLOCK) * BLOCK_WORDS, ch % CHUNKS_PER_BLOCK, q, smm);
-            for (uint c = 0u; c < pc.ncols; c++) {
-                uint ab = pc.a_off + (c * pc.nchunks + ch) * 10u;
-                uint a[8];
-                for (uint k = 0u; k < 8u; k++) {
-                    a[k] = act[ab + k];
-                }
-                acc[c] += chunk_dot(q, smm, a, uintBitsToFloat(act[ab + 8u]), uintBitsToFloat(act[ab + 9u]));
+    barrier();
+    for (uint b0 = 0u; b0 < nblocks; b0 += pc.tpr) {
+        uint blk = b0 + lane;
+        bool valid = row < pc.rows && blk < nblocks;
+        uint base = pc.w_off + (row * nblocks + blk) * BLOCK_WORDS;
+        for (uint c = 0u; c < pc.ncols; c++) {
+            float v[NACC];
+            for (uint k = 0u; k < NACC; k++) {
+                v[k] = 0.0;
             }
+            if (valid) {
+                uint q[8], a[8];
+                vec2 ds;
+#if KQUANT
+                int lanes[8] = int[8](0, 0, 0, 0, 0, 0, 0, 0);
+                int mins = 0;
+                for (uint j = 0u; j < 8u; j++) {
+                    ivec3 scm;
+                    decode_kchunk(base, j, q, scm);
+                    act_chunk(c, blk * 8u + j, a, ds);
+                    kchunk_lanes(q, scm, a, lanes, mins);
+                }
+                kblock_contrib(kblock_dm(base), ds.x, lanes, mins, v);
+#else
+                vec4 smm;
+                decode_chunk(base, 0u, q, smm);
+                act_chunk(c, blk, a, ds);
+                v[0] = block32_term(q, smm, a, ds.x, ds.y);
+#endif
+            }
+            for (uint k = 0u; k < NACC; k++) {
+                contrib[lid * NACC + k] = v[k];
+            }
+            barrier();
+            uint n = min(pc.tpr, nblocks - b0);
+            for (uint t = lid; t < rpw * NACC; t += wg) {
+                uint s = t / NACC, k = t % NACC;
+                precise float acc = accs[(s * MAXCOLS + c) * NACC + k];
+                for (uint l = 0u; l < n; l++) {
+                    acc = acc + contrib[(s * pc.tpr + l) * NACC + k];
+                }
+                accs[(s * MAXCOLS + c) * NACC + k] = acc;
+            }
+            barrier();
         }
     }
-    reduce_rows(acc, lid, lane, slot, row);
+    for (uint t = lid; t < rpw * pc.ncols; t += wg) {
+        uint s = t / pc.ncols, c = t % pc.ncols, r = row0 + s;
+        if (r < pc.rows) {
+            uint ab = (s * MAXCOLS + c) * NACC;
+#if KQUANT
+            precise float sum = accs[ab + 8u];
+            for (uint l = 0u; l < 8u; l++) {
+                sum = sum + accs[ab + l];
+            }
+#else
+            float sum = accs[ab];
+#endif
+            y[pc.y_off + c * pc.y_stride + r] = sum;
+        }
+    }
 }

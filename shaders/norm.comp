@@ -73,12 +73,12 @@ void main() {
     m = wg_max(m);
     vec2 s = vec2(0.0);
     for (uint i = lid; i < pc.cols; i += wg) {
-        s = df_add(s, vec2(fexp(x[xb + i] - m), 0.0));
+        s = df_add(s, vec2(vexpf(x[xb + i] - m), 0.0));
     }
     vec2 st = wg_sum_df(s);
     float inv = df_recip(st);
     for (uint i = lid; i < pc.cols; i += wg) {
-        y[yb + i] = fexp(x[xb + i] - m) * inv;
+        y[yb + i] = vexpf(x[xb + i] - m) * inv;
     }
 #endif
 }

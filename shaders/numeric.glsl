@@ -7,12 +7,12 @@
 //   f16_bits, f16_round   F32 → F16, round to nearest even, as gguf/quant.F32ToF16 (NaN → 0x7E00, overflow → Inf)
 //   bf16_round            F32 → BF16, round to nearest even, quiet NaNs (gguf/quant.F32ToBF16)
 //   div_rn                a / b correctly rounded (integer long division) for normal operands and results
-//   fexp                  exp by ggml's ggml_v_expf algorithm (within a few ulp, no fused multiply-add needed)
-//   ftanh                 tanh from fexp, with a series near 0
-//   fsincos               (cos, sin) with Cody-Waite reduction by π/2 and Cephes' float polynomials
-//   two_sum, df_add       double-float (hi + lo) sums, exact to about 2^-48: where ggml sums in double (norms,
-//                         softmax), a double-float sum rounds to the same float32 but for rare ties
-//   df_div, sqrt_rn       double-float / float, and a correctly rounded square root
+//   vexpf                 ggml_v_expf, the exponential of ggml's vectorised code (fused multiply-adds, which every
+//                         GPU forma targets has), bit for bit
+//   tanh_rn, sincos_rn    tanh, cos and sin correctly rounded (computed in double-float), as llama.cpp's libm
+//   two_sum, df_*         double-float (hi + lo) arithmetic, exact to about 2^-48: where ggml sums in double
+//                         (norms, softmax), a double-float sum rounds to the same float32 but for rare ties
+//   sqrt_rn               a correctly rounded square root
 // Variables that must not be contracted into fused multiply-adds are declared precise.
 #ifndef FORMA_NUMERIC_GLSL
 #define FORMA_NUMERIC_GLSL
@@ -113,71 +113,6 @@ float div_rn(float a, float b) {
     return uintBitsToFloat(sign | (uint(e) << 23) | (q & 0x7fffffu));
 }
 
-// fexp is ggml_v_expf's algorithm: x = n·ln2 + b with |b| ≤ ln2/2, exp(b) - 1 by a degree-5 polynomial,
-// scaled by 2^n (in two factors near the ends of the exponent range).
-float fexp(float x) {
-    if (x > 88.72283935546875) {
-        return uintBitsToFloat(0x7f800000u);
-    }
-    if (x < -103.97208404541015625) {
-        return 0.0;
-    }
-    precise float z = x * 1.44269502162933349609375 + 12582912.0;
-    precise float n = z - 12582912.0;
-    precise float b = x - n * 0.693145751953125;
-    b = b - n * 1.428606765330187e-06;
-    precise float u = b * b;
-    precise float j = ((0.008247390389442444 * b + 0.04189976677298546) * u
-                       + (0.16668395698070526 * b + 0.4999912679195404)) * u
-                      + 0.9999994039535522 * b;
-    int ni = int(n);
-    if (ni >= -125 && ni <= 127) {
-        precise float k = uintBitsToFloat(uint(ni + 127) << 23);
-        return k * j + k;
-    }
-    // 2^n = 2^(n-s)·2^s with both factors normal.
-    int s = ni > 0 ? 64 : -64;
-    precise float k = uintBitsToFloat(uint(ni - s + 127) << 23);
-    precise float r = k * j + k;
-    return r * uintBitsToFloat(uint(s + 127) << 23);
-}
-
-// ftanh: odd series below 0.2 (error far below an ulp), else 1 - 2/(exp(2|x|) + 1).
-float ftanh(float x) {
-    float a = abs(x);
-    if (a < 0.2) {
-        precise float z = x * x;
-        precise float p = ((((-0.0218694885361552 * z + 0.0539682539682540) * z - 0.1333333333333333) * z
-                            + 0.3333333333333333) * z);
-        return x - x * p;
-    }
-    if (a > 9.1) {
-        return sign(x); // tanh(9.1) rounds to 1 in float32
-    }
-    precise float e = fexp(2.0 * a);
-    precise float t = 1.0 - 2.0 / (e + 1.0);
-    return x < 0.0 ? -t : t;
-}
-
-// fsincos returns (cos x, sin x): x - k·π/2 in three parts (exact products for |k| < 2^16), then Cephes'
-// sinf/cosf polynomials on [-π/4, π/4].
-vec2 fsincos(float x) {
-    precise float kf = roundEven(x * 0.636619772367581343);
-    precise float r = ((x - kf * 1.5703125) - kf * 4.837512969970703125e-4) - kf * 7.54978995489188216e-8;
-    precise float z = r * r;
-    precise float s = r + r * z * ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1);
-    precise float c = 1.0 - 0.5 * z + z * z * ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z + 4.166664568298827e-2);
-    int q = int(kf) & 3;
-    if (q == 0) {
-        return vec2(c, s);
-    } else if (q == 1) {
-        return vec2(-s, c);
-    } else if (q == 2) {
-        return vec2(-c, -s);
-    }
-    return vec2(s, -c);
-}
-
 // two_sum returns (s, e) with s = fl(a + b) and a + b = s + e exactly.
 vec2 two_sum(float a, float b) {
     precise float s = a + b;
@@ -223,6 +158,156 @@ float df_recip(vec2 a) {
     precise float q = q1 + r * q1;
     return q;
 }
+
+vec2 df_addf(vec2 a, float b) {
+    vec2 s = two_sum(a.x, b);
+    precise float e = s.y + a.y;
+    return two_sum(s.x, e);
+}
+
+vec2 df_mul(vec2 a, vec2 b) {
+    vec2 p = two_prod(a.x, b.x);
+    precise float e = p.y + (a.x * b.y + a.y * b.x);
+    return two_sum(p.x, e);
+}
+
+vec2 df_mulf(vec2 a, float b) {
+    vec2 p = two_prod(a.x, b);
+    precise float e = p.y + a.y * b;
+    return two_sum(p.x, e);
+}
+
+// df_divv returns a / b in double-float (b.x normal).
+vec2 df_divv(vec2 a, vec2 b) {
+    float q1 = div_rn(a.x, b.x);
+    vec2 r = df_add(a, -df_mulf(b, q1));
+    float q2 = r.x / b.x;
+    vec2 q = two_sum(q1, q2);
+    r = df_add(a, -df_mul(b, q));
+    return df_addf(q, r.x / b.x);
+}
+
+// 1/k! in double-float, k = 0…19.
+const vec2 INV_FACT[20] = vec2[20](vec2(1.0, 0.0), vec2(1.0, 0.0), vec2(0.5, 0.0),
+    vec2(0.1666666716337204, -4.967053879312289e-09), vec2(0.0416666679084301, -1.2417634698280722e-09),
+    vec2(0.008333333767950535, -4.34617203337595e-10), vec2(0.0013888889225199819, -3.3631094437103215e-11),
+    vec2(0.00019841270113829523, -2.725596874933456e-12), vec2(2.4801587642286904e-05, -3.40699609366682e-13),
+    vec2(2.7557318844628753e-06, 3.793571224297229e-14), vec2(2.755731998149713e-07, -7.575112209051195e-15),
+    vec2(2.5052107943679403e-08, 4.4176230446483665e-16), vec2(2.0876755879584152e-09, 1.1082839147459852e-16),
+    vec2(1.6059044372074283e-10, -5.352526511562726e-18), vec2(1.147074536050896e-11, 2.372207689231238e-19),
+    vec2(7.647163609812713e-13, 1.2200710471178288e-20), vec2(4.7794772561329454e-14, 7.62544404448643e-22),
+    vec2(2.8114573589663704e-15, -1.0462084739763658e-22), vec2(1.5619206814541513e-16, 1.5404471465941993e-24),
+    vec2(8.220635078476521e-18, 1.681478096855898e-25));
+
+// df_exp_taylor returns Σ_{i=first}^{last} r^i/i! for a double-float r (Horner).
+vec2 df_exp_taylor(vec2 r, int first, int last) {
+    vec2 p = INV_FACT[last];
+    for (int i = last - 1; i >= first; i--) {
+        p = df_add(df_mul(p, r), INV_FACT[i]);
+    }
+    for (int i = 0; i < first; i++) {
+        p = df_mul(p, r);
+    }
+    return p;
+}
+
+// tanh_rn returns tanh(x) correctly rounded (to within double-float error): tanh|x| = -E/(2 + E) with
+// E = exp(-2|x|) - 1 in double-float, by the series of expm1 for small |x| and exp·2^k otherwise.
+float tanh_rn(float x) {
+    float a = abs(x);
+    if (a > 9.1 || a == 0.0) {
+        return a == 0.0 ? x : sign(x);
+    }
+    float y = -2.0 * a;
+    vec2 e;
+    if (a < 0.35) {
+        e = df_exp_taylor(vec2(y, 0.0), 1, 17);
+    } else {
+        float k = roundEven(y * 1.4426950216293335);
+        vec2 r = df_add(vec2(y, 0.0), -two_prod(k, 0.6931471824645996));
+        r = df_add(r, -two_prod(k, -1.9046542121259336e-09));
+        r = df_addf(r, -(k * -8.78318373858934e-17));
+        vec2 t = df_exp_taylor(r, 0, 14);
+        float scale = exp2(k); // exact: k is an integer in [-27, 0]
+        e = df_addf(vec2(t.x * scale, t.y * scale), -1.0);
+    }
+    vec2 th = df_divv(-e, df_addf(e, 2.0));
+    return x < 0.0 ? -th.x : th.x;
+}
+
+// sincos_rn returns (cos x, sin x) correctly rounded (to within double-float error) for |x| < 2^24: x - k·π/2
+// with π/2 in three float parts and exact products, then the Taylor series in double-float.
+vec2 sincos_rn(float x) {
+    float k = roundEven(x * 0.6366197466850281);
+    vec2 r = df_add(vec2(x, 0.0), -two_prod(k, 1.5707963705062866));
+    r = df_add(r, -two_prod(k, -4.371138828673793e-08));
+    r = df_add(r, -two_prod(k, -1.7151245100058819e-15));
+    vec2 z = df_mul(r, r);
+    vec2 sp = vec2(0.0), cp = vec2(0.0);
+    for (int i = 9; i >= 0; i--) { // sin r = r·Σ (-z)^i/(2i+1)!
+        vec2 c = INV_FACT[2 * i + 1];
+        sp = df_add(df_mul(sp, z), (i & 1) == 1 ? -c : c);
+    }
+    for (int i = 9; i >= 0; i--) { // cos r = Σ (-z)^i/(2i)!
+        vec2 c = INV_FACT[2 * i];
+        cp = df_add(df_mul(cp, z), (i & 1) == 1 ? -c : c);
+    }
+    float s = df_mul(sp, r).x, c = cp.x;
+    int q = int(k) & 3;
+    if (q == 0) {
+        return vec2(c, s);
+    } else if (q == 1) {
+        return vec2(-s, c);
+    } else if (q == 2) {
+        return vec2(-c, -s);
+    }
+    return vec2(s, -c);
+}
+
+// fma_rn is a·b + c rounded once, from an exact product and sum: Vulkan does not promise that fma() is fused
+// (lavapipe splits it), and ggml's exponential depends on it. (A double rounding remains possible when the sum
+// of the two low parts lands exactly on a rounding boundary of the high part, far rarer than an unfused fma;
+// and below about 1e-30 the product's low part is subnormal, which GPUs flush.)
+float fma_rn(float a, float b, float c) {
+    vec2 p = two_prod(a, b);
+    vec2 s = two_sum(p.x, c);
+    precise float lo = s.y + p.y;
+    precise float r = s.x + lo;
+    return r;
+}
+
+#define fma fma_rn
+
+// vexpf is ggml_v_expf (ggml-cpu/vec.h): the exponential ggml's SIMD code uses for SiLU and softmax, with the
+// same fused multiply-adds and constants, so it returns the same bits.
+float vexpf(float x) {
+    precise float z = fma(x, 1.4426950216293335, 12582912.0);
+    precise float n = z - 12582912.0;
+    precise float b = fma(-n, 0.693145751953125, x);
+    b = fma(-n, 1.428606765330187e-06, b);
+    uint e = floatBitsToUint(z) << 23;
+    precise float k = uintBitsToFloat(e + 0x3f800000u);
+    precise float u = b * b;
+    precise float c1b = 0.9999994039535522 * b;
+    precise float j = fma(fma(fma(0.008247390389442444, b, 0.04189976677298546), u,
+                              fma(0.16668395698070526, b, 0.4999912679195404)), u, c1b);
+    float an = abs(n);
+    if (!(an > 126.0)) {
+        precise float r = fma(k, j, k);
+        return r;
+    }
+    uint g = n <= 0.0 ? 0x82000000u : 0u;
+    precise float s1 = uintBitsToFloat(g + 0x7f000000u);
+    if (an > 192.0) {
+        precise float r = s1 * s1;
+        return r;
+    }
+    precise float s2 = uintBitsToFloat(e - g);
+    precise float r = fma(s2, j, s2) * s1;
+    return r;
+}
+
+#undef fma
 
 // sqrt_rn is the correctly rounded square root of a positive normal float: the GPU's estimate, moved by an ulp
 // when the exact square of the midpoint on either side shows it rounded the wrong way.

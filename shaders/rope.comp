@@ -55,8 +55,9 @@ void main() {
             precise float mix = (1.0 - min(1.0, max(0.0, ramp))) * pc.ext_factor;
             th = interp * (1.0 - mix) + extrap * mix;
         }
-        vec2 cs = fsincos(th);
-        float c = cs.x * pc.mscale, s = cs.y * pc.mscale;
+        vec2 cs = sincos_rn(th);
+        precise float c = cs.x * pc.mscale;
+        precise float s = cs.y * pc.mscale;
         uint i0 = pc.neox != 0u ? k : 2u * k;
         uint i1 = pc.neox != 0u ? k + pc.dims / 2u : 2u * k + 1u;
         for (uint h = 0u; h < pc.heads; h++) {

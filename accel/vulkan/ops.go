@@ -68,38 +68,41 @@ func (r *recorder) matMul(id int) {
 	}
 	quantized := lay.devElems > 1
 	var spec []uint32
-	width := uint32(cols)
+	width, units := uint32(cols), cols
+	tile := tileRows
 	if quantized {
-		width = uint32(cols / 32)
-		q81 := uint32(0)
-		if lay.act == quant.Q8_1 {
-			q81 = 1
+		width, units = uint32(cols/32), cols/lay.devElems
+		spec = []uint32{actKinds[lay.act]}
+		if lay.devElems == 256 && lay.name != "q8s" {
+			units, tile = cols/256, tileRows/2 // K-quants: a super-block per step, tiles of 16 weight rows
 		}
-		spec = []uint32{q81}
 	}
 	for _, s := range r.segments(w, wp.e0, int64(out), int64(cols)) {
 		wb := binding{rng: s.buf.All()}
 		pc := push(nil).u(uint32(s.rows), width, uint32(n), uint32(s.wOff), act.elem, y.elem+uint32(s.r0), uint32(out))
 		if n <= matvecMaxRows {
-			tpr := r.p.b.rowThreads(int(width))
+			tpr := rowThreads(units)
 			per := wgRow / tpr
 			pc = pc.u(uint32(tpr))
 			r.dispatch("matvec_"+lay.name, wgRow, spec, flat((int(s.rows)+per-1)/per), pc, []binding{wb, act}, []binding{y})
 		} else {
-			groups := [3]uint32{uint32((s.rows + tileRows - 1) / tileRows), uint32((n + tileRows - 1) / tileRows), 1}
+			groups := [3]uint32{uint32((int(s.rows) + tile - 1) / tile), uint32((n + tileRows - 1) / tileRows), 1}
 			r.dispatch("matmul_"+lay.name, wgTile, spec, groups, pc, []binding{wb, act}, []binding{y})
 		}
 	}
 }
 
-// rowThreads is how many invocations of a mat-vec workgroup share one weight row of units chunks (or elements):
-// enough for the row, at least one subgroup, a power of two up to the workgroup.
-func (b *Backend) rowThreads(units int) int {
-	t := max(1, int(b.dev.Info().SubgroupSize))
+// actKinds are matq.glsl's ACT values: how Q8S weights combine with each activation type.
+var actKinds = map[quant.Type]uint32{quant.Q8_0: 0, quant.Q8_1: 1, quant.Q8_K: 2}
+
+// rowThreads is how many invocations of a mat-vec workgroup share one weight row of units blocks (or elements):
+// enough for the row, a power of two from 8 (matvec_q's least) to the workgroup.
+func rowThreads(units int) int {
+	t := 8
 	for t < units && t < wgRow {
 		t *= 2
 	}
-	return min(t, wgRow)
+	return t
 }
 
 // getRows records the row lookup, one dispatch per part of the table.
