@@ -138,7 +138,6 @@ type weight struct {
 	lay    *layout
 	cols   int64 // elements per row (the last dimension)
 	parts  []weightPart
-	closed bool // guarded by b.mu
 }
 
 // weightPart is the buffer holding elements [first, first+n) of a weight (whole rows).

@@ -276,3 +276,50 @@ func BenchmarkDecodeStep(b *testing.B) {
 		}
 	}
 }
+
+// TestDebug checks CompileOptions.Debug: every named computed node is reported after a run with its values,
+// including nodes whose memory later steps reuse.
+func TestDebug(t *testing.T) {
+	d := sharedDevice(t)
+	b := newTestBackend(t, d)
+	defer b.Close()
+	g := accel.NewBuilder()
+	x := g.Input("x", accel.F32, 2, 4)
+	s := g.Name(g.Scale(x, 2), "scaled", 0)
+	h := g.Name(g.RMSNorm(s, 1e-6), "normed", 0)
+	out := g.Output(g.Name(g.Scale(g.Reshape(h, 8), 3), "out", -1))
+	gr, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string][]float32{}
+	p, err := b.Compile(gr, accel.CompileOptions{Debug: func(n *accel.Node, v []float32) {
+		seen[n.Name] = append([]float32(nil), v...)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	xs := []float32{1, 2, 3, 4, -1, 0.5, 0, 2}
+	p.SetFloat32(x, xs)
+	if err := p.Run(); err != nil {
+		t.Fatal(err)
+	}
+	res := make([]float32, 8)
+	if err := p.Read(out, res); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range seen["scaled"] {
+		if v != 2*xs[i] {
+			t.Fatalf("scaled[%d] = %g, want %g", i, v, 2*xs[i])
+		}
+	}
+	if len(seen["normed"]) != 8 || len(seen["out"]) != 8 {
+		t.Fatalf("debug saw %v", seen)
+	}
+	for i := range res {
+		if seen["out"][i] != res[i] || res[i] != 3*seen["normed"][i] {
+			t.Fatalf("out[%d]: debug %g, read %g, normed %g", i, seen["out"][i], res[i], seen["normed"][i])
+		}
+	}
+}
