@@ -133,11 +133,11 @@ func checkShape(shape []int) (int64, error) {
 
 // weight is an uploaded weight: its rows split into parts of at most maxBind bytes, one buffer each.
 type weight struct {
-	b      *Backend
-	desc   accel.TensorDesc
-	lay    *layout
-	cols   int64 // elements per row (the last dimension)
-	parts  []weightPart
+	b     *Backend
+	desc  accel.TensorDesc
+	lay   *layout
+	cols  int64 // elements per row (the last dimension)
+	parts []weightPart
 }
 
 // weightPart is the buffer holding elements [first, first+n) of a weight (whole rows).
