@@ -2,9 +2,9 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"encoding/json"
 	"math/bits"
 
 	"github.com/forma-llm/forma/accel"
@@ -89,8 +89,8 @@ type Session struct {
 	history   []chat.Message
 	kwargs    map[string]json.RawMessage // SessionOptions.TemplateVars as JSON
 	promptLen int                        // tokens of the prompt of the last generation
-	stats   Stats
-	gen     generator // reused state of the generation loop
+	stats     Stats
+	gen       generator // reused state of the generation loop
 }
 
 type progKey struct {
