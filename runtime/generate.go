@@ -90,7 +90,8 @@ type generator struct {
 	arena   arena
 	sampler *sample.Sampler
 	dec     *tokenizer.Decoder
-	reply   []byte // the text returned so far in this generation
+	reply   []byte   // the text returned so far in this generation
+	one     [1]int32 // the token to evaluate (a slice of it does not escape per token)
 }
 
 func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOptions, yield func(Token, error) bool) {
@@ -184,7 +185,8 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 				return
 			}
 		}
-		if logits, err = s.Eval([]int32{id}, false); err != nil {
+		s.gen.one[0] = id
+		if logits, err = s.Eval(s.gen.one[:], false); err != nil {
 			s.stats.Stop = StopError
 			yield(Token{ID: tokenizer.None}, err)
 			return
