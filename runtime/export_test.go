@@ -1,5 +1,7 @@
 package runtime
 
+import "github.com/forma-llm/forma/accel"
+
 // StopMatch feeds pieces to a stop matcher and returns what it released after each and the index of the piece
 // that completed a stop string (-1 if none).
 func StopMatch(stops, pieces []string) ([]string, int) {
@@ -15,4 +17,8 @@ func StopMatch(stops, pieces []string) ([]string, int) {
 		}
 	}
 	return out, -1
+}
+
+func (m *Model) kvDescForTest() accel.TensorDesc {
+	return accel.TensorDesc{Name: "x", Type: accel.F32, Shape: []int{4}}
 }

@@ -58,9 +58,6 @@ func Load(path string, opt Options) (m *Model, err error) {
 			m = nil
 		}
 	}()
-	if m.Tokenizer, err = tokenizer.Load(f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	if m.Backend == nil {
 		if m.Backend, err = cpu.New(cpu.Options{Threads: opt.Threads}); err != nil {
 			return nil, err
@@ -76,6 +73,9 @@ func Load(path string, opt Options) (m *Model, err error) {
 	}
 	if opt.Progress != nil {
 		be.(*progressBackend).finish()
+	}
+	if m.Tokenizer, err = tokenizer.Load(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if v, n := m.Arch.HParams().Vocab, m.Tokenizer.Len(); v != n {
 		return nil, fmt.Errorf("%s: the tokenizer has %d tokens but the model's embedding has %d rows", path, n, v)
