@@ -9,3 +9,8 @@ require (
 	github.com/x448/float16 v0.8.4
 	golang.org/x/text v0.44.0
 )
+
+require (
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/term v0.48.0 // indirect
+)

@@ -50,3 +50,12 @@ func (s *Session) History() []chat.Message { return append([]chat.Message(nil), 
 
 // SetHistory replaces the conversation (the cache is kept: the next turn reuses what matches).
 func (s *Session) SetHistory(msgs []chat.Message) { s.history = append(s.history[:0], msgs...) }
+
+// SetSystem replaces the system message and starts the conversation over (as Reset).
+func (s *Session) SetSystem(msg string) {
+	s.opt.System = msg
+	s.Reset()
+}
+
+// Reply returns the text the last generation returned (a chat answer, or a completion).
+func (s *Session) Reply() string { return string(s.gen.reply) }
