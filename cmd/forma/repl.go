@@ -30,11 +30,11 @@ type repl struct {
 }
 
 const (
-	promptMain  = ">>> "
-	promptMore  = "... "
-	multiQuote  = `"""`
-	exitHint    = "Use Ctrl + d or /bye to exit."
-	replHelp    = `Available commands:
+	promptMain = ">>> "
+	promptMore = "... "
+	multiQuote = `"""`
+	exitHint   = "Use Ctrl + d or /bye to exit."
+	replHelp   = `Available commands:
   /set PARAMETER VALUE   set a sampling parameter: temperature, top_k, top_p, min_p, typical_p,
                          repeat_penalty, repeat_last_n, presence_penalty, frequency_penalty, seed, num_predict
   /set system MESSAGE    start over with a new system message
