@@ -11,6 +11,7 @@ require (
 )
 
 require (
+	github.com/creack/pty v1.1.24 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.48.0 // indirect
 )

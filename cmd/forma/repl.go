@@ -138,10 +138,10 @@ func (r *repl) ask(msg string, sig <-chan os.Signal) {
 	}
 	err := answer(ctx, r.s, prompt, r.f, r.gen, r.out, r.errOut)
 	close(done)
-	cancel()
 	if ctx.Err() != nil {
 		fmt.Fprintln(r.out, "(stopped)")
 	}
+	cancel()
 	if err != nil {
 		fmt.Fprintf(r.errOut, "error: %v\n", err)
 		return
