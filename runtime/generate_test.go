@@ -143,6 +143,9 @@ func TestBreakStops(t *testing.T) {
 func TestChatPrefixReuse(t *testing.T) {
 	for _, name := range []string{stories, "rand-qwen3-chat-q8_0.gguf"} {
 		t.Run(name, func(t *testing.T) {
+			if raceEnabled && name != stories {
+				t.Skip("a 151669-token vocabulary is slow under the race detector")
+			}
 			m := load(t, name)
 			opt := runtime.GenerateOptions{MaxTokens: 8, Sampling: greedy()}
 			so := runtime.SessionOptions{Ctx: 512, System: "You tell stories.", TemplateVars: map[string]any{"enable_thinking": false}}
@@ -271,8 +274,8 @@ func TestContextLimits(t *testing.T) {
 // TestGenerateAllocs: the generation loop allocates nothing per token (the string arena takes one allocation
 // per 4 KiB of text, which these lengths stay under).
 func TestGenerateAllocs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("short")
+	if testing.Short() || raceEnabled {
+		t.Skip("allocation counts need a normal build")
 	}
 	m := load(t, stories)
 	s := session(t, m, runtime.SessionOptions{Ctx: 128})

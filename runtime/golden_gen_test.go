@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/forma-llm/forma/internal/golden"
@@ -34,6 +35,9 @@ func TestGoldenGenerate(t *testing.T) {
 		}
 		ran++
 		t.Run(name, func(t *testing.T) {
+			if (testing.Short() || raceEnabled) && !strings.HasSuffix(name, ".short") {
+				t.Skip("only the short cases in short mode and under the race detector")
+			}
 			m, err := runtime.Load(c.Model, runtime.Options{Threads: 2})
 			if err != nil {
 				t.Fatal(err)
@@ -91,6 +95,9 @@ func compareGreedy(t *testing.T, c *golden.Case, got []int32) {
 // TestGoldenChat renders the chat case's conversation through Session.Chat (the model's Qwen3 template with
 // enable_thinking=false) and checks both the prompt and the greedy answer against llama.cpp.
 func TestGoldenChat(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a 151669-token vocabulary is slow under the race detector")
+	}
 	dir := testdir.Dir(t)
 	c, err := golden.Load(dir, "rand-qwen3-chat-q8_0.chat")
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -89,7 +90,7 @@ func (r *repl) run() error {
 			if body, done := strings.CutSuffix(line, multiQuote); done {
 				multi = append(multi, body)
 				inMulti = false
-				r.ask(strings.Join(multi, "\n"), sig)
+				r.ask(strings.Trim(strings.Join(multi, "\n"), "\n"), sig)
 				multi = nil
 			} else {
 				multi = append(multi, line)
@@ -134,6 +135,9 @@ func (r *repl) ask(msg string, sig <-chan os.Signal) {
 	}()
 	prompt := msg
 	if r.f.raw {
+		if r.transcript != "" && !strings.HasSuffix(r.transcript, "\n") {
+			r.transcript += "\n"
+		}
 		prompt = r.transcript + msg
 	}
 	err := answer(ctx, r.s, prompt, r.f, r.gen, r.out, r.errOut)
@@ -142,7 +146,7 @@ func (r *repl) ask(msg string, sig <-chan os.Signal) {
 		fmt.Fprintln(r.out, "(stopped)")
 	}
 	cancel()
-	if err != nil {
+	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintf(r.errOut, "error: %v\n", err)
 		return
 	}

@@ -209,7 +209,13 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if f.raw && !f.noPrompt {
 		fmt.Fprint(stdout, prompt)
 	}
-	return answer(ctx, s, prompt, f, gen, stdout, stderr)
+	if err := answer(ctx, s, prompt, f, gen, stdout, stderr); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return errors.New("interrupted")
+		}
+		return err
+	}
+	return nil
 }
 
 // answer streams one answer (a chat turn, or a completion with --raw) to out and ends it with a newline.
@@ -242,9 +248,6 @@ func answer(ctx context.Context, s *runtime.Session, prompt string, f *runFlags,
 	}
 	if f.verbose {
 		printStats(stderr, s.Stats())
-	}
-	if errors.Is(err, context.Canceled) {
-		return nil // stopped by the user
 	}
 	return err
 }
