@@ -156,20 +156,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	prompt, interactive := strings.Join(pos[1:], " "), false
-	if len(pos) == 1 {
-		if isTerminal(stdin) {
-			interactive = true
-		} else {
-			b, err := io.ReadAll(stdin)
-			if err != nil {
-				return fmt.Errorf("reading the prompt from stdin: %w", err)
-			}
-			prompt = strings.TrimRight(string(b), "\n")
-		}
-	}
-	if !interactive && prompt == "" {
-		return errors.New("the prompt is empty")
+	prompt, interactive, err := readPrompt(pos[1:])
+	if err != nil {
+		return err
 	}
 	tmplSrc, err := templateOverride(f.template)
 	if err != nil {
@@ -216,6 +205,27 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// readPrompt returns the prompt from the arguments, else from stdin when it is not a terminal; on a terminal
+// without arguments the session is interactive.
+func readPrompt(args []string) (prompt string, interactive bool, err error) {
+	if len(args) > 0 {
+		prompt = strings.Join(args, " ")
+	} else {
+		if isTerminal(stdin) {
+			return "", true, nil
+		}
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", false, fmt.Errorf("reading the prompt from stdin: %w", err)
+		}
+		prompt = strings.TrimRight(string(b), "\n")
+	}
+	if prompt == "" {
+		return "", false, errors.New("the prompt is empty")
+	}
+	return prompt, false, nil
 }
 
 // answer streams one answer (a chat turn, or a completion with --raw) to out and ends it with a newline.
