@@ -15,6 +15,9 @@ func (b *Builder) Reshape(x Tensor, shape ...int) Tensor {
 	if !validShape(shape) || Elements(shape) != Elements(xs) {
 		return b.fail(t, "cannot reshape %v to %v", xs, shape)
 	}
+	if be := n.Type.BlockElems(); be > 1 && shape[len(shape)-1]%be != 0 {
+		return b.fail(t, "cannot reshape %v %s to %v: rows must be whole %d-element blocks", xs, n.Type, shape, be)
+	}
 	n.Shape = slices.Clone(shape)
 	return t
 }
@@ -29,6 +32,9 @@ func (b *Builder) Rows(x Tensor, start, count int) Tensor {
 	n.Type = b.typeOf(x)
 	if start < 0 || count <= 0 || start+count > xs[0] {
 		return b.fail(t, "rows [%d, %d) of %v", start, start+count, xs)
+	}
+	if be := n.Type.BlockElems(); be > 1 && start*Elements(xs[1:])%be != 0 {
+		return b.fail(t, "rows [%d, %d) of %v %s do not start on a %d-element block", start, start+count, xs, n.Type, be)
 	}
 	n.I = []int{start, count}
 	n.Shape = append([]int{count}, xs[1:]...)

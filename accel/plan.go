@@ -40,6 +40,20 @@ func elemBytes(t DType) int64 {
 	return 4
 }
 
+// rowsOffset is the byte offset of an OpRows view into its operand. Weights may be of any type (BF16, quantized
+// blocks), so the offset is measured in the storage of nd.Type, not in scratch elements.
+func rowsOffset(nd *Node) int64 {
+	elems := nd.I[0] * Elements(nd.Shape[1:])
+	if nd.Type == F32 || nd.Type == F16 || nd.Type == I32 {
+		return int64(elems) * elemBytes(nd.Type)
+	}
+	n, err := nd.Type.RowBytes(elems) // the builder only admits whole blocks
+	if err != nil {
+		panic("accel: " + err.Error())
+	}
+	return int64(n)
+}
+
 // NewPlan orders g's nodes and assigns scratch offsets aligned to align bytes (a power of two). Nodes that no
 // output depends on are dropped.
 func NewPlan(g *Graph, align int64) (*Plan, error) {
@@ -79,7 +93,7 @@ func NewPlan(g *Graph, align int64) (*Plan, error) {
 			root[i] = root[src]
 			p.Loc[i] = p.Loc[src]
 			if nd.Op == OpRows {
-				p.Loc[i].Offset += int64(nd.I[0]) * int64(Elements(nd.Shape[1:])) * elemBytes(nd.Type)
+				p.Loc[i].Offset += rowsOffset(nd)
 			}
 		default:
 			p.Loc[i] = Loc{Kind: LocScratch}

@@ -1,0 +1,138 @@
+package backendtest
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// ropeCases: both layouts, partial rotary dimensions, frequency factors, YaRN, linear scaling, the head sizes
+// of common models and small ones.
+var ropeCases = []struct {
+	name        string
+	heads, size int
+	p           accel.RoPEParams
+	factors     bool
+}{
+	{"normal", 4, 64, accel.RoPEParams{Mode: accel.RoPENormal, Dims: 64, Base: 10000, FreqScale: 1}, false},
+	{"neox", 2, 128, accel.RoPEParams{Mode: accel.RoPENeoX, Dims: 128, Base: 1e6, FreqScale: 1}, false},
+	{"neox-partial", 3, 80, accel.RoPEParams{Mode: accel.RoPENeoX, Dims: 32, Base: 10000, FreqScale: 1}, false},
+	{"normal-partial", 2, 16, accel.RoPEParams{Mode: accel.RoPENormal, Dims: 8, Base: 500, FreqScale: 1}, false},
+	{"factors", 2, 64, accel.RoPEParams{Mode: accel.RoPENeoX, Dims: 64, Base: 500000, FreqScale: 1}, true},
+	{"linear", 1, 8, accel.RoPEParams{Mode: accel.RoPENormal, Dims: 8, Base: 10000, FreqScale: 0.25, AttnFactor: 1}, false},
+	{"yarn", 2, 64, accel.RoPEParams{Mode: accel.RoPENeoX, Dims: 64, Base: 10000, FreqScale: 0.25, ExtFactor: 1,
+		AttnFactor: 0.9, BetaFast: 32, BetaSlow: 1, OrigCtx: 4096}, false},
+	{"yarn-normal-factors", 2, 32, accel.RoPEParams{Mode: accel.RoPENormal, Dims: 32, Base: 10000, FreqScale: 0.5,
+		ExtFactor: 0.5, AttnFactor: 1, BetaFast: 32, BetaSlow: 1, OrigCtx: 2048}, true},
+}
+
+func testRoPE(e *env) {
+	for _, c := range ropeCases {
+		for _, pos := range [][]int32{{0}, {5, 6, 7, 8, 9}, {3000, 17, 1, 250}} {
+			n := len(pos)
+			x := e.normal(n*c.heads*c.size, 1)
+			g := e.graph()
+			var ff []float32
+			var fft accel.Tensor
+			if c.factors {
+				ff = e.uniform(c.p.Dims/2, 1, 8)
+				fft = g.b.Weight(e.f32Weight("rope_freqs", []int{c.p.Dims / 2}, ff))
+			}
+			got := g.run(g.b.RoPE(g.inputF32("x", x, n, c.heads, c.size), g.inputI32("pos", pos), c.p, fft))[0]
+			want, tol := newRoPERef(c.p, ff).apply(x, pos, c.heads, c.size)
+			expect(e.t, fmt.Sprintf("rope %s at %v", c.name, pos), got, want, func(i int) float64 { return tol[i] })
+		}
+	}
+}
+
+// testKVStore writes rows at scattered positions in two runs and reads the whole cache back: written rows are
+// the converted values, the others keep what they had.
+func testKVStore(e *env) {
+	for _, typ := range []accel.DType{quant.F16, quant.F32} {
+		const ctx, heads, size = 12, 2, 8
+		buf := e.buffer("cache", typ, ctx, heads, size)
+		want := make([]float64, ctx*heads*size)
+		for _, pos := range [][]int32{{4, 5, 6}, {0, 11, 5}} {
+			x := e.normal(len(pos)*heads*size, 3)
+			g := e.graph()
+			got := g.run(g.b.KVStore(g.b.Buffer(buf), g.inputF32("x", x, len(pos), heads, size), g.inputI32("pos", pos)))[0]
+			for i, p := range pos {
+				for j := 0; j < heads*size; j++ {
+					v := x[i*heads*size+j]
+					if typ == quant.F16 {
+						v = f16Round(v)
+					}
+					want[int(p)*heads*size+j] = float64(v)
+				}
+			}
+			expect(e.t, fmt.Sprintf("%s cache after storing at %v", typ, pos), got, want, exact)
+		}
+	}
+}
+
+// attnCases cover grouped-query ratios 1, 2 and 4, head sizes from 8 to 128 (and a V head size of its own),
+// sliding windows and soft-capping.
+var attnCases = []struct {
+	name                     string
+	heads, kvHeads           int
+	size, vsize, ctx, window int
+	softCap                  float32
+}{
+	{"mha", 4, 4, 8, 8, 12, 0, 0},
+	{"gqa2-64", 4, 2, 64, 64, 20, 0, 0},
+	{"gqa4-128", 8, 2, 128, 128, 10, 0, 0},
+	{"gqa2-80-window", 4, 2, 80, 80, 16, 3, 0},
+	{"softcap", 2, 1, 16, 16, 10, 0, 50},
+	{"window-softcap-vsize", 4, 1, 16, 24, 14, 5, 20},
+}
+
+func testAttention(e *env) {
+	cases := attnCases
+	if testing.Short() {
+		cases = cases[:4]
+	}
+	for _, c := range cases {
+		for _, cache := range []accel.DType{quant.F16, quant.F32} {
+			for _, pos := range [][]int32{{0}, {7, 8, 9}, {int32(c.ctx - 1), 3, 11 % int32(c.ctx), 1, 5}} {
+				name := fmt.Sprintf("%s %s cache, positions %v", c.name, cache, pos)
+				p := accel.AttentionParams{Scale: float32(1 / math.Sqrt(float64(c.size))), SoftCap: c.softCap, Window: c.window}
+				runAttention(e, name, c.heads, c.kvHeads, c.size, c.vsize, c.ctx, cache, p, pos)
+			}
+		}
+	}
+}
+
+// runAttention fills both caches in the same graph (all ctx rows, stored in shuffled order) and attends q.
+func runAttention(e *env, name string, heads, kvHeads, size, vsize, ctx int, cache accel.DType, p accel.AttentionParams, pos []int32) {
+	kv, vv := e.normal(ctx*kvHeads*size, 1), e.normal(ctx*kvHeads*vsize, 1)
+	q := e.normal(len(pos)*heads*size, 2)
+	order := make([]int32, ctx)
+	for i, j := range e.rng.Perm(ctx) {
+		order[i] = int32(j)
+	}
+	// Row i of the k/v inputs goes to cache row order[i].
+	kin, vin := make([]float32, len(kv)), make([]float32, len(vv))
+	for i, r := range order {
+		copy(kin[i*kvHeads*size:(i+1)*kvHeads*size], kv[int(r)*kvHeads*size:])
+		copy(vin[i*kvHeads*vsize:(i+1)*kvHeads*vsize], vv[int(r)*kvHeads*vsize:])
+	}
+	g := e.graph()
+	kt := g.b.KVStore(g.b.Buffer(e.buffer("k", cache, ctx, kvHeads, size)), g.inputF32("kin", kin, ctx, kvHeads, size), g.inputI32("kpos", order))
+	vt := g.b.KVStore(g.b.Buffer(e.buffer("v", cache, ctx, kvHeads, vsize)), g.inputF32("vin", vin, ctx, kvHeads, vsize), g.inputI32("vpos", order))
+	got := g.run(g.b.Attention(g.inputF32("q", q, len(pos), heads, size), kt, vt, g.inputI32("pos", pos), p))[0]
+	f16 := cache == quant.F16
+	if f16 {
+		for i := range kv {
+			kv[i] = f16Round(kv[i])
+		}
+		for i := range vv {
+			vv[i] = f16Round(vv[i])
+		}
+	}
+	ref := &attnRef{p: p, kF16: f16, vF16: f16, heads: heads, kvHeads: kvHeads, size: size, vsize: vsize, k: kv, v: vv}
+	want, tol := ref.apply(q, pos)
+	expect(e.t, "attention "+name, got, want, func(i int) float64 { return tol[i] })
+}

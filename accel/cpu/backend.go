@@ -1,0 +1,272 @@
+package cpu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"unsafe"
+
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/internal/osmem"
+)
+
+// Options configure a Backend.
+type Options struct {
+	// Threads is the number of threads each program computes with; 0 means the physical cores (see
+	// DefaultThreads).
+	Threads int
+}
+
+// Backend is the CPU backend. It is safe for concurrent use: weights and buffers are shared read-only by every
+// program, and each program has its own scratch memory and workers.
+type Backend struct {
+	threads int
+	gelu    *[1 << 16]uint16
+
+	mu       sync.Mutex
+	closed   bool
+	weights  map[*weight]struct{}
+	buffers  map[*buffer]struct{}
+	programs map[*program]struct{}
+}
+
+// weightTypes are the weight types the CPU backend computes with: those gguf/quant dequantizes and has a dot
+// product for.
+var weightTypes = []accel.DType{quant.F32, quant.F16, quant.BF16, quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1,
+	quant.Q8_0, quant.Q2_K, quant.Q3_K, quant.Q4_K, quant.Q5_K, quant.Q6_K, quant.IQ4_NL, quant.IQ4_XS, quant.MXFP4}
+
+// New returns a CPU backend.
+func New(opt Options) (*Backend, error) {
+	if opt.Threads < 0 {
+		return nil, fmt.Errorf("cpu: %d threads", opt.Threads)
+	}
+	if opt.Threads == 0 {
+		opt.Threads = DefaultThreads()
+	}
+	for _, t := range weightTypes {
+		if !matKernels[t].ok() {
+			return nil, fmt.Errorf("cpu: no kernel for weight type %s", t)
+		}
+	}
+	return &Backend{
+		threads:  opt.Threads,
+		gelu:     geluTable(),
+		weights:  map[*weight]struct{}{},
+		buffers:  map[*buffer]struct{}{},
+		programs: map[*program]struct{}{},
+	}, nil
+}
+
+// Threads returns the number of threads each program uses.
+func (b *Backend) Threads() int { return b.threads }
+
+// Caps describes the backend.
+func (b *Backend) Caps() accel.Caps {
+	return accel.Caps{
+		Name:          "cpu",
+		Device:        fmt.Sprintf("CPU, %d threads", b.threads),
+		UnifiedMemory: true,
+		WeightTypes:   append([]accel.DType(nil), weightTypes...),
+	}
+}
+
+// weight is an uploaded weight: a reference to the caller's data (or, rarely, an aligned native copy).
+type weight struct {
+	b     *Backend
+	desc  accel.TensorDesc
+	data  []byte
+	owned []byte // native copy to free, when the data had to be realigned
+}
+
+func (w *weight) Desc() accel.TensorDesc { return w.desc }
+
+// checkShape validates a tensor shape of up to four positive dimensions and returns its element count.
+func checkShape(shape []int) (int, error) {
+	if len(shape) == 0 || len(shape) > 4 {
+		return 0, fmt.Errorf("shape %v: want 1 to 4 dimensions", shape)
+	}
+	n := 1
+	for _, d := range shape {
+		if d <= 0 || n > math.MaxInt32/d {
+			return 0, fmt.Errorf("bad shape %v", shape)
+		}
+		n *= d
+	}
+	return n, nil
+}
+
+// Upload refers to w.Data in place (it must stay valid and unchanged until the backend is closed).
+func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
+	caps := accel.Caps{WeightTypes: weightTypes}
+	if !caps.SupportsWeight(w.Type) {
+		return nil, fmt.Errorf("cpu: weight %q: type %s is not supported", w.Name, w.Type)
+	}
+	n, err := checkShape(w.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("cpu: weight %q: %w", w.Name, err)
+	}
+	cols := w.Shape[len(w.Shape)-1]
+	rowBytes, err := w.Type.RowBytes(cols)
+	if err != nil {
+		return nil, fmt.Errorf("cpu: weight %q: %w", w.Name, err)
+	}
+	if want := n / cols * rowBytes; len(w.Data) != want {
+		return nil, fmt.Errorf("cpu: weight %q: %d bytes of data, want %d for %s %v", w.Name, len(w.Data), want, w.Type, w.Shape)
+	}
+	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, data: w.Data}
+	if w.Type == quant.F32 && uintptr(unsafe.Pointer(unsafe.SliceData(w.Data)))%4 != 0 {
+		// Kernels view F32 weights as []float32; realign the (rare) unaligned ones outside the Go heap.
+		if wt.owned, err = osmem.Alloc(len(w.Data)); err != nil {
+			return nil, fmt.Errorf("cpu: weight %q: %w", w.Name, err)
+		}
+		copy(wt.owned, w.Data)
+		wt.data = wt.owned
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		wt.free()
+		return nil, accel.ErrClosed
+	}
+	b.weights[wt] = struct{}{}
+	return wt, nil
+}
+
+func (w *weight) free() {
+	if w.owned != nil {
+		osmem.Free(w.owned)
+		w.owned = nil
+	}
+	w.data = nil
+}
+
+// buffer is persistent native memory.
+type buffer struct {
+	b      *Backend
+	desc   accel.TensorDesc
+	mu     sync.Mutex
+	mem    []byte
+	closed bool
+}
+
+func (bf *buffer) Desc() accel.TensorDesc { return bf.desc }
+
+// Close frees the buffer. Programs that use it fail with accel.ErrClosed afterwards.
+func (bf *buffer) Close() error {
+	bf.b.mu.Lock()
+	delete(bf.b.buffers, bf)
+	bf.b.mu.Unlock()
+	return bf.free()
+}
+
+func (bf *buffer) free() error {
+	bf.mu.Lock()
+	defer bf.mu.Unlock()
+	if bf.closed {
+		return nil
+	}
+	bf.closed = true
+	err := osmem.Free(bf.mem)
+	bf.mem = nil
+	return err
+}
+
+func (bf *buffer) isClosed() bool {
+	bf.mu.Lock()
+	defer bf.mu.Unlock()
+	return bf.closed
+}
+
+// NewBuffer allocates a zeroed F16 or F32 buffer outside the Go heap.
+func (b *Backend) NewBuffer(d accel.TensorDesc) (accel.Buffer, error) {
+	if d.Type != quant.F16 && d.Type != quant.F32 {
+		return nil, fmt.Errorf("cpu: buffer %q: type %s, want F16 or F32", d.Name, d.Type)
+	}
+	n, err := checkShape(d.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("cpu: buffer %q: %w", d.Name, err)
+	}
+	mem, err := osmem.Alloc(n * storageBytes(d.Type, 1))
+	if err != nil {
+		return nil, fmt.Errorf("cpu: buffer %q: %w", d.Name, err)
+	}
+	bf := &buffer{b: b, desc: accel.TensorDesc{Name: d.Name, Type: d.Type, Shape: append([]int(nil), d.Shape...)}, mem: mem}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		bf.free()
+		return nil, accel.ErrClosed
+	}
+	b.buffers[bf] = struct{}{}
+	return bf, nil
+}
+
+// Compile prepares g to run. The program refers to g's weights and buffers, which must stay open.
+func (b *Backend) Compile(g *accel.Graph, opt accel.CompileOptions) (accel.Program, error) {
+	b.mu.Lock()
+	closed := b.closed
+	b.mu.Unlock()
+	if closed {
+		return nil, accel.ErrClosed
+	}
+	p, err := compile(b, g, opt)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		p.free()
+		return nil, accel.ErrClosed
+	}
+	b.programs[p] = struct{}{}
+	return p, nil
+}
+
+// Close frees every program, buffer and weight copy the backend still holds. It is safe to call twice.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	progs, bufs, ws := b.programs, b.buffers, b.weights
+	b.programs, b.buffers, b.weights = nil, nil, nil
+	b.mu.Unlock()
+	var errs []error
+	for p := range progs {
+		errs = append(errs, p.free())
+	}
+	for bf := range bufs {
+		errs = append(errs, bf.free())
+	}
+	for w := range ws {
+		w.free()
+	}
+	return errors.Join(errs...)
+}
+
+// isClosed reports whether Close was called.
+func (b *Backend) isClosed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.closed
+}
+
+// storageBytes is the size in bytes of n elements of type t (n a whole number of blocks).
+func storageBytes(t accel.DType, n int) int {
+	switch t {
+	case quant.F32, quant.I32:
+		return 4 * n
+	case quant.F16, quant.BF16:
+		return 2 * n
+	}
+	rb, err := t.RowBytes(n)
+	if err != nil {
+		return 0
+	}
+	return rb
+}

@@ -1,0 +1,44 @@
+// Package cpu is forma's CPU backend: it runs accel graphs with Go kernels on a pool of worker goroutines.
+//
+// # Memory
+//
+// Weights are never copied: Upload keeps a reference to WeightData.Data (usually a slice of the read-only model
+// mapping) and kernels read it in place. The one exception is an F32 weight whose data is not 4-byte aligned
+// (a GGUF file always aligns tensors, hand-made data may not): it is copied once into memory outside the Go heap.
+// Buffers (KV caches) and each program's scratch arena are allocated outside the Go heap with internal/osmem and
+// freed by Close, never by a finalizer. The arena holds every intermediate at the offset accel.NewPlan gives it,
+// followed by a workspace shared by the steps (quantized activations, attention scores, RoPE tables).
+//
+// # Threads
+//
+// Each Program owns a worker pool of Threads-1 goroutines, started by Compile and stopped by Close; the goroutine
+// calling Run is the last worker. Programs share no mutable state, so any number of them may Run concurrently on
+// one Backend (one goroutine per program), as sessions over one model do. Work is split so that every worker gets
+// an equal share: by output rows for MatMul, by rows for norms, by (token, head) for RoPE and attention, by
+// element ranges for element-wise ops. Workers spin briefly after a step and then park, so a program between
+// tokens costs no CPU. Run allocates nothing on the Go heap.
+//
+// # Numerics
+//
+// The kernels follow llama.cpp's CPU backend (ggml-cpu) so that logits match llama.cpp:
+//   - MatMul converts each activation row once to quant.ActivationType of the weight (Q8_0, Q8_1, Q8_K, F16,
+//     BF16 or F32) and multiplies with the reference dot products of gguf/quant (integer sums per block).
+//   - RMSNorm and LayerNorm sum in float64 (ggml_float) and scale by 1/sqrtf(mean+eps) in float32.
+//   - SiLU, SwiGLU and Softmax use ggml's vectorised exponential (ggml_v_expf, the same algorithm on AVX2,
+//     AVX-512 and NEON) rather than libm's expf; Softmax sums in float64.
+//   - GELU and GeGLU read ggml's F16 table: x rounded to F16, the result stored as F16, x ≤ -10 gives 0 and
+//     x ≥ 10 gives x (GGML_GELU_FP16).
+//   - RoPE is ggml_compute_forward_rope: θ accumulated per pair by float32 multiplication with
+//     powf(base, -2/dims), frequency factors dividing θ, YaRN ramp and magnitude scaling.
+//   - Attention is llama.cpp's graph without flash attention: for an F16 cache q is rounded to F16, scores are
+//     float32 dot products, soft-capped, scaled, masked (causal and sliding window), softmaxed, and for an F16
+//     cache the probabilities are rounded to F16 before they weight V.
+//
+// Float32 expressions are written with explicit conversions where ggml rounds, so no platform fuses them into
+// FMA instructions and the results are the same on amd64 and arm64.
+//
+// # Errors
+//
+// Upload, NewBuffer and Compile return errors naming the tensor or node; Run returns an error (never panics) when
+// a position or row id is out of range. Operations on a closed backend, buffer or program return accel.ErrClosed.
+package cpu

@@ -1,0 +1,105 @@
+package cpu
+
+import (
+	"math"
+	"sync"
+
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// fma32 is a float32 fused multiply-add, a·b+c rounded once, as the FMA instructions ggml's vector code uses.
+// (It is computed in float64 and rounded to float32; the double rounding differs from a true float32 FMA
+// only when the float64 result falls exactly halfway between two float32 values, which random data never hits.)
+func fma32(a, b, c float32) float32 {
+	return float32(math.FMA(float64(a), float64(b), float64(c)))
+}
+
+// Coefficients of ggml_v_expf (ggml-cpu/vec.h, "adapted from arm limited optimized routine").
+const (
+	expShift = 0x1.8p23       // 1.5·2^23: adding it rounds to an integer in the low mantissa bits
+	expLog2e = 0x1.715476p+0  // log2(e)
+	expLn2Hi = 0x1.62e4p-1    // ln(2), high part
+	expLn2Lo = 0x1.7f7d1cp-20 // ln(2), low part
+	expC1    = 0x1.ffffecp-1  // polynomial coefficients of exp(b)-1 on |b| ≤ ln(2)/2
+	expC2    = 0x1.fffdb6p-2  //
+	expC3    = 0x1.555e66p-3  //
+	expC4    = 0x1.573e2ep-5  //
+	expC5    = 0x1.0e4020p-7  //
+	expOne   = 0x3f800000     // bits of float32 1
+	expBias  = 0x7f000000     // bits of 2^127: results beyond the exponent range are a product of two scales
+	expNeg   = 0x82000000     // exponent adjustment for underflowing results
+	expSplit = 126            // |n| above which 2^n needs two factors
+	expOver  = 192            // |n| above which the result is 0 or +Inf
+)
+
+// vexpf is ggml_v_expf, the exponential ggml's SIMD code uses for SiLU, SwiGLU and softmax on AVX2, AVX-512
+// and NEON alike: within 1.5 ulp of exp, bit-exact with ggml for every input.
+func vexpf(x float32) float32 {
+	z := fma32(x, expLog2e, expShift)
+	n := z - expShift
+	b := fma32(-n, expLn2Hi, x)
+	b = fma32(-n, expLn2Lo, b)
+	e := math.Float32bits(z) << 23
+	k := math.Float32frombits(e + expOne)
+	u := float32(b * b)
+	j := fma32(fma32(fma32(expC5, b, expC4), u, fma32(expC3, b, expC2)), u, float32(expC1*b))
+	an := float32(math.Abs(float64(n)))
+	if !(an > expSplit) { // also NaN
+		return fma32(k, j, k)
+	}
+	var g uint32
+	if n <= 0 {
+		g = expNeg
+	}
+	s1 := math.Float32frombits(g + expBias)
+	if an > expOver {
+		return float32(s1 * s1)
+	}
+	s2 := math.Float32frombits(e - g)
+	return float32(fma32(s2, j, s2) * s1)
+}
+
+// silu is ggml_v_silu: x / (1 + exp(-x)).
+func silu(x float32) float32 {
+	return x / float32(1+vexpf(-x))
+}
+
+// GELU constants of ggml (vec.h).
+const (
+	geluCoefA    float32 = 0.044715
+	sqrt2OverPi  float32 = 0.79788456080286535587989211986876
+	geluSaturate float32 = 10 // beyond ±10 ggml's table lookup is skipped
+)
+
+// gelu32 is ggml_gelu_f32, the tanh approximation evaluated in float32.
+func gelu32(x float32) float32 {
+	inner := float32(1 + float32(float32(geluCoefA*x)*x))
+	t := float32(math.Tanh(float64(float32(float32(sqrt2OverPi*x) * inner))))
+	return float32(float32(0.5*x) * float32(1+t))
+}
+
+// geluTable returns ggml_table_gelu_f16: for every F16 bit pattern h, F16(gelu(h)). It is built once.
+var geluTable = sync.OnceValue(func() *[1 << 16]uint16 {
+	var t [1 << 16]uint16
+	for i := range t {
+		t[i] = quant.F32ToF16(gelu32(quant.F16ToF32(uint16(i))))
+	}
+	return &t
+})
+
+// geluF16 is ggml_vec_gelu_f32 with GGML_GELU_FP16: the table lookup of x rounded to F16.
+func geluF16(tab *[1 << 16]uint16, x float32) float32 {
+	switch {
+	case x <= -geluSaturate:
+		return 0
+	case x >= geluSaturate:
+		return x
+	}
+	return quant.F16ToF32(tab[quant.F32ToF16(x)])
+}
+
+// f16Round rounds x to the nearest F16 value (ties to even) and widens it back.
+func f16Round(x float32) float32 { return quant.F16ToF32(quant.F32ToF16(x)) }
+
+// sqrtf is a correctly rounded float32 square root.
+func sqrtf(x float32) float32 { return float32(math.Sqrt(float64(x))) }

@@ -1,0 +1,105 @@
+package cpu
+
+import (
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// matKernel is how the CPU multiplies by one weight type, as ggml's type traits: the activation type rows are
+// converted to (vec_dot_type), the converter, and the dot product of a weight row with a converted row.
+// The functions here are gguf/quant's scalar references; SIMD versions slot in per type beside them and are
+// tested against them.
+type matKernel struct {
+	act      quant.Type
+	quantize func(src []float32, dst []byte)
+	dot      quant.DotFn
+}
+
+func (k matKernel) ok() bool { return k.quantize != nil && k.dot != nil }
+
+// activationQuantizers are llama.cpp's CPU from_float functions per activation type.
+var activationQuantizers = map[quant.Type]func(src []float32, dst []byte){
+	quant.F32:  quant.QuantizeF32,
+	quant.F16:  quant.QuantizeF16,
+	quant.BF16: quant.QuantizeBF16,
+	quant.Q8_0: quant.QuantizeQ8_0,
+	quant.Q8_1: quant.QuantizeQ8_1,
+	quant.Q8_K: quant.QuantizeQ8_K,
+}
+
+// matKernels is indexed by weight type; read-only after initialisation.
+var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
+	for _, t := range weightTypes {
+		act := quant.ActivationType(t)
+		ks[t] = matKernel{act: act, quantize: activationQuantizers[act], dot: quant.DotFunc(t)}
+	}
+	return ks
+}()
+
+// matGrain is the least number of multiply-adds worth a worker.
+const matGrain = 1 << 16
+
+// matMulStep computes y = x·Wᵀ: first every activation row is converted to the kernel's activation type (in the
+// workspace), then each worker takes an equal range of weight rows and dots each with every activation row.
+type matMulStep struct {
+	wID, xID, yID int
+	w             []byte
+	x, y          []float32
+	k             matKernel
+	n, in, out    int
+	wRow, aRow    int // bytes of a weight row and of a converted activation row
+	act           []byte
+	quantize      quantizePhase
+}
+
+// quantizePhase is the first phase of a matMulStep, a task of its own.
+type quantizePhase struct{ s *matMulStep }
+
+func newMatMul(g *accel.Graph, id int) *matMulStep {
+	nd := &g.Nodes[id]
+	w := &g.Nodes[nd.Args[0].ID()]
+	s := &matMulStep{wID: nd.Args[0].ID(), xID: nd.Args[1].ID(), yID: id, k: matKernels[w.Type],
+		n: nd.Shape[0], in: w.Shape[1], out: w.Shape[0]}
+	s.wRow = storageBytes(w.Type, s.in)
+	s.aRow = storageBytes(s.k.act, s.in)
+	s.quantize.s = s
+	return s
+}
+
+func (s *matMulStep) check() error        { return nil }
+func (s *matMulStep) workspace(_ int) int { return s.n * s.aRow }
+func (s *matMulStep) bind(p *program, ws []byte) {
+	s.w, s.x, s.y = p.mem[s.wID], f32s(p.mem[s.xID]), f32s(p.mem[s.yID])
+	s.act = ws[:s.n*s.aRow]
+}
+
+func (s *matMulStep) exec(p *pool) {
+	p.run(&s.quantize, p.shares(s.n*s.in, elemGrain))
+	p.run(s, min(s.out, p.shares(s.n*s.in*s.out, matGrain)))
+}
+
+// run converts the activation rows: share w of the n·in/block blocks, cut at row ends.
+func (q *quantizePhase) run(w, nw int) {
+	s := q.s
+	be, bb := s.k.act.BlockElems(), s.k.act.BlockBytes()
+	perRow := s.in / be
+	lo, hi := split(s.n*perRow, w, nw)
+	for u := lo; u < hi; {
+		r, b0 := u/perRow, u%perRow
+		b1 := min(perRow, b0+hi-u)
+		s.k.quantize(s.x[r*s.in+b0*be:r*s.in+b1*be], s.act[r*s.aRow+b0*bb:r*s.aRow+b1*bb])
+		u += b1 - b0
+	}
+}
+
+// run dots weight rows [lo, hi) with every converted activation row.
+func (s *matMulStep) run(w, nw int) {
+	lo, hi := split(s.out, w, nw)
+	dot := s.k.dot
+	for o := lo; o < hi; o++ {
+		wr := s.w[o*s.wRow : (o+1)*s.wRow]
+		for i := 0; i < s.n; i++ {
+			s.y[i*s.out+o] = dot(s.in, wr, s.act[i*s.aRow:(i+1)*s.aRow])
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package cpu
+
+import (
+	"github.com/forma-llm/forma/accel"
+)
+
+// rowStep computes RMSNorm, LayerNorm and Softmax, one row (the last dimension) at a time.
+type rowStep struct {
+	plain
+	op       accel.Op
+	xID, yID int
+	x, y     []float32
+	cols     int
+	eps      float32
+}
+
+func (s *rowStep) bind(p *program, _ []byte) { s.x, s.y = f32s(p.mem[s.xID]), f32s(p.mem[s.yID]) }
+
+func (s *rowStep) exec(p *pool) {
+	rows := len(s.y) / s.cols
+	p.run(s, min(rows, p.shares(len(s.y), elemGrain)))
+}
+
+func (s *rowStep) run(w, nw int) {
+	lo, hi := split(len(s.y)/s.cols, w, nw)
+	for r := lo; r < hi; r++ {
+		x, y := s.x[r*s.cols:(r+1)*s.cols], s.y[r*s.cols:(r+1)*s.cols]
+		switch s.op {
+		case accel.OpRMSNorm:
+			rmsNorm(x, y, s.eps)
+		case accel.OpLayerNorm:
+			layerNorm(x, y, s.eps)
+		case accel.OpSoftmax:
+			softmax(x, y)
+		}
+	}
+}
+
+// rmsNorm is ggml_compute_forward_rms_norm_f32: squares summed in float64, the mean rounded to float32,
+// y = x · 1/sqrtf(mean + eps).
+func rmsNorm(x, y []float32, eps float32) {
+	var sum float64
+	for _, v := range x {
+		sum += float64(float32(v * v))
+	}
+	mean := float32(sum / float64(len(x)))
+	scale := 1 / sqrtf(mean+eps)
+	for i, v := range x {
+		y[i] = v * scale
+	}
+}
+
+// layerNorm is ggml_compute_forward_norm_f32: the mean from a float64 sum rounded to float32, the centred
+// squares summed in float64, y = (x - mean) · 1/sqrtf(variance + eps).
+func layerNorm(x, y []float32, eps float32) {
+	var sum float64
+	for _, v := range x {
+		sum += float64(v)
+	}
+	mean := float32(sum) / float32(len(x))
+	var sum2 float64
+	for i, v := range x {
+		d := v - mean
+		y[i] = d
+		sum2 += float64(float32(d * d))
+	}
+	variance := float32(sum2 / float64(len(x)))
+	scale := 1 / sqrtf(variance+eps)
+	for i := range y {
+		y[i] *= scale
+	}
+}
+
+// softmax is ggml_compute_forward_soft_max_f32 without scale or mask: exp(x - max) by ggml_v_expf, the sum in
+// float64, then every value times the float32 reciprocal of the sum.
+func softmax(x, y []float32) {
+	m := x[0]
+	for _, v := range x[1:] {
+		m = max(m, v)
+	}
+	var sum float64
+	for i, v := range x {
+		e := vexpf(v - m)
+		y[i] = e
+		sum += float64(e)
+	}
+	inv := float32(1 / sum)
+	for i := range y {
+		y[i] *= inv
+	}
+}

@@ -1,0 +1,121 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/forma-llm/forma/accel"
+)
+
+// ropeStep rotates x [n, heads, size] by positions, as ggml_compute_forward_rope_f32. Each worker keeps a table
+// of (cos, sin) per pair for the token it is on, rebuilt when the token changes.
+type ropeStep struct {
+	plain
+	xID, posID, ffID, yID int // ffID < 0: no frequency factors
+	x, y, ff              []float32
+	pos                   []int32
+	heads, size           int
+	p                     accel.RoPEParams
+	thetaScale            float32
+	corr                  [2]float32
+	cache                 []float32 // per share: Dims values (cos, sin of each pair)
+}
+
+func newRoPE(g *accel.Graph, id int) *ropeStep {
+	nd := &g.Nodes[id]
+	s := &ropeStep{xID: nd.Args[0].ID(), posID: nd.Args[1].ID(), ffID: -1, yID: id,
+		heads: nd.Shape[1], size: nd.Shape[2], p: nd.RoPE}
+	if len(nd.Args) > 2 {
+		s.ffID = nd.Args[2].ID()
+	}
+	s.thetaScale = powf(s.p.Base, -2/float32(s.p.Dims))
+	s.corr = yarnCorrDims(s.p.Dims, s.p.OrigCtx, s.p.Base, s.p.BetaFast, s.p.BetaSlow)
+	return s
+}
+
+func (s *ropeStep) workspace(shares int) int { return shares * s.p.Dims * 4 }
+
+func (s *ropeStep) bind(p *program, ws []byte) {
+	s.x, s.y, s.pos = f32s(p.mem[s.xID]), f32s(p.mem[s.yID]), i32s(p.mem[s.posID])
+	if s.ffID >= 0 {
+		s.ff = f32s(p.mem[s.ffID])
+	}
+	s.cache = f32s(ws[:s.workspace(p.b.threads)])
+}
+
+func (s *ropeStep) exec(p *pool) {
+	rows := len(s.y) / s.size
+	p.run(s, min(rows, p.shares(len(s.y), elemGrain)))
+}
+
+func (s *ropeStep) run(w, nw int) {
+	dims := s.p.Dims
+	cache := s.cache[w*dims : (w+1)*dims]
+	lo, hi := split(len(s.y)/s.size, w, nw)
+	token := -1
+	for r := lo; r < hi; r++ {
+		if t := r / s.heads; t != token {
+			token = t
+			s.fillCache(cache, s.pos[t])
+		}
+		x, y := s.x[r*s.size:(r+1)*s.size], s.y[r*s.size:(r+1)*s.size]
+		step, off := 1, dims/2 // NeoX: pair i is (i, i+dims/2)
+		if s.p.Mode == accel.RoPENormal {
+			step, off = 2, 1 // pair i is (2i, 2i+1)
+		}
+		for i := 0; i < dims; i += 2 {
+			j := i / 2 * step
+			c, sn := cache[i], cache[i+1]
+			x0, x1 := x[j], x[j+off]
+			y[j] = float32(x0*c) - float32(x1*sn)
+			y[j+off] = float32(x0*sn) + float32(x1*c)
+		}
+		copy(y[dims:], x[dims:])
+	}
+}
+
+// fillCache is ggml_rope_cache_init: θ starts at the position and is multiplied by thetaScale for each pair,
+// in float32, so the table matches ggml's rounding.
+func (s *ropeStep) fillCache(cache []float32, pos int32) {
+	theta := float32(pos)
+	for i := 0; i < s.p.Dims; i += 2 {
+		ff := float32(1)
+		if s.ff != nil {
+			ff = s.ff[i/2]
+		}
+		cache[i], cache[i+1] = ropeYarn(theta/ff, s.p, s.corr, i)
+		theta *= s.thetaScale
+	}
+}
+
+// ropeYarn is ggml's rope_yarn: the interpolated angle, blended with the extrapolated one by the YaRN ramp when
+// ExtFactor ≠ 0, and cos and sin scaled by the attention factor (and YaRN's magnitude correction).
+func ropeYarn(thetaExtrap float32, p accel.RoPEParams, corr [2]float32, i0 int) (cos, sin float32) {
+	thetaInterp := p.FreqScale * thetaExtrap
+	theta := thetaInterp
+	mscale := p.AttnFactor
+	if p.ExtFactor != 0 {
+		mix := yarnRamp(corr[0], corr[1], i0) * p.ExtFactor
+		theta = float32(thetaInterp*(1-mix)) + float32(thetaExtrap*mix)
+		mscale *= 1 + float32(0.1*logf(1/p.FreqScale))
+	}
+	return float32(math.Cos(float64(theta))) * mscale, float32(math.Sin(float64(theta))) * mscale
+}
+
+// yarnRamp is ggml's rope_yarn_ramp.
+func yarnRamp(low, high float32, i0 int) float32 {
+	y := (float32(i0/2) - low) / max(0.001, high-low)
+	return 1 - min(1, max(0, y))
+}
+
+// yarnCorrDims is ggml_rope_yarn_corr_dims: the first and last pair dimensions the YaRN ramp blends over.
+func yarnCorrDims(dims, origCtx int, base, betaFast, betaSlow float32) [2]float32 {
+	corrDim := func(nRot float32) float32 {
+		return float32(float32(dims)*logf(float32(origCtx)/float32(float32(nRot*2)*math.Pi))) / float32(2*logf(base))
+	}
+	start := float32(math.Floor(float64(corrDim(betaFast))))
+	end := float32(math.Ceil(float64(corrDim(betaSlow))))
+	return [2]float32{max(0, start), min(float32(dims-1), end)}
+}
+
+func logf(x float32) float32    { return float32(math.Log(float64(x))) }
+func powf(x, y float32) float32 { return float32(math.Pow(float64(x), float64(y))) }
