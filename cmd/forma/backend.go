@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/accel/cpu"
+	"github.com/forma-llm/forma/runtime"
+)
+
+// backendOpener creates a backend; files for optional backends add theirs to backendOpeners in init.
+type backendOpener func(threads int) (accel.Backend, error)
+
+var backendOpeners = map[string]backendOpener{
+	"cpu": func(threads int) (accel.Backend, error) { return cpu.New(cpu.Options{Threads: threads}) },
+}
+
+// autoOrder is the preference of --backend auto: GPUs first, the CPU last.
+var autoOrder = []string{"metal", "vulkan", "cpu"}
+
+// backendFlags are the flags every command that runs a model shares.
+type backendFlags struct {
+	name    string
+	threads int
+	kv      string
+	kvType  accel.DType
+	stderr  io.Writer
+}
+
+func addBackendFlags(fs *flag.FlagSet, stderr io.Writer) *backendFlags {
+	b := &backendFlags{stderr: stderr}
+	fs.StringVar(&b.name, "backend", "cpu", "compute `backend`: cpu, vulkan, metal or auto")
+	fs.IntVar(&b.threads, "t", 0, "CPU `threads` (default: physical cores)")
+	fs.IntVar(&b.threads, "threads", 0, "CPU `threads` (default: physical cores)")
+	fs.StringVar(&b.kv, "kv", "f16", "KV cache `type`: f16 or f32")
+	return b
+}
+
+func knownBackends() string {
+	names := []string{"auto", "metal"}
+	for n := range backendOpeners {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// open creates the chosen backend. With auto, it tries each backend in autoOrder and says on stderr why one
+// was passed over.
+func (b *backendFlags) open() (accel.Backend, error) {
+	switch b.kv {
+	case "f16":
+		b.kvType = accel.F16
+	case "f32":
+		b.kvType = accel.F32
+	default:
+		return nil, fmt.Errorf("unknown KV cache type %q (f16 or f32)", b.kv)
+	}
+	if b.name == "auto" {
+		for _, n := range autoOrder {
+			open, ok := backendOpeners[n]
+			if !ok {
+				continue
+			}
+			be, err := open(b.threads)
+			if err == nil {
+				return be, nil
+			}
+			fmt.Fprintf(b.stderr, "forma: %s backend unavailable (%v); trying the next\n", n, err)
+		}
+		return nil, errors.New("no backend could be opened")
+	}
+	open, ok := backendOpeners[b.name]
+	if !ok {
+		if b.name == "metal" || b.name == "vulkan" {
+			return nil, fmt.Errorf("the %s backend is not available in this build", b.name)
+		}
+		return nil, fmt.Errorf("unknown backend %q (known: %s)", b.name, knownBackends())
+	}
+	return open(b.threads)
+}
+
+// load opens the backend and the model; the returned function closes both, in order.
+func (b *backendFlags) load(path string) (*runtime.Model, func(), error) {
+	be, err := b.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := runtime.Load(path, runtime.Options{Backend: be})
+	if err != nil {
+		be.Close()
+		return nil, nil, err
+	}
+	return m, func() { be.Close(); m.Close() }, nil
+}
