@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/internal/golden"
 	"github.com/forma-llm/forma/internal/testdir"
+	"github.com/forma-llm/forma/runtime"
 )
 
 // TestGolden runs every case of testdata/golden on the CPU backend with an F32 and an F16 KV cache and holds
@@ -21,12 +21,12 @@ func TestGolden(t *testing.T) {
 	}
 	for _, kv := range []struct {
 		name  string
-		dt    accel.DType
+		dt    runtime.KVType
 		maxKL float64
-	}{{"kv=f32", accel.F32, 1e-3}, {"kv=f16", accel.F16, 5e-3}} {
+	}{{"kv=f32", runtime.KVF32, 1e-3}, {"kv=f16", runtime.KVF16, 5e-3}} {
 		for _, name := range names {
 			t.Run(kv.name+"/"+name, func(t *testing.T) {
-				if testing.Short() && kv.dt == accel.F16 && strings.Contains(name, "seq") {
+				if testing.Short() && kv.dt == runtime.KVF16 && strings.Contains(name, "seq") {
 					t.Skip("short mode: batch cases only for the F16 cache")
 				}
 				c, err := golden.Load(dir, name)

@@ -8,10 +8,44 @@ import (
 	"github.com/forma-llm/forma/model"
 )
 
+// KVType is the element type of a session's KV cache. It is its own enum rather than an accel.DType because
+// DType's zero value is F32 (ggml's numbering), which would make "not set" indistinguishable from F32.
+type KVType uint8
+
+// KV cache types. The zero value, KVDefault, is F16, llama.cpp's default.
+const (
+	KVDefault KVType = iota
+	KVF16
+	KVF32
+)
+
+// DType returns the cache's element type.
+func (k KVType) DType() (accel.DType, error) {
+	switch k {
+	case KVDefault, KVF16:
+		return accel.F16, nil
+	case KVF32:
+		return accel.F32, nil
+	}
+	return 0, fmt.Errorf("runtime: unknown KV cache type %d", k)
+}
+
+func (k KVType) String() string {
+	switch k {
+	case KVDefault:
+		return "default"
+	case KVF16:
+		return "f16"
+	case KVF32:
+		return "f32"
+	}
+	return fmt.Sprintf("KVType(%d)", uint8(k))
+}
+
 // SessionOptions configure a session.
 type SessionOptions struct {
-	Ctx int         // context size in tokens; 0 = the model's training context
-	KV  accel.DType // KV cache type, F16 (default) or F32
+	Ctx int    // context size in tokens; 0 = the model's training context
+	KV  KVType // KV cache type; KVDefault = F16
 }
 
 // Session is one conversation: its KV cache, its position, and the compiled programs of its forward passes. A
@@ -46,10 +80,11 @@ func (m *Model) NewSession(opt SessionOptions) (*Session, error) {
 	if opt.Ctx <= 0 {
 		opt.Ctx = hp.CtxTrain
 	}
-	if opt.KV == 0 {
-		opt.KV = accel.F16
+	dt, err := opt.KV.DType()
+	if err != nil {
+		return nil, err
 	}
-	kv, err := model.NewKVCache(m.Backend, hp, opt.Ctx, opt.KV)
+	kv, err := model.NewKVCache(m.Backend, hp, opt.Ctx, dt)
 	if err != nil {
 		return nil, err
 	}

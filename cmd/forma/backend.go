@@ -28,7 +28,7 @@ type backendFlags struct {
 	name    string
 	threads int
 	kv      string
-	kvType  accel.DType
+	kvType  runtime.KVType
 	stderr  io.Writer
 }
 
@@ -55,9 +55,9 @@ func knownBackends() string {
 func (b *backendFlags) open() (accel.Backend, error) {
 	switch b.kv {
 	case "f16":
-		b.kvType = accel.F16
+		b.kvType = runtime.KVF16
 	case "f32":
-		b.kvType = accel.F32
+		b.kvType = runtime.KVF32
 	default:
 		return nil, fmt.Errorf("unknown KV cache type %q (f16 or f32)", b.kv)
 	}

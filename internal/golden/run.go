@@ -21,7 +21,7 @@ type Report struct {
 // Run evaluates c on a model loaded into be, with the given KV cache type, exactly as the reference was made
 // (batch or token-by-token prompt, then greedy generation feeding each chosen token back), and compares every
 // row with maxKL as the bound.
-func Run(c *Case, be accel.Backend, kv accel.DType, maxKL float64) (*Report, error) {
+func Run(c *Case, be accel.Backend, kv runtime.KVType, maxKL float64) (*Report, error) {
 	m, err := runtime.Load(c.Model, runtime.Options{Backend: be})
 	if err != nil {
 		return nil, err

@@ -4,17 +4,17 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/internal/golden"
+	"github.com/forma-llm/forma/runtime"
 )
 
 func main() {
 	dir := "/work/shared/testdata"
 	names, _ := golden.Cases(dir)
-	kv := accel.F32
+	kv := runtime.KVF32
 	if len(os.Args) > 1 && os.Args[1] == "f16" {
-		kv = accel.F16
+		kv = runtime.KVF16
 	}
 	for _, n := range names {
 		c, err := golden.Load(dir, n)
