@@ -29,9 +29,35 @@ type lanes8 [8]float32
 
 // add accumulates one block: lane i += d · Σ q[4i…4i+3]·y[4i…4i+3], fused.
 func (l *lanes8) add(d float32, q *[QK]int32, y []byte) {
+	y = y[:QK]
 	for i := range l {
 		s := q[4*i]*int32(int8(y[4*i])) + q[4*i+1]*int32(int8(y[4*i+1])) +
 			q[4*i+2]*int32(int8(y[4*i+2])) + q[4*i+3]*int32(int8(y[4*i+3]))
+		l[i] = fma32(d, float32(s), l[i])
+	}
+}
+
+// addNibbles accumulates one block of 4-bit quants qs[16] (element j: low nibble of qs[j], element j+16:
+// high nibble) minus off, as add does.
+func (l *lanes8) addNibbles(d float32, qs []byte, off int32, y []byte) {
+	qs, y = qs[:QK/2], y[:QK]
+	for i := 0; i < 4; i++ {
+		b := qs[4*i : 4*i+4]
+		lo := (int32(b[0]&15)-off)*int32(int8(y[4*i])) + (int32(b[1]&15)-off)*int32(int8(y[4*i+1])) +
+			(int32(b[2]&15)-off)*int32(int8(y[4*i+2])) + (int32(b[3]&15)-off)*int32(int8(y[4*i+3]))
+		hi := (int32(b[0]>>4)-off)*int32(int8(y[16+4*i])) + (int32(b[1]>>4)-off)*int32(int8(y[16+4*i+1])) +
+			(int32(b[2]>>4)-off)*int32(int8(y[16+4*i+2])) + (int32(b[3]>>4)-off)*int32(int8(y[16+4*i+3]))
+		l[i] = fma32(d, float32(lo), l[i])
+		l[i+4] = fma32(d, float32(hi), l[i+4])
+	}
+}
+
+// addBytes accumulates one block of int8 quants qs[32], as add does.
+func (l *lanes8) addBytes(d float32, qs, y []byte) {
+	qs, y = qs[:QK], y[:QK]
+	for i := range l {
+		s := int32(int8(qs[4*i]))*int32(int8(y[4*i])) + int32(int8(qs[4*i+1]))*int32(int8(y[4*i+1])) +
+			int32(int8(qs[4*i+2]))*int32(int8(y[4*i+2])) + int32(int8(qs[4*i+3]))*int32(int8(y[4*i+3]))
 		l[i] = fma32(d, float32(s), l[i])
 	}
 }
@@ -47,14 +73,6 @@ func (l *lanes8) sum() float32 {
 // float32 values.)
 func fma32(a, b, c float32) float32 { return float32(math.FMA(float64(a), float64(b), float64(c))) }
 
-// unpackQ4 writes the 32 nibbles of a Q4 block (qs[16]) minus off into q, in element order.
-func unpackQ4(qs []byte, off int32, q *[QK]int32) {
-	for j := 0; j < QK/2; j++ {
-		q[j] = int32(qs[j]&15) - off
-		q[j+QK/2] = int32(qs[j]>>4) - off
-	}
-}
-
 // unpackQ5 writes the 32 five-bit quants of a Q5 block (qh word, qs[16]) minus off into q.
 func unpackQ5(qh uint32, qs []byte, off int32, q *[QK]int32) {
 	for j := 0; j < QK; j++ {
@@ -65,11 +83,9 @@ func unpackQ5(qh uint32, qs []byte, off int32, q *[QK]int32) {
 // DotQ4_0Q8_0 returns Σ w·a for n elements of a Q4_0 row and a Q8_0 row.
 func DotQ4_0Q8_0(n int, w, a []byte) float32 {
 	var l lanes8
-	var q [QK]int32
 	for ib := 0; ib < n/QK; ib++ {
 		x, y := w[ib*18:ib*18+18], a[ib*34:ib*34+34]
-		unpackQ4(x[2:18], 8, &q)
-		l.add(f16at(x, 0)*f16at(y, 0), &q, y[2:34])
+		l.addNibbles(f16at(x, 0)*f16at(y, 0), x[2:18], 8, y[2:34])
 	}
 	return l.sum()
 }
@@ -93,13 +109,11 @@ func DotQ4_0Q8_0Interleaved(n int, w, a []byte) float32 {
 // DotQ4_1Q8_1 returns Σ w·a for n elements of a Q4_1 row and a Q8_1 row.
 func DotQ4_1Q8_1(n int, w, a []byte) float32 {
 	var l lanes8
-	var q [QK]int32
 	var summs float32
 	for ib := 0; ib < n/QK; ib++ {
 		x, y := w[ib*20:ib*20+20], a[ib*36:ib*36+36]
 		summs += f16at(x, 2) * f16at(y, 2)
-		unpackQ4(x[4:20], 0, &q)
-		l.add(f16at(x, 0)*f16at(y, 0), &q, y[4:36])
+		l.addNibbles(f16at(x, 0)*f16at(y, 0), x[4:20], 0, y[4:36])
 	}
 	return l.sum() + summs
 }
@@ -141,13 +155,9 @@ func DotQ5_1Q8_1(n int, w, a []byte) float32 {
 // DotQ8_0Q8_0 returns Σ w·a for n elements of two Q8_0 rows.
 func DotQ8_0Q8_0(n int, w, a []byte) float32 {
 	var l lanes8
-	var q [QK]int32
 	for ib := 0; ib < n/QK; ib++ {
 		x, y := w[ib*34:ib*34+34], a[ib*34:ib*34+34]
-		for j := range q {
-			q[j] = int32(int8(x[2+j]))
-		}
-		l.add(f16at(x, 0)*f16at(y, 0), &q, y[2:34])
+		l.addBytes(f16at(x, 0)*f16at(y, 0), x[2:34], y[2:34])
 	}
 	return l.sum()
 }
