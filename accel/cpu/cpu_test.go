@@ -37,3 +37,4 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
