@@ -37,4 +37,3 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
-
