@@ -13,12 +13,12 @@ import (
 	"github.com/forma-llm/forma/runtime/tokenizer"
 )
 
-const stories = "stories260K-Q8_0.gguf"
+const storiesModel = "stories260K-Q8_0.gguf"
 
 // TestConcurrentSessions runs 8 sessions over one Model at once (run it with -race) and checks that each
 // produces what the same session produces alone.
 func TestConcurrentSessions(t *testing.T) {
-	m := load(t, stories)
+	m := load(t, storiesModel)
 	const n = 8
 	prompts := []string{"Once upon a time", "Lily had a ball", "The cat", "One day", "Tom was", "The sun", "A bird", "She said"}
 	run := func(i int) ([]int32, error) {
@@ -56,7 +56,7 @@ func TestConcurrentSessions(t *testing.T) {
 
 // TestSeededRepeats: the same seed gives the same tokens on every run, a fresh session or the same one.
 func TestSeededRepeats(t *testing.T) {
-	m := load(t, stories)
+	m := load(t, storiesModel)
 	opt := runtime.GenerateOptions{MaxTokens: 40, Sampling: seeded(42)}
 	s := session(t, m, runtime.SessionOptions{Ctx: 128})
 	a, _ := generate(t, s, "Once upon a time", opt)
@@ -82,7 +82,7 @@ func TestSeededRepeats(t *testing.T) {
 // TestCancel cancels the context while a token is being handed out: no further token comes, the stream ends
 // with context.Canceled, and the session goes on to produce exactly what a fresh one does.
 func TestCancel(t *testing.T) {
-	m := load(t, stories)
+	m := load(t, storiesModel)
 	s := session(t, m, runtime.SessionOptions{Ctx: 128})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -123,7 +123,7 @@ func TestCancel(t *testing.T) {
 
 // TestBreakStops: leaving the loop stops generation; the session stays usable.
 func TestBreakStops(t *testing.T) {
-	m := load(t, stories)
+	m := load(t, storiesModel)
 	s := session(t, m, runtime.SessionOptions{Ctx: 128})
 	n := 0
 	for range s.Generate(context.Background(), "Once upon a time", runtime.GenerateOptions{Sampling: greedy()}) {
@@ -141,14 +141,14 @@ func TestBreakStops(t *testing.T) {
 // cache, which covers the whole first turn's prompt, and answers exactly as a fresh session evaluating the
 // whole conversation.
 func TestChatPrefixReuse(t *testing.T) {
-	for _, name := range []string{stories, "rand-qwen3-chat-q8_0.gguf"} {
+	for _, name := range []string{storiesModel, "rand-qwen3-chat-q8_0.gguf"} {
 		t.Run(name, func(t *testing.T) {
-			if raceEnabled && name != stories {
+			if raceEnabled && name != storiesModel {
 				t.Skip("a 151669-token vocabulary is slow under the race detector")
 			}
 			m := load(t, name)
 			opt := runtime.GenerateOptions{MaxTokens: 8, Sampling: greedy()}
-			so := runtime.SessionOptions{Ctx: 512, System: "You tell stories.", TemplateVars: map[string]any{"enable_thinking": false}}
+			so := runtime.SessionOptions{Ctx: 512, System: "You tell storiesModel.", TemplateVars: map[string]any{"enable_thinking": false}}
 			s := session(t, m, so)
 			if _, _, err := collect(s.Chat(context.Background(), "Tell me a story.", opt)); err != nil {
 				t.Fatal(err)
@@ -194,7 +194,7 @@ func TestChatPrefixReuse(t *testing.T) {
 // TestStopStrings: a stop string spanning tokens ends generation; its text and what follows are not returned;
 // text before it is, and no text that could start a stop string leaks out early.
 func TestStopStrings(t *testing.T) {
-	m := load(t, stories)
+	m := load(t, storiesModel)
 	s := session(t, m, runtime.SessionOptions{Ctx: 128})
 	_, full := generate(t, s, "Once upon a time", runtime.GenerateOptions{MaxTokens: 32, Sampling: greedy()})
 	i := strings.Index(full, " Lily")
@@ -247,7 +247,7 @@ func TestStopMatcher(t *testing.T) {
 // TestContextLimits: a prompt over the context is ErrContextFull; generation stops at a full context; with
 // context shift a long prompt is cut and generation runs past the context size.
 func TestContextLimits(t *testing.T) {
-	m := load(t, stories)
+	m := load(t, storiesModel)
 	long := strings.Repeat("Lily had a little red ball. ", 10)
 	s := session(t, m, runtime.SessionOptions{Ctx: 32})
 	if _, _, err := collect(s.Generate(context.Background(), long, runtime.GenerateOptions{})); !errors.Is(err, runtime.ErrContextFull) {
@@ -277,7 +277,7 @@ func TestGenerateAllocs(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("allocation counts need a normal build")
 	}
-	m := load(t, stories)
+	m := load(t, storiesModel)
 	s := session(t, m, runtime.SessionOptions{Ctx: 128})
 	allocs := func(n int) float64 {
 		opt := runtime.GenerateOptions{MaxTokens: n, Sampling: greedy(), IgnoreEOG: true}
@@ -297,7 +297,7 @@ func TestGenerateAllocs(t *testing.T) {
 // BenchmarkDecodeStep is one token of the decode loop on stories260K: a forward pass of one token and the
 // default sampler chain. It must report 0 allocs/op.
 func BenchmarkDecodeStep(b *testing.B) {
-	m := load(b, stories)
+	m := load(b, storiesModel)
 	s := session(b, m, runtime.SessionOptions{Ctx: 128})
 	sm, err := sample.New(sample.Defaults())
 	if err != nil {

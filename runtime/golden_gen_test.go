@@ -65,21 +65,10 @@ func TestGoldenGenerate(t *testing.T) {
 	}
 }
 
-// knownDivergence lists cases whose greedy continuation leaves llama.cpp's at a step where forma's logits still
-// differ from the reference by more than the acceptance bound (quantized dot-product rounding, being fixed on
-// branch goldeninv): they are compared up to that step. Remove an entry once it passes in full.
-var knownDivergence = map[string]int{
-	"stories260K-Q4_1.short": 23, // step 23: KL 1.9e-3, reference top two 267/374
-}
-
 // compareGreedy checks got against the reference continuation up to the first near-tie of the reference.
 func compareGreedy(t *testing.T, c *golden.Case, got []int32) {
 	t.Helper()
 	n := len(c.Gen)
-	if k, ok := knownDivergence[c.Name]; ok {
-		n = k
-		t.Logf("known divergence at step %d: compared %d tokens", k, k)
-	}
 	for g := range c.Gen {
 		if golden.TopGap(c.GenLogits[g*c.Vocab:(g+1)*c.Vocab]) < golden.NearTie {
 			n = min(n, g)

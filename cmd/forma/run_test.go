@@ -25,7 +25,7 @@ func forma(args ...string) (int, string, string) {
 }
 
 // TestRunGolden: `forma run --temp 0 -n 32 --raw --kv f32` reproduces llama.cpp's greedy continuation of every
-// golden case with a text prompt (token ids from --print-ids), up to a reference near-tie or a known divergence.
+// golden case with a text prompt (token ids from --print-ids), up to a reference near-tie.
 func TestRunGolden(t *testing.T) {
 	dir := testdir.Dir(t)
 	names, err := golden.Cases(dir)
@@ -62,9 +62,6 @@ func TestRunGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			n := len(c.Gen)
-			if k, ok := knownDivergence[c.Name]; ok {
-				n = k
-			}
 			for g := 0; g < n; g++ {
 				if golden.TopGap(c.GenLogits[g*c.Vocab:(g+1)*c.Vocab]) < golden.NearTie {
 					n = g
@@ -76,9 +73,6 @@ func TestRunGolden(t *testing.T) {
 		})
 	}
 }
-
-// knownDivergence: see runtime's golden test (quantized rounding being fixed on branch goldeninv).
-var knownDivergence = map[string]int{"stories260K-Q4_1.short": 23}
 
 func equalInt32(a, b []int32) bool {
 	if len(a) != len(b) {
