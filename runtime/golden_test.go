@@ -40,8 +40,8 @@ func TestGolden(t *testing.T) {
 	}{{"kv=f32", runtime.KVF32}, {"kv=f16", runtime.KVF16}} {
 		for _, name := range names {
 			t.Run(kv.name+"/"+name, func(t *testing.T) {
-				if testing.Short() && kv.typ == runtime.KVF16 && strings.HasSuffix(name, ".seq") {
-					t.Skip("short mode: batch cases only for the F16 cache")
+				if testing.Short() && (kv.typ == runtime.KVF16 || !strings.HasSuffix(name, ".short")) {
+					t.Skip("short mode: the F32 cache's short cases only")
 				}
 				crit := golden.Strict
 				if kv.typ == runtime.KVF16 {
