@@ -23,6 +23,7 @@ const (
 	KeyArchitecture = "general.architecture"
 	KeySplitCount   = "split.count"
 	KeySplitNo      = "split.no"
+	KeySplitTensors = "split.tensors.count"
 )
 
 // KV is one metadata entry.
@@ -97,7 +98,31 @@ func Open(path string) (*File, error) {
 			return nil, fmt.Errorf("gguf: %s: %w", p, err)
 		}
 	}
+	if err := f.checkSplitTotals(len(paths)); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("gguf: %s: %w", path, err)
+	}
 	return f, nil
+}
+
+// checkSplitTotals checks what the first part declares about the whole split model against what was opened.
+func (f *File) checkSplitTotals(parts int) error {
+	if v, ok := f.Value(KeySplitCount); ok {
+		n, isInt := v.IntValue()
+		if !isInt || n < 0 {
+			return fmt.Errorf("%s must be an integer, got %s", KeySplitCount, typeName(v))
+		}
+		if n > 1 && parts == 1 {
+			return fmt.Errorf("the file is one part of a model split in %d; open it by its split name "+
+				"(NAME-00001-of-%05d.gguf) with all parts beside it", n, n)
+		}
+	}
+	if v, ok := f.Value(KeySplitTensors); ok && parts > 1 {
+		if n, isInt := v.IntValue(); !isInt || n != int64(len(f.Tensors)) {
+			return fmt.Errorf("%s is %v but the %d parts hold %d tensors", KeySplitTensors, n, parts, len(f.Tensors))
+		}
+	}
+	return nil
 }
 
 func (f *File) openPart(path string, idx, count int) error {
@@ -118,8 +143,13 @@ func (f *File) openPart(path string, idx, count int) error {
 		return err
 	}
 	f.maps = append(f.maps, buf)
+	return f.addPart(path, buf, idx, count)
+}
+
+// addPart parses one part already in memory (a mapping f owns) and adds its metadata and tensors to f.
+func (f *File) addPart(path string, buf []byte, idx, count int) error {
 	f.Paths = append(f.Paths, path)
-	f.Size += st.Size()
+	f.Size += int64(len(buf))
 	h, err := parseHeader(buf, f)
 	if err != nil {
 		return err
@@ -349,7 +379,8 @@ func (f *File) Floats(key string) ([]float32, error) {
 	}
 	out := make([]float32, len(vals))
 	for i, v := range vals {
-		out[i] = float32(math.Float64frombits(v.bits))
+		x, _ := v.FloatValue()
+		out[i] = float32(x)
 	}
 	return out, nil
 }

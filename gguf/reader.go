@@ -3,7 +3,6 @@ package gguf
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 	"unicode/utf8"
 
 	"github.com/forma-llm/forma/gguf/quant"
@@ -18,6 +17,9 @@ const (
 	maxStringLen   = 1 << 30 // bytes in one string value
 	maxTensorCount = 1 << 24
 	maxKVCount     = 1 << 24
+	// maxPrealloc caps capacity hints taken from counts in the file: a count is only plausible, not proven, until
+	// its entries have been read, so memory grows with what the file really holds.
+	maxPrealloc = 1 << 12
 )
 
 // reader decodes little-endian GGUF fields from buf, checking every length against what is left.
@@ -52,7 +54,8 @@ func (r *reader) u64(what string) (uint64, error) {
 	return binary.LittleEndian.Uint64(b), nil
 }
 
-// str reads a length-prefixed string of at most max bytes. Strings must be valid UTF-8.
+// str reads a length-prefixed string of at most max bytes. Its bytes are not required to be UTF-8 (vocabularies
+// hold raw byte pieces); keys are checked by the caller.
 func (r *reader) str(what string, max uint64) (string, error) {
 	n, err := r.u64(what + " length")
 	if err != nil {
@@ -86,6 +89,52 @@ func (r *reader) value(t ValueType, depth int) (Value, error) {
 	return Value{}, fmt.Errorf("unknown value type %d", uint32(t))
 }
 
+// skip validates one value of type t and moves past it without decoding it (no allocation for strings).
+func (r *reader) skip(t ValueType, depth int) error {
+	switch {
+	case t.size() > 0:
+		_, err := r.need(uint64(t.size()), t.String())
+		return err
+	case t == TypeString:
+		n, err := r.u64("string length")
+		if err != nil {
+			return err
+		}
+		if n > maxStringLen {
+			return fmt.Errorf("string length %d exceeds the limit of %d bytes", n, maxStringLen)
+		}
+		_, err = r.need(n, "string")
+		return err
+	case t == TypeArray:
+		_, err := r.array(depth)
+		return err
+	}
+	return fmt.Errorf("unknown value type %d", uint32(t))
+}
+
+// skipStrings validates n consecutive strings: the check skip does per string, in one tight loop (a
+// vocabulary holds hundreds of thousands).
+func (r *reader) skipStrings(n uint64) error {
+	buf, off := r.buf, r.off
+	for i := uint64(0); i < n; i++ {
+		if len(buf)-off < 8 {
+			r.off = off
+			return fmt.Errorf("array element %d: string length needs 8 bytes at offset %d but the file has %d left",
+				i, off, len(buf)-off)
+		}
+		l := binary.LittleEndian.Uint64(buf[off:])
+		off += 8
+		if l > maxStringLen || l > uint64(len(buf)-off) {
+			r.off = off
+			return fmt.Errorf("array element %d: string of %d bytes at offset %d exceeds the limit or the file "+
+				"(%d bytes left)", i, l, off, len(buf)-off)
+		}
+		off += int(l)
+	}
+	r.off = off
+	return nil
+}
+
 func (r *reader) array(depth int) (Value, error) {
 	if depth > maxArrayDepth {
 		return Value{}, fmt.Errorf("arrays nested deeper than %d", maxArrayDepth)
@@ -113,9 +162,15 @@ func (r *reader) array(depth int) (Value, error) {
 		if n > uint64(len(r.buf)-r.off)/8 {
 			return Value{}, fmt.Errorf("array of %d %s elements needs more bytes than the file has", n, elem)
 		}
-		for i := uint64(0); i < n; i++ {
-			if _, err := r.value(elem, depth+1); err != nil {
-				return Value{}, fmt.Errorf("array element %d: %w", i, err)
+		if elem == TypeString {
+			if err := r.skipStrings(n); err != nil {
+				return Value{}, err
+			}
+		} else {
+			for i := uint64(0); i < n; i++ {
+				if err := r.skip(elem, depth+1); err != nil {
+					return Value{}, fmt.Errorf("array element %d: %w", i, err)
+				}
 			}
 		}
 	}
@@ -182,8 +237,8 @@ func parseHeader(buf []byte, f *File) (*header, error) {
 }
 
 func (h *header) readKV(r *reader, n int) error {
-	seen := make(map[string]bool, n)
-	h.kv = make([]KV, 0, n)
+	seen := make(map[string]bool, min(n, maxPrealloc))
+	h.kv = make([]KV, 0, min(n, maxPrealloc))
 	for i := 0; i < n; i++ {
 		key, err := r.str(fmt.Sprintf("metadata key %d", i), maxKeyLen)
 		if err != nil {
@@ -217,8 +272,8 @@ func (h *header) readKV(r *reader, n int) error {
 }
 
 func (h *header) readTensorInfos(r *reader, n int) error {
-	seen := make(map[string]bool, n)
-	h.tensors = make([]TensorInfo, 0, n)
+	seen := make(map[string]bool, min(n, maxPrealloc))
+	h.tensors = make([]TensorInfo, 0, min(n, maxPrealloc))
 	for i := 0; i < n; i++ {
 		name, err := r.str(fmt.Sprintf("tensor %d name", i), maxKeyLen)
 		if err != nil {
@@ -247,15 +302,10 @@ func readTensorInfo(r *reader, name string) (TensorInfo, error) {
 		return ti, fmt.Errorf("has %d dimensions (1 to %d allowed)", nd, maxDims)
 	}
 	ti.Dims = make([]uint64, nd)
-	elems := uint64(1)
 	for d := range ti.Dims {
 		if ti.Dims[d], err = r.u64("dimension"); err != nil {
 			return ti, err
 		}
-		if ti.Dims[d] == 0 || ti.Dims[d] > math.MaxInt64/elems {
-			return ti, fmt.Errorf("dimensions %v are empty or overflow", ti.Dims[:d+1])
-		}
-		elems *= ti.Dims[d]
 	}
 	t, err := r.u32("type")
 	if err != nil {
@@ -265,14 +315,9 @@ func readTensorInfo(r *reader, name string) (TensorInfo, error) {
 	if !ti.Type.Valid() {
 		return ti, fmt.Errorf("unknown tensor type %d", t)
 	}
-	if ti.Dims[0]%uint64(ti.Type.BlockElems()) != 0 {
-		return ti, fmt.Errorf("row length %d is not a multiple of the %s block size %d", ti.Dims[0], ti.Type, ti.Type.BlockElems())
+	if ti.Size, err = shapeBytes(ti.Dims, ti.Type); err != nil {
+		return ti, err
 	}
-	blocks := elems / uint64(ti.Type.BlockElems())
-	if blocks > math.MaxInt64/uint64(ti.Type.BlockBytes()) {
-		return ti, fmt.Errorf("size of dimensions %v overflows", ti.Dims)
-	}
-	ti.Size = blocks * uint64(ti.Type.BlockBytes())
 	ti.Offset, err = r.u64("offset")
 	return ti, err
 }

@@ -64,7 +64,7 @@ func (t ValueType) isInt() bool {
 // until the tokenizer reads it).
 type Value struct {
 	Type ValueType
-	bits uint64 // integer, bool and float scalars (floats as their IEEE bits, float32 widened to float64)
+	bits uint64 // integer (sign-extended), bool and float scalars (a float's own IEEE bits, kept exact for writing)
 	str  string // TypeString
 	arr  *array // TypeArray
 }
@@ -74,7 +74,7 @@ type array struct {
 	elem ValueType
 	n    int
 	raw  []byte
-	f    *File // for the closed check: raw points into the mapping
+	f    *File // for the closed check when raw points into a mapping; nil for arrays built by NewArray
 }
 
 // ArrayType returns the element type and length of an array value.
@@ -98,10 +98,13 @@ func (v Value) IntValue() (int64, bool) {
 
 // FloatValue returns a float32/float64 scalar as float64.
 func (v Value) FloatValue() (float64, bool) {
-	if v.Type != TypeFloat32 && v.Type != TypeFloat64 {
-		return 0, false
+	switch v.Type {
+	case TypeFloat32:
+		return float64(math.Float32frombits(uint32(v.bits))), true
+	case TypeFloat64:
+		return math.Float64frombits(v.bits), true
 	}
-	return math.Float64frombits(v.bits), true
+	return 0, false
 }
 
 // BoolValue returns a bool scalar.
@@ -126,6 +129,8 @@ func (v Value) Any() (any, error) {
 		return v.bits != 0, nil
 	case v.Type == TypeString:
 		return v.str, nil
+	case v.Type != TypeArray || v.arr == nil:
+		return nil, fmt.Errorf("gguf: invalid value of type %s", v.Type)
 	}
 	elems, err := v.arr.values()
 	if err != nil {
@@ -142,8 +147,10 @@ func (v Value) Any() (any, error) {
 
 // values decodes every element of an array. The bytes were validated when the file was opened.
 func (a *array) values() ([]Value, error) {
-	if err := a.f.checkOpen(); err != nil {
-		return nil, err
+	if a.f != nil {
+		if err := a.f.checkOpen(); err != nil {
+			return nil, err
+		}
 	}
 	r := reader{buf: a.raw, f: a.f}
 	out := make([]Value, a.n)
@@ -172,7 +179,7 @@ func scalarBits(t ValueType, b []byte) uint64 {
 	case TypeInt32:
 		return uint64(int64(int32(binary.LittleEndian.Uint32(b))))
 	case TypeFloat32:
-		return math.Float64bits(float64(math.Float32frombits(binary.LittleEndian.Uint32(b))))
+		return uint64(binary.LittleEndian.Uint32(b))
 	default: // 64-bit types
 		return binary.LittleEndian.Uint64(b)
 	}

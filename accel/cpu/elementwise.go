@@ -21,6 +21,10 @@ type plain struct{}
 func (plain) check() error        { return nil }
 func (plain) workspace(_ int) int { return 0 }
 
+// vectorTail reports whether element i of rows of length cols is one of a row's last cols mod 16, which ggml's
+// vector loops (16 floats per AVX-512 vector) leave to scalar code.
+func vectorTail(i, cols int) bool { return i%cols >= cols-cols%f32Lanes }
+
 // unaryStep computes Scale, SiLU, GELU and SoftCap element by element.
 type unaryStep struct {
 	plain
@@ -29,6 +33,7 @@ type unaryStep struct {
 	x, y     []float32
 	f        float32
 	gelu     *[1 << 16]uint16
+	cols     int // row length: SiLU's last cols mod 16 elements of a row take the scalar path
 }
 
 func (s *unaryStep) bind(p *program, _ []byte) { s.x, s.y = f32s(p.mem[s.xID]), f32s(p.mem[s.yID]) }
@@ -42,9 +47,13 @@ func (s *unaryStep) run(w, nw int) {
 		for i, v := range x {
 			y[i] = v * s.f
 		}
-	case accel.OpSiLU:
+	case accel.OpSiLU: // ggml_vec_silu_f32
 		for i, v := range x {
-			y[i] = silu(v)
+			if vectorTail(lo+i, s.cols) {
+				y[i] = siluTail(v)
+			} else {
+				y[i] = silu(v)
+			}
 		}
 	case accel.OpGELU:
 		for i, v := range x {
@@ -99,6 +108,7 @@ type gluStep struct {
 	gID, uID, yID int
 	g, u, y       []float32
 	gelu          *[1 << 16]uint16
+	cols          int // row length, as unaryStep
 }
 
 func (s *gluStep) bind(p *program, _ []byte) {
@@ -111,7 +121,11 @@ func (s *gluStep) run(w, nw int) {
 	g, u, y := s.g[lo:hi], s.u[lo:hi], s.y[lo:hi:hi]
 	if s.op == accel.OpSwiGLU {
 		for i, v := range g { // ggml_vec_swiglu_f32
-			y[i] = silu(v) * u[i]
+			if vectorTail(lo+i, s.cols) {
+				y[i] = siluTail(v) * u[i]
+			} else {
+				y[i] = silu(v) * u[i]
+			}
 		}
 		return
 	}

@@ -13,6 +13,7 @@ type matKernel struct {
 	act      quant.Type
 	quantize func(src []float32, dst []byte)
 	dot      quant.DotFn
+	tiled    quant.DotFn // for batches where the reference uses llamafile's tinyBLAS; nil: dot
 }
 
 func (k matKernel) ok() bool { return k.quantize != nil && k.dot != nil }
@@ -33,8 +34,34 @@ var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
 		act := quant.ActivationType(t)
 		ks[t] = matKernel{act: act, quantize: activationQuantizers[act], dot: quant.DotFunc(t)}
 	}
+	ks[quant.F32].tiled = quant.DotF32F32Tiled
+	ks[quant.F16].tiled = quant.DotF16F16Tiled
 	return ks
 }()
+
+// Shapes for which the reference build takes other kernels than its row-by-row dot products (the
+// arithmetic differs, so forma follows the same rule):
+//   - llamafile's tinyBLAS for F32 and F16 weights multiplies batches of two or more rows when the row length
+//     is a multiple of tinyBLAS's 16-float vectors and the weight's row count a multiple of its 4-row tiles;
+//   - Q4_0 weights whose row count is a multiple of 8 are repacked into interleaved 8×8 blocks.
+const (
+	tiledMinRows = 2
+	tiledK       = 16
+	tiledM       = 4
+	repackQ4_0M  = 8
+)
+
+// kernelFor returns the dot product for n activation rows of length in against out weight rows of type t.
+func kernelFor(t quant.Type, n, in, out int) quant.DotFn {
+	k := matKernels[t]
+	switch {
+	case k.tiled != nil && n >= tiledMinRows && in%tiledK == 0 && out%tiledM == 0:
+		return k.tiled
+	case t == quant.Q4_0 && out%repackQ4_0M == 0:
+		return quant.DotQ4_0Q8_0Interleaved
+	}
+	return k.dot
+}
 
 // matGrain is the least number of multiply-adds worth a worker.
 const matGrain = 1 << 16
@@ -62,6 +89,7 @@ func newMatMul(g *accel.Graph, id int) *matMulStep {
 		n: nd.Shape[0], in: w.Shape[1], out: w.Shape[0]}
 	s.wRow = storageBytes(w.Type, s.in)
 	s.aRow = storageBytes(s.k.act, s.in)
+	s.k.dot = kernelFor(w.Type, s.n, s.in, s.out)
 	s.quantize.s = s
 	return s
 }

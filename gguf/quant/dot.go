@@ -2,13 +2,11 @@ package quant
 
 // Reference dot products between one weight row and one activation row, as llama.cpp's CPU backend computes
 // them for matrix multiplication: the activation row is first converted to ActivationType(weight) (with
-// QuantizeActivation), then DotFunc(weight) combines the two. The Dot* functions follow ggml's generic
-// ggml_vec_dot_<w>_<a> exactly — exact integer sums inside each block, then float32 accumulation in ggml's
+// QuantizeActivation), then DotFunc(weight) combines the two. The Dot* functions reproduce the arithmetic of
+// the x86-64 build that made forma's reference data (its AVX2 kernels for the block types, see
+// dot_blocks32.go; its AVX-512 kernels for F32 and F16, see dot_float.go; ggml's generic order for the
+// K-quants, IQ4 and MXFP4 and BF16) — exact integer sums inside each block, then float32 accumulation in that
 // order — so they are the reference that faster implementations must reproduce bit for bit.
-//
-// Float types: DotF32F32, DotF16F16 and DotBF16BF16 follow ggml's scalar ggml_vec_dot_f32/f16/bf16: each
-// product is formed in float32 (exact for F16 and BF16 operands) and the sum is accumulated in float64, then
-// rounded to float32. (ggml's SIMD versions accumulate in float32 lanes; they agree to rounding.)
 
 import "fmt"
 
@@ -85,24 +83,6 @@ func VecDot(w Type, n int, wRow, aRow []byte) (float32, error) {
 		return 0, err
 	}
 	return f(n, wRow[:wn], aRow[:an]), nil
-}
-
-// DotF32F32 is ggml_vec_dot_f32 (scalar): float32 products summed in float64.
-func DotF32F32(n int, w, a []byte) float32 {
-	var sum float64
-	for i := 0; i < n; i++ {
-		sum += float64(float32(f32at(w, 4*i) * f32at(a, 4*i)))
-	}
-	return float32(sum)
-}
-
-// DotF16F16 is ggml_vec_dot_f16 (scalar): exact products of the halves summed in float64.
-func DotF16F16(n int, w, a []byte) float32 {
-	var sum float64
-	for i := 0; i < n; i++ {
-		sum += float64(f16at(w, 2*i) * f16at(a, 2*i))
-	}
-	return float32(sum)
 }
 
 // DotBF16BF16 is ggml_vec_dot_bf16 (scalar): exact products summed in float64.

@@ -1,0 +1,77 @@
+package modelinfo
+
+import "fmt"
+
+// Memory is an estimate of what running a model takes, in bytes, the way Kronk's VRAM calculator adds it up:
+// the weights as stored, a KV cache of F16 keys and values for every layer at the context length, and a compute
+// buffer for one batch.
+type Memory struct {
+	Context int    `json:"context"`
+	Weights uint64 `json:"weights_bytes"`
+	KVCache uint64 `json:"kv_cache_bytes"`
+	Compute uint64 `json:"compute_bytes"`
+	Total   uint64 `json:"total_bytes"`
+}
+
+// Sizes the estimate assumes.
+const (
+	kvElemBytes  = 2   // F16 keys and values
+	actElemBytes = 4   // F32 activations
+	Ubatch       = 512 // positions per batch, llama.cpp's default n_ubatch
+)
+
+// Estimate returns the memory needed at a context of ctx tokens (the model's context length when ctx <= 0).
+//
+//	KV cache = sum over layers of ctx * n_kv_heads(layer) * (head_dim_k + head_dim_v) * 2 bytes
+//	         = 2 * n_layer * ctx * n_kv_heads * head_dim * 2 bytes when all layers and K/V dims agree
+//	compute  = ub * (n_vocab + 4*n_embd + 2*n_ff + n_heads*ctx) * 4 bytes, ub = min(512, ctx)
+//
+// The compute term counts what dominates llama.cpp's CPU compute buffer for one batch of ub positions without
+// flash attention: the logits, the residual/norm/attention activations, the FFN activations and the attention
+// score matrix (n_heads x ctx per position). It is an estimate, not a measurement.
+func (in *Info) Estimate(ctx int) Memory {
+	if ctx <= 0 {
+		ctx = in.ContextLength
+	}
+	m := Memory{Context: ctx, Weights: in.WeightBytes}
+	perPos := uint64(0) // KV bytes per position, all layers
+	for l := 0; l < in.Layers; l++ {
+		kv := in.KVHeads
+		if in.KVHeadsLayer != nil && l < len(in.KVHeadsLayer) {
+			kv = in.KVHeadsLayer[l]
+		}
+		perPos += uint64(kv) * uint64(in.HeadDim+in.HeadDimV) * kvElemBytes
+	}
+	m.KVCache = perPos * uint64(ctx)
+	ub := uint64(min(Ubatch, ctx))
+	m.Compute = ub * uint64(in.VocabSize+4*in.Embedding+2*in.FeedForward+in.Heads*ctx) * actElemBytes
+	m.Total = m.Weights + m.KVCache + m.Compute
+	return m
+}
+
+// FormatBytes prints n with a binary unit, e.g. "1.50 GiB".
+func FormatBytes(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for x := n / unit; x >= unit && exp < 4; x /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.2f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}
+
+// FormatCount prints a parameter count the usual way, e.g. "1.10B", "292.80K".
+func FormatCount(n uint64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2fB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.2fM", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.2fK", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}

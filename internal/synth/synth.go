@@ -1,0 +1,253 @@
+package synth
+
+import (
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// Options choose what to write.
+type Options struct {
+	Preset        string
+	Type          quant.Type // of the matrices and the embeddings; any type quant.CanQuantize supports
+	Seed          uint64
+	NumLayers     int // overrides the preset's layer count when > 0
+	ContextLength int // overrides the preset's context length when > 0
+}
+
+// Write writes a random-weight model to path. Tensors are generated and quantized one at a time, in chunks of
+// rows, so memory stays small whatever the model's size.
+func Write(path string, opts Options) error {
+	spec, err := Spec(opts)
+	if err != nil {
+		return err
+	}
+	return gguf.WriteFile(path, spec)
+}
+
+// Spec returns the model as a gguf.Spec whose tensors generate their bytes when written.
+func Spec(opts Options) (gguf.Spec, error) {
+	p, err := Lookup(opts.Preset)
+	if err != nil {
+		return gguf.Spec{}, err
+	}
+	if !quant.CanQuantize(opts.Type) {
+		return gguf.Spec{}, fmt.Errorf("synth: cannot write weights of type %s", opts.Type)
+	}
+	if opts.NumLayers < 0 || opts.ContextLength < 0 {
+		return gguf.Spec{}, fmt.Errorf("synth: negative layer count or context length")
+	}
+	if opts.NumLayers > 0 {
+		p.Layers = opts.NumLayers
+	}
+	if opts.ContextLength > 0 {
+		p.ContextLength = opts.ContextLength
+	}
+	v, err := makeVocab(p)
+	if err != nil {
+		return gguf.Spec{}, err
+	}
+	b := &builder{p: p, typ: opts.Type, seed: opts.Seed}
+	b.tensors()
+	return gguf.Spec{KV: append(b.metadata(), v.kv(p)...), Tensors: b.out}, nil
+}
+
+// builder collects the tensors of one model.
+type builder struct {
+	p    Preset
+	typ  quant.Type
+	seed uint64
+	out  []gguf.WriteTensor
+}
+
+// Kinds of tensor content.
+type fill int
+
+const (
+	matrix fill = iota // N(0, 1/row)
+	norm               // 1 + N(0, 0.05²)
+	bias               // N(0, 0.02²)
+)
+
+func (b *builder) tensors() {
+	p := b.p
+	q, kv := p.Heads*p.HeadDim, p.KVHeads*p.HeadDim
+	b.mat("token_embd.weight", p.Embd, p.VocabSize)
+	if p.Llama3Rope {
+		b.add("rope_freqs.weight", quant.F32, ropeFreqs(p), p.HeadDim/2)
+	}
+	for l := 0; l < p.Layers; l++ {
+		pre := fmt.Sprintf("blk.%d.", l)
+		b.vec(pre+"attn_norm.weight", norm, p.Embd)
+		if p.Arch == Phi3 {
+			b.mat(pre+"attn_qkv.weight", p.Embd, q+2*kv)
+		} else {
+			b.mat(pre+"attn_q.weight", p.Embd, q)
+			b.mat(pre+"attn_k.weight", p.Embd, kv)
+			b.mat(pre+"attn_v.weight", p.Embd, kv)
+		}
+		if p.Arch == Qwen2 {
+			b.vec(pre+"attn_q.bias", bias, q)
+			b.vec(pre+"attn_k.bias", bias, kv)
+			b.vec(pre+"attn_v.bias", bias, kv)
+		}
+		if p.Arch == Qwen3 || p.Arch == Gemma3 {
+			b.vec(pre+"attn_q_norm.weight", norm, p.HeadDim)
+			b.vec(pre+"attn_k_norm.weight", norm, p.HeadDim)
+		}
+		b.mat(pre+"attn_output.weight", q, p.Embd)
+		if p.Arch == Gemma3 {
+			b.vec(pre+"post_attention_norm.weight", norm, p.Embd)
+		}
+		b.vec(pre+"ffn_norm.weight", norm, p.Embd)
+		if p.Arch == Phi3 {
+			b.mat(pre+"ffn_up.weight", p.Embd, 2*p.FFN) // gate and up, fused
+		} else {
+			b.mat(pre+"ffn_gate.weight", p.Embd, p.FFN)
+			b.mat(pre+"ffn_up.weight", p.Embd, p.FFN)
+		}
+		b.mat(pre+"ffn_down.weight", p.FFN, p.Embd)
+		if p.Arch == Gemma3 {
+			b.vec(pre+"post_ffw_norm.weight", norm, p.Embd)
+		}
+	}
+	b.vec("output_norm.weight", norm, p.Embd)
+	if !p.Tied {
+		b.mat("output.weight", p.Embd, p.VocabSize)
+	}
+}
+
+// mat adds a matrix of rows of length row, in the requested type or, where rows are not whole blocks of it,
+// the type llama.cpp's quantizer falls back to.
+func (b *builder) mat(name string, row, rows int) {
+	typ := matrixType(b.typ, row)
+	b.add(name, typ, b.random(name, matrix, typ, row, rows), row, rows)
+}
+
+func (b *builder) vec(name string, f fill, n int) {
+	b.add(name, quant.F32, b.random(name, f, quant.F32, n, 1), n)
+}
+
+func (b *builder) add(name string, typ quant.Type, data func(io.Writer) error, dims ...int) {
+	d := make([]uint64, len(dims))
+	for i, x := range dims {
+		d[i] = uint64(x)
+	}
+	b.out = append(b.out, gguf.WriteTensor{Name: name, Type: typ, Dims: d, Data: data})
+}
+
+// matrixType returns want if a row of n elements is whole blocks of it, else Q8_0 or F16 as llama.cpp's
+// quantizer falls back.
+func matrixType(want quant.Type, n int) quant.Type {
+	switch {
+	case n%want.BlockElems() == 0:
+		return want
+	case n%quant.QK == 0:
+		return quant.Q8_0
+	}
+	return quant.F16
+}
+
+// random returns a Data function generating the tensor's rows from a generator seeded by the model seed, the
+// tensor's name and the chunk of rows, so the output is the same whatever the number of workers.
+func (b *builder) random(name string, f fill, typ quant.Type, row, rows int) func(io.Writer) error {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	key := b.seed ^ h.Sum64()
+	std := 1 / math.Sqrt(float64(row))
+	gen := func(chunk uint64, dst []float32) {
+		rng := rand.New(rand.NewPCG(key, chunk))
+		for i := range dst {
+			x := rng.NormFloat64()
+			switch f {
+			case matrix:
+				dst[i] = float32(x * std)
+			case norm:
+				dst[i] = float32(1 + 0.05*x)
+			case bias:
+				dst[i] = float32(0.02 * x)
+			}
+		}
+	}
+	return func(w io.Writer) error { return streamRows(w, typ, row, rows, gen) }
+}
+
+// chunkElems is about how many elements one worker generates and quantizes at a time.
+const chunkElems = 1 << 18
+
+// streamRows writes rows rows of row elements, generated by gen chunk by chunk (in parallel, written in
+// order), converted to typ.
+func streamRows(w io.Writer, typ quant.Type, row, rows int, gen func(chunk uint64, dst []float32)) error {
+	rowBytes, err := typ.RowBytes(row)
+	if err != nil {
+		return err
+	}
+	per := max(1, chunkElems/row) // rows per chunk
+	chunks := (rows + per - 1) / per
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	type buf struct {
+		f   []float32
+		q   []byte
+		err error
+	}
+	bufs := make([]buf, workers)
+	for i := range bufs {
+		bufs[i] = buf{f: make([]float32, per*row), q: make([]byte, per*rowBytes)}
+	}
+	for first := 0; first < chunks; first += workers {
+		var wg sync.WaitGroup
+		n := min(workers, chunks-first)
+		for k := 0; k < n; k++ {
+			c := first + k
+			nr := min(per, rows-c*per)
+			wg.Add(1)
+			go func(bb *buf) {
+				defer wg.Done()
+				gen(uint64(c), bb.f[:nr*row])
+				bb.err = quant.Quantize(typ, bb.f[:nr*row], bb.q[:nr*rowBytes])
+			}(&bufs[k])
+		}
+		wg.Wait()
+		for k := 0; k < n; k++ {
+			if bufs[k].err != nil {
+				return bufs[k].err
+			}
+			nr := min(per, rows-(first+k)*per)
+			if _, err := w.Write(bufs[k].q[:nr*rowBytes]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ropeFreqs returns Llama 3's RoPE frequency factors (rope_scaling type "llama3": factor 32, low 1, high 4,
+// original context 8192), as convert_hf_to_gguf writes them into rope_freqs.weight.
+func ropeFreqs(p Preset) func(io.Writer) error {
+	const factor, low, high, origCtx = 32.0, 1.0, 4.0, 8192.0
+	n := p.HeadDim / 2
+	vals := make([]float32, n)
+	for i := range vals {
+		freq := 1 / math.Pow(p.RopeBase, float64(2*i)/float64(p.HeadDim))
+		wavelen := 2 * math.Pi / freq
+		switch {
+		case wavelen < origCtx/high:
+			vals[i] = 1
+		case wavelen > origCtx/low:
+			vals[i] = factor
+		default:
+			smooth := (origCtx/wavelen - low) / (high - low)
+			vals[i] = float32(1 / ((1-smooth)/factor + smooth))
+		}
+	}
+	b := make([]byte, 4*n)
+	quant.QuantizeF32(vals, b)
+	return gguf.BytesData(b)
+}
