@@ -1,11 +1,12 @@
 // elementwise: one invocation per element of an F32 tensor of n elements (2D dispatch above 65535 groups).
 //   add, mul:     y[i] = a[i] op b[i mod nb] — b has a's shape or its trailing dimensions
 //   scale:        y = a·f
-//   silu:         y = a / (1 + exp(-a))
+//   silu:         y = a / (1 + exp(-a)): ggml_v_expf, but the C library's expf (correctly rounded) for the last
+//                 nb mod 16 elements of each row of nb, which ggml's 16-float vector loop leaves to scalar code
 //   gelu:         ggml's F16 table semantics: a rounded to F16, GELU (tanh form) in float32, rounded to F16;
 //                 a ≤ -10 gives 0 and a ≥ 10 gives a
 //   softcap:      y = tanh(a·inv)·f with inv = 1/f from the host
-//   swiglu:       y = silu(a)·b          geglu: y = gelu(a)·b (b the same shape as a)
+//   swiglu:       y = silu(a)·b (rows of nb, as silu)     geglu: y = gelu(a)·b (b the same shape as a)
 // Bindings: 0 = a, 1 = b (bound to a for one-operand ops), 2 = y.
 //#variant add OP=0
 //#variant mul OP=1
@@ -34,8 +35,10 @@ layout(std430, binding = 0) readonly buffer A { float a[]; };
 layout(std430, binding = 1) readonly buffer B { float b[]; };
 layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 
-float silu(float x) {
-    precise float d = 1.0 + vexpf(-x);
+// silu is ggml_v_silu; element i of a row of n is in the scalar tail when i ≥ n - n mod 16.
+float silu(float x, uint i, uint n) {
+    bool tail = i % n >= n - n % 16u;
+    precise float d = 1.0 + (tail ? expf_rn(-x) : vexpf(-x));
     return div_rn(x, d);
 }
 
@@ -71,14 +74,14 @@ void main() {
 #elif OP == 2
     r = x * pc.f;
 #elif OP == 3
-    r = silu(x);
+    r = silu(x, i, pc.nb);
 #elif OP == 4
     r = gelu_f16(x);
 #elif OP == 5
     precise float xi = x * pc.inv;
     r = tanh_rn(xi) * pc.f;
 #elif OP == 6
-    r = silu(x) * b[pc.b_off + i];
+    r = silu(x, i, pc.nb) * b[pc.b_off + i];
 #elif OP == 7
     float u = b[pc.b_off + i];
     if (x <= -10.0) {

@@ -1,11 +1,12 @@
-// matmul_f: y = x·Wᵀ for many activation rows and an F32, F16 or BF16 weight: tiles of 32 weight rows × 32
-// activation rows, 32 columns at a time staged in shared memory; each of the 128 invocations computes one
-// weight row against 8 activation rows, summing the products in double-float (as the CPU backend sums in
-// double) and rounding once. Operands and push constants as matvec_f (ncols any number, no tpr).
-// Bindings: 0 = W, 1 = x, 2 = y. Dispatch (ceil(rows/32), ceil(ncols/32)) workgroups.
+// matmul_f: y = x·Wᵀ for two or more activation rows and an F32 or F16 weight whose row length is a multiple of
+// 16 and row count a multiple of 4: the shapes for which llama.cpp's reference build runs llamafile's tinyBLAS,
+// whose arithmetic it reproduces: 16 lanes per output (element i in lane i mod 16) accumulate with fused
+// multiply-adds, then reduce as _mm512_reduce_add_ps. Tiles of 32 weight rows × 8 activation rows, 32 columns
+// at a time staged in shared memory; each of the 128 invocations computes one weight row against 2 activation
+// rows. Operands and push constants as matvec_f (ncols any number, no tpr).
+// Bindings: 0 = W, 1 = x, 2 = y. Dispatch (ceil(rows/32), ceil(ncols/8)) workgroups.
 //#variant matmul_f32 WTYPE=0
 //#variant matmul_f16 WTYPE=1
-//#variant matmul_bf16 WTYPE=2
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -28,7 +29,7 @@ layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 #include "welem.glsl"
 
 #define TM 32u
-#define TN 32u
+#define TN 8u
 #define KT 32u
 #define WG 128u
 #define NPT (TN * TM / WG)
@@ -40,9 +41,11 @@ void main() {
     uint lid = gl_LocalInvocationID.x;
     uint m0 = gl_WorkGroupID.x * TM, n0 = gl_WorkGroupID.y * TN;
     uint m = lid % TM, ng = lid / TM;
-    vec2 acc[NPT];
+    float acc[NPT][16];
     for (uint i = 0u; i < NPT; i++) {
-        acc[i] = vec2(0.0);
+        for (uint l = 0u; l < 16u; l++) {
+            acc[i][l] = 0.0;
+        }
     }
     for (uint k0 = 0u; k0 < pc.cols; k0 += KT) {
         for (uint idx = lid; idx < TM * KT; idx += WG) {
@@ -62,11 +65,18 @@ void main() {
             sx[r * (KT + 1u) + k] = v;
         }
         barrier();
-        for (uint k = 0u; k < KT; k++) {
+        uint kn = min(KT, pc.cols - k0); // a multiple of 16
+        for (uint k = 0u; k < kn; k++) {
             float wv = sw[m * (KT + 1u) + k];
             for (uint i = 0u; i < NPT; i++) {
-                precise float p = wv * sx[(ng * NPT + i) * (KT + 1u) + k];
-                acc[i] = df_add(acc[i], vec2(p, 0.0));
+                float xv = sx[(ng * NPT + i) * (KT + 1u) + k];
+#if WTYPE == 0
+                acc[i][k % 16u] = fmaf(wv, xv, acc[i][k % 16u]);
+#else
+                precise float p = wv * xv;
+                precise float s = acc[i][k % 16u] + p;
+                acc[i][k % 16u] = s;
+#endif
             }
         }
         barrier();
@@ -76,7 +86,7 @@ void main() {
         for (uint i = 0u; i < NPT; i++) {
             uint col = n0 + ng * NPT + i;
             if (col < pc.ncols) {
-                y[pc.y_off + col * pc.y_stride + row] = acc[i].x;
+                y[pc.y_off + col * pc.y_stride + row] = reduce16(acc[i]);
             }
         }
     }

@@ -1,12 +1,11 @@
 // matmul_q: y = x·Wᵀ for many activation rows and a quantized weight, the prefill product. Each workgroup of
 // 128 invocations computes a tile of weight rows × activation rows: per step it decodes a few blocks of each
-// of its weight rows and loads the matching activation chunks into shared memory, then every invocation adds
-// those blocks into its outputs (one weight row × several activation rows) in block order, each block formed as
-// matq.glsl forms it, so results equal the CPU backend's. Operands and push constants as matvec_q.
-//   32-element types: tiles of 32 × 32, 4 blocks per step, 8 outputs per invocation.
-//   K-quants: tiles of 16 × 32, one super-block per step, 4 outputs per invocation, each with ggml's eight lane
-//   accumulators and its running sum.
-// Bindings: 0 = W, 1 = activations, 2 = y. Dispatch (ceil(rows/TM), ceil(ncols/32)) workgroups.
+// of its weight rows and loads the matching activation chunks into shared memory, then every invocation applies
+// those blocks to the accumulators of its outputs (one weight row × four activation rows) in block order, as
+// matq.glsl forms them, so results equal the CPU backend's. Operands and push constants as matvec_q (no tpr).
+//   32-element types: tiles of 32 weight rows × 16 activation rows, 4 blocks per step.
+//   K-quants: tiles of 16 × 32, one super-block per step.
+// Bindings: 0 = W, 1 = activations, 2 = y. Dispatch (ceil(rows/TM), ceil(ncols/TN)) workgroups.
 //#variant matmul_q4_0 WTYPE=3
 //#variant matmul_q8_0 WTYPE=4
 //#variant matmul_q4_k WTYPE=5
@@ -18,7 +17,7 @@
 #include "common.glsl"
 #include "numeric.glsl"
 
-layout(constant_id = 1) const uint ACT = 0;
+layout(constant_id = 1) const uint FORM = 0;
 
 layout(push_constant) uniform Push {
     uint rows;
@@ -38,13 +37,14 @@ layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 #include "matq.glsl"
 
 #define WG 128u
-#define TN 32u
 #if KQUANT
 #define TM 16u
+#define TN 32u
 #define KC 8u // chunks per step: one super-block
 #define SWC 11u // shared words per weight chunk: 8 quant words, two scales, the minimum's scale
 #else
 #define TM 32u
+#define TN 16u
 #define KC 4u
 #define SWC 12u // 8 quant words, s0, s1, m0, m1
 #endif
@@ -61,21 +61,12 @@ void main() {
     uint m0 = gl_WorkGroupID.x * TM, n0 = gl_WorkGroupID.y * TN;
     uint m = lid % TM, ng = lid / TM;
     uint bpr = pc.nchunks / CHUNKS_PER_BLOCK;
-#if KQUANT
-    float sums[NPT][8];
-    float total[NPT];
+    float acc[NPT][NACC];
     for (uint i = 0u; i < NPT; i++) {
-        total[i] = 0.0;
-        for (uint l = 0u; l < 8u; l++) {
-            sums[i][l] = 0.0;
+        for (uint k = 0u; k < NACC; k++) {
+            acc[i][k] = 0.0;
         }
     }
-#else
-    float acc[NPT];
-    for (uint i = 0u; i < NPT; i++) {
-        acc[i] = 0.0;
-    }
-#endif
     for (uint k0 = 0u; k0 < pc.nchunks; k0 += KC) {
         for (uint idx = lid; idx < TM * KC; idx += WG) {
             uint mm = idx / KC, c = idx % KC, row = m0 + mm, ch = k0 + c;
@@ -121,6 +112,7 @@ void main() {
         barrier();
         for (uint i = 0u; i < NPT; i++) {
             uint nb = (ng * NPT + i) * KC * 10u;
+            vec2 t[NACC];
 #if KQUANT
             int lanes[8] = int[8](0, 0, 0, 0, 0, 0, 0, 0);
             int mins = 0;
@@ -133,16 +125,15 @@ void main() {
                 }
                 kchunk_lanes(q, ivec3(int(sw[sb + 8u]), int(sw[sb + 9u]), int(sw[sb + 10u])), a, lanes, mins);
             }
-            float cb[9];
-            kblock_contrib(sdm[m], uintBitsToFloat(sa[nb + 8u]), lanes, mins, cb);
-            for (uint l = 0u; l < 8u; l++) {
-                precise float s = sums[i][l] + cb[l];
-                sums[i][l] = s;
+            kblock_terms(sdm[m], uintBitsToFloat(sa[nb + 8u]), lanes, mins, t);
+            for (uint k = 0u; k < NACC; k++) {
+                acc[i][k] = apply_term(k, acc[i][k], t[k]);
             }
-            precise float t = total[i] + cb[8];
-            total[i] = t;
 #else
             for (uint c = 0u; c < KC; c++) {
+                if (k0 + c >= pc.nchunks) {
+                    break;
+                }
                 uint sb = (m * KC + c) * SWC, ab = nb + c * 10u;
                 uint q[8], a[8];
                 for (uint k = 0u; k < 8u; k++) {
@@ -151,9 +142,9 @@ void main() {
                 }
                 vec4 smm = vec4(uintBitsToFloat(sw[sb + 8u]), uintBitsToFloat(sw[sb + 9u]), uintBitsToFloat(sw[sb + 10u]),
                                 uintBitsToFloat(sw[sb + 11u]));
-                if (k0 + c < pc.nchunks) {
-                    precise float s = acc[i] + block32_term(q, smm, a, uintBitsToFloat(sa[ab + 8u]), uintBitsToFloat(sa[ab + 9u]));
-                    acc[i] = s;
+                block_terms(q, smm, a, uintBitsToFloat(sa[ab + 8u]), uintBitsToFloat(sa[ab + 9u]), t);
+                for (uint k = 0u; k < NACC; k++) {
+                    acc[i][k] = apply_term(k, acc[i][k], t[k]);
                 }
             }
 #endif
@@ -165,15 +156,7 @@ void main() {
         for (uint i = 0u; i < NPT; i++) {
             uint col = n0 + ng * NPT + i;
             if (col < pc.ncols) {
-#if KQUANT
-                precise float r = total[i];
-                for (uint l = 0u; l < 8u; l++) {
-                    r = r + sums[i][l];
-                }
-                y[pc.y_off + col * pc.y_stride + row] = r;
-#else
-                y[pc.y_off + col * pc.y_stride + row] = acc[i];
-#endif
+                y[pc.y_off + col * pc.y_stride + row] = finish(acc[i]);
             }
         }
     }

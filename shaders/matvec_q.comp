@@ -1,9 +1,9 @@
 // matvec_q: y = x·Wᵀ for a few (≤ 8) activation rows and a quantized weight, the decode-time product.
 // W is [rows, cols] in a device layout of blocks.glsl, starting at word w_off; the activations are the chunks
 // quantize.comp wrote (10 words per 32 elements) from word a_off, ncols rows of cols/32 chunks. A workgroup
-// computes wg/tpr weight rows with tpr invocations each; an invocation computes the contribution of every
-// tpr-th block of its row (matq.glsl), and the contributions are then added in block order through shared
-// memory, so that the sum is the CPU backend's (ggml's order) whatever the GPU. y[y_off + c·y_stride + row].
+// computes wg/tpr weight rows with tpr invocations each; an invocation computes the update of every tpr-th
+// block of its row (matq.glsl), and the updates are then applied to the row's accumulators in block order
+// through shared memory, so that the result is the CPU backend's whatever the GPU. y[y_off + c·y_stride + row].
 // Bindings: 0 = W, 1 = activations, 2 = y. Dispatch ceil(rows / (wg/tpr)) workgroups (2D above 65535).
 //#variant matvec_q4_0 WTYPE=3
 //#variant matvec_q8_0 WTYPE=4
@@ -16,7 +16,7 @@
 #include "common.glsl"
 #include "numeric.glsl"
 
-layout(constant_id = 1) const uint ACT = 0;
+layout(constant_id = 1) const uint FORM = 0;
 
 layout(push_constant) uniform Push {
     uint rows;
@@ -38,13 +38,8 @@ layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 
 #define MAXCOLS 8u
 #define MINTPR 8u
-#if KQUANT
-#define NACC 9u
-#else
-#define NACC 1u
-#endif
 
-shared float contrib[gl_WorkGroupSize.x * NACC];
+shared vec2 contrib[gl_WorkGroupSize.x * NACC];
 shared float accs[(gl_WorkGroupSize.x / MINTPR) * MAXCOLS * NACC];
 
 // act_chunk reads activation chunk ch of activation row c.
@@ -71,9 +66,9 @@ void main() {
         bool valid = row < pc.rows && blk < nblocks;
         uint base = pc.w_off + (row * nblocks + blk) * BLOCK_WORDS;
         for (uint c = 0u; c < pc.ncols; c++) {
-            float v[NACC];
+            vec2 v[NACC];
             for (uint k = 0u; k < NACC; k++) {
-                v[k] = 0.0;
+                v[k] = vec2(0.0);
             }
             if (valid) {
                 uint q[8], a[8];
@@ -87,12 +82,12 @@ void main() {
                     act_chunk(c, blk * 8u + j, a, ds);
                     kchunk_lanes(q, scm, a, lanes, mins);
                 }
-                kblock_contrib(kblock_dm(base), ds.x, lanes, mins, v);
+                kblock_terms(kblock_dm(base), ds.x, lanes, mins, v);
 #else
                 vec4 smm;
                 decode_chunk(base, 0u, q, smm);
                 act_chunk(c, blk, a, ds);
-                v[0] = block32_term(q, smm, a, ds.x, ds.y);
+                block_terms(q, smm, a, ds.x, ds.y, v);
 #endif
             }
             for (uint k = 0u; k < NACC; k++) {
@@ -102,9 +97,9 @@ void main() {
             uint n = min(pc.tpr, nblocks - b0);
             for (uint t = lid; t < rpw * NACC; t += wg) {
                 uint s = t / NACC, k = t % NACC;
-                precise float acc = accs[(s * MAXCOLS + c) * NACC + k];
+                float acc = accs[(s * MAXCOLS + c) * NACC + k];
                 for (uint l = 0u; l < n; l++) {
-                    acc = acc + contrib[(s * pc.tpr + l) * NACC + k];
+                    acc = apply_term(k, acc, contrib[(s * pc.tpr + l) * NACC + k]);
                 }
                 accs[(s * MAXCOLS + c) * NACC + k] = acc;
             }
@@ -114,16 +109,11 @@ void main() {
     for (uint t = lid; t < rpw * pc.ncols; t += wg) {
         uint s = t / pc.ncols, c = t % pc.ncols, r = row0 + s;
         if (r < pc.rows) {
-            uint ab = (s * MAXCOLS + c) * NACC;
-#if KQUANT
-            precise float sum = accs[ab + 8u];
-            for (uint l = 0u; l < 8u; l++) {
-                sum = sum + accs[ab + l];
+            float acc[NACC];
+            for (uint k = 0u; k < NACC; k++) {
+                acc[k] = accs[(s * MAXCOLS + c) * NACC + k];
             }
-#else
-            float sum = accs[ab];
-#endif
-            y[pc.y_off + c * pc.y_stride + r] = sum;
+            y[pc.y_off + c * pc.y_stride + r] = finish(acc);
         }
     }
 }

@@ -7,8 +7,9 @@
 //   f16_bits, f16_round   F32 → F16, round to nearest even, as gguf/quant.F32ToF16 (NaN → 0x7E00, overflow → Inf)
 //   bf16_round            F32 → BF16, round to nearest even, quiet NaNs (gguf/quant.F32ToBF16)
 //   div_rn                a / b correctly rounded (integer long division) for normal operands and results
-//   vexpf                 ggml_v_expf, the exponential of ggml's vectorised code (fused multiply-adds, which every
-//                         GPU forma targets has), bit for bit
+//   fmaf                  a fused multiply-add: the GPU's where a probe found it fused, else exactly emulated
+//   vexpf, expf_rn        ggml_v_expf in the AVX-512 form of the reference build, bit for bit; exp correctly
+//                         rounded (C's expf, for the elements ggml's vector loops leave)
 //   tanh_rn, sincos_rn    tanh, cos and sin correctly rounded (computed in double-float), as llama.cpp's libm
 //   two_sum, df_*         double-float (hi + lo) arithmetic, exact to about 2^-48: where ggml sums in double
 //                         (norms, softmax), a double-float sum rounds to the same float32 but for rare ties
@@ -264,50 +265,105 @@ vec2 sincos_rn(float x) {
     return vec2(s, -c);
 }
 
-// fma_rn is a·b + c rounded once, from an exact product and sum: Vulkan does not promise that fma() is fused
-// (lavapipe splits it), and ggml's exponential depends on it. (A double rounding remains possible when the sum
-// of the two low parts lands exactly on a rounding boundary of the high part, far rarer than an unfused fma;
-// and below about 1e-30 the product's low part is subnormal, which GPUs flush.)
-float fma_rn(float a, float b, float c) {
+// fma_exact is a·b + c rounded once, from Dekker's exact product and exact sums; the one case where adding
+// the low parts rounds twice (a tie) is decided by the last remainder's sign. Vulkan does not promise that
+// fma() is fused (lavapipe splits it), and llama.cpp's kernels depend on fused multiply-adds. (Below about 1e-30
+// a product's low part is subnormal, which GPUs flush.)
+float fma_exact(float a, float b, float c) {
     vec2 p = two_prod(a, b);
     vec2 s = two_sum(p.x, c);
-    precise float lo = s.y + p.y;
-    precise float r = s.x + lo;
+    vec2 t = two_sum(s.y, p.y);
+    vec2 u = two_sum(s.x, t.x);
+    float r = u.x;
+    if (t.y != 0.0 && u.y != 0.0) {
+        float up = uintBitsToFloat(floatBitsToUint(abs(r)) + 1u), dn = uintBitsToFloat(floatBitsToUint(abs(r)) - 1u);
+        // A tie between r and its neighbour towards u.y, broken by t.y.
+        float nb = (u.y > 0.0) == (r > 0.0) ? up : dn;
+        precise float half_ = (nb - abs(r)) * 0.5;
+        if (abs(u.y) == abs(half_) && (t.y > 0.0) == (u.y > 0.0)) {
+            r = r > 0.0 ? nb : -nb;
+        }
+    }
     return r;
 }
 
-#define fma fma_rn
+// NATIVE_FMA is set by the backend when a probe found the device's fma() fused (every GPU forma targets; not
+// lavapipe). fmaf is then fma(), else fma_exact.
+layout(constant_id = 7) const bool NATIVE_FMA = false;
 
-// vexpf is ggml_v_expf (ggml-cpu/vec.h): the exponential ggml's SIMD code uses for SiLU and softmax, with the
-// same fused multiply-adds and constants, so it returns the same bits.
+float fmaf(float a, float b, float c) {
+    if (NATIVE_FMA) {
+        precise float r = fma(a, b, c);
+        return r;
+    }
+    return fma_exact(a, b, c);
+}
+
+// vexpf is ggml_v_expf as llama.cpp's x86-64 AVX-512 build computes it (the reference data's): n = round(x·log2 e),
+// b = x - n·ln 2 in two parts, j = 1 + b·c1 + b²·(…) with the "1 +" folded into the last fused multiply-add,
+// and the result j·2^n rounded once; |n| > 192 gives 0 or +Inf.
 float vexpf(float x) {
-    precise float z = fma(x, 1.4426950216293335, 12582912.0);
+    float z = fmaf(x, 1.4426950216293335, 12582912.0);
     precise float n = z - 12582912.0;
-    precise float b = fma(-n, 0.693145751953125, x);
-    b = fma(-n, 1.428606765330187e-06, b);
-    uint e = floatBitsToUint(z) << 23;
-    precise float k = uintBitsToFloat(e + 0x3f800000u);
+    float b = fmaf(-n, 0.693145751953125, x);
+    b = fmaf(-n, 1.428606765330187e-06, b);
     precise float u = b * b;
-    precise float c1b = 0.9999994039535522 * b;
-    precise float j = fma(fma(fma(0.008247390389442444, b, 0.04189976677298546), u,
-                              fma(0.16668395698070526, b, 0.4999912679195404)), u, c1b);
-    float an = abs(n);
-    if (!(an > 126.0)) {
-        precise float r = fma(k, j, k);
+    float j = fmaf(fmaf(fmaf(0.008247390389442444, b, 0.04189976677298546), u,
+                        fmaf(0.16668395698070526, b, 0.4999912679195404)), u, fmaf(0.9999994039535522, b, 1.0));
+    if (isnan(n)) {
+        return n;
+    }
+    if (!(n <= 192.0 && n >= -192.0)) {
+        return n <= 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
+    }
+    // j·2^n: one scaling when 2^n is normal, else two (j is near 1, so only subnormal results round).
+    int ni = int(n);
+    if (ni >= -126 && ni <= 127) {
+        precise float r = j * uintBitsToFloat(uint(ni + 127) << 23);
         return r;
     }
-    uint g = n <= 0.0 ? 0x82000000u : 0u;
-    precise float s1 = uintBitsToFloat(g + 0x7f000000u);
-    if (an > 192.0) {
-        precise float r = s1 * s1;
-        return r;
-    }
-    precise float s2 = uintBitsToFloat(e - g);
-    precise float r = fma(s2, j, s2) * s1;
+    int h = ni / 2;
+    precise float r = (j * uintBitsToFloat(uint(h + 127) << 23)) * uintBitsToFloat(uint(ni - h + 127) << 23);
     return r;
 }
 
-#undef fma
+// df_exp returns e^y in double-float for y in [-104, 89]: y - k·ln2 in three parts, the Taylor series, 2^k.
+vec2 df_exp(float y) {
+    float k = roundEven(y * 1.4426950216293335);
+    vec2 r = df_add(vec2(y, 0.0), -two_prod(k, 0.6931471824645996));
+    r = df_add(r, -two_prod(k, -1.9046542121259336e-09));
+    r = df_addf(r, -(k * -8.78318373858934e-17));
+    vec2 t = df_exp_taylor(r, 0, 14);
+    int ki = int(k), h = ki / 2;
+    float s1 = uintBitsToFloat(uint(h + 127) << 23), s2 = uintBitsToFloat(uint(ki - h + 127) << 23);
+    return vec2(t.x * s1 * s2, t.y * s1 * s2);
+}
+
+// expf_rn is exp correctly rounded (C's expf as glibc computes it but for rare arguments), which ggml uses for
+// the elements its vector loops leave.
+float expf_rn(float x) {
+    if (x > 88.72283935546875) {
+        return uintBitsToFloat(0x7f800000u);
+    }
+    if (x < -103.97208404541015625) {
+        return 0.0;
+    }
+    vec2 e = df_exp(x);
+    precise float r = e.x + e.y;
+    return r;
+}
+
+// reduce16 adds 16 lanes as _mm512_reduce_add_ps (and quant.Reduce16): halves, then quarters, then pairs.
+float reduce16(float l[16]) {
+    float t[8];
+    for (uint i = 0u; i < 8u; i++) {
+        precise float v = l[i] + l[i + 8u];
+        t[i] = v;
+    }
+    precise float u0 = t[0] + t[4], u1 = t[1] + t[5], u2 = t[2] + t[6], u3 = t[3] + t[7];
+    precise float r = (u0 + u2) + (u1 + u3);
+    return r;
+}
 
 // sqrt_rn is the correctly rounded square root of a positive normal float: the GPU's estimate, moved by an ulp
 // when the exact square of the midpoint on either side shows it rounded the wrong way.

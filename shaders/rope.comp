@@ -2,7 +2,8 @@
 // pair i of a token turns by θ_i, where θ_0 = pos and θ_{i+1} = θ_i·theta_scale by repeated float32
 // multiplication (so the angles round as ggml's), divided by freq factor i when there are factors, with YaRN's
 // ramp blend when ext_factor ≠ 0; cos and sin are scaled by mscale. Normal mode rotates (2i, 2i+1), NeoX mode
-// (i, i + dims/2); elements from dims on are copied. One invocation per (token, k) for k < max(dims/2,
+// (i, i + dims/2), with x0·cos fused into the subtraction (and x0·sin into the sum), as the reference build;
+// elements from dims on are copied. One invocation per (token, k) for k < max(dims/2,
 // size - dims): it rotates pair k and copies element dims + k, in every head.
 // Bindings: 0 = x, 1 = pos (int), 2 = freq factors (float; bound to x when there are none), 3 = y.
 #version 450
@@ -63,8 +64,10 @@ void main() {
         for (uint h = 0u; h < pc.heads; h++) {
             uint b = base + h * pc.size;
             float x0 = x[pc.x_off + b + i0], x1 = x[pc.x_off + b + i1];
-            precise float y0 = x0 * c - x1 * s;
-            precise float y1 = x0 * s + x1 * c;
+            // x0·cos - x1·sin and x0·sin + x1·cos, the first product fused as the reference build's compiler does
+            precise float p0 = x1 * s, p1 = x1 * c;
+            float y0 = fmaf(x0, c, -p0);
+            float y1 = fmaf(x0, s, p1);
             y[pc.y_off + b + i0] = y0;
             y[pc.y_off + b + i1] = y1;
         }

@@ -22,6 +22,8 @@ type Backend struct {
 	// partBytes is the largest weight part: maxBind, or less in tests of the splitting.
 	partBytes int64
 	align     int64 // minStorageBufferOffsetAlignment
+	// nativeFMA: the device's fma() is fused (probeFMA), so shaders use it rather than an exact emulation.
+	nativeFMA bool
 
 	mu       sync.Mutex
 	closed   bool
@@ -59,8 +61,12 @@ func NewBackendOn(d *Device) (*Backend, error) {
 		maxBind = int64(m)
 	}
 	maxBind &^= 3
+	fused, err := probeFMA(d)
+	if err != nil {
+		return nil, err
+	}
 	return &Backend{dev: d, maxBind: maxBind, partBytes: maxBind, align: max(4, int64(limits.MinStorageBufferOffsetAlignment)),
-		weights: map[*weight]struct{}{}, buffers: map[*kvBuffer]struct{}{}, programs: map[*program]struct{}{}}, nil
+		nativeFMA: fused, weights: map[*weight]struct{}{}, buffers: map[*kvBuffer]struct{}{}, programs: map[*program]struct{}{}}, nil
 }
 
 // Device returns the backend's device.

@@ -49,18 +49,24 @@
 //
 // # Numerics
 //
-// The shaders compute what the CPU backend computes (its doc lists the llama.cpp rules it follows), bit for bit
-// for every op and weight type except Q2_K, Q3_K and IQ4_XS products (scaled per half block rather than in
-// ggml's association, correct to float32 rounding):
+// The shaders compute what the CPU backend computes (its doc lists the rules by which it reproduces llama.cpp's
+// x86-64 AVX-512 build, the reference data's), bit for bit for every op and weight type except Q2_K, Q3_K and
+// IQ4_XS products (scaled per half block rather than in ggml's association, correct to float32 rounding):
 //   - Activations are converted to the weight's activation type on the GPU (Q8_0 and Q8_1 as llama.cpp's x86
 //     code, Q8_K as ggml's reference, F16, BF16) with integer-exact rounding and correctly rounded divisions.
-//   - Each block of a product is formed as gguf/quant's reference dot products form it (integer sums, the same
-//     float32 associations, ggml's eight lanes for K-quants) and blocks are added in order — in the mat-vec
-//     through shared memory rather than subgroup operations, whose order is the hardware's. Float weights,
-//     norms and softmax sum in double-float (hi + lo float32 pairs) where the CPU sums in double.
-//   - exp is ggml_v_expf with exactly emulated fused multiply-adds; tanh (GELU, soft-capping), sin and cos
-//     (RoPE) are correctly rounded, computed in double-float; division and square root are correctly rounded.
-//     Vulkan's own transcendentals and fma() are not used: their precision is the driver's.
+//   - Products keep each type's accumulators as the reference kernels do (shaders/matq.glsl): eight lanes of
+//     four elements with fused multiply-adds for Q4_0, Q5_0, Q8_0, Q4_1, Q5_1 (the repacked order for Q4_0
+//     matrices of a multiple of 8 rows), ggml's eight integer lanes per super-block for K-quants, 64 lanes for
+//     F32 and F16 rows (ggml_vec_dot_f32) and 16 for F32 and F16 batches (llamafile's tinyBLAS), double sums for
+//     BF16. Blocks are applied in order — in the mat-vec through shared memory rather than subgroup operations,
+//     whose order is the hardware's.
+//   - Norms and softmax sum in double-float (hi + lo float32 pairs) where ggml sums in double; attention follows
+//     the reference's per-16-cell softmax sums and V lanes.
+//   - exp is ggml_v_expf in its AVX-512 form (and C's expf, correctly rounded, for the elements ggml's vector
+//     loops leave); tanh (GELU, soft-capping), sin and cos (RoPE) are correctly rounded, computed in
+//     double-float; division and square root are correctly rounded. Fused multiply-adds use the GPU's fma()
+//     where a probe at NewBackendOn finds it fused, and an exact emulation elsewhere (lavapipe). Vulkan's own
+//     transcendentals are not used: their precision is the driver's.
 //
 // The golden logits of testdata (llama.cpp's) are therefore the CPU backend's on every model, and the Vulkan
 // backend passes and fails the same golden cases.

@@ -66,34 +66,84 @@ func (r *recorder) matMul(id int) {
 		}
 		act = ws
 	}
-	quantized := lay.devElems > 1
-	var spec []uint32
-	width, units := uint32(cols), cols
-	tile := tileRows
-	if quantized {
-		width, units = uint32(cols/32), cols/lay.devElems
-		spec = []uint32{actKinds[lay.act]}
-		if lay.devElems == 256 && lay.name != "q8s" {
-			units, tile = cols/256, tileRows/2 // K-quants: a super-block per step, tiles of 16 weight rows
-		}
-	}
-	for _, s := range r.segments(w, wp.e0, int64(out), int64(cols)) {
-		wb := binding{rng: s.buf.All()}
-		pc := push(nil).u(uint32(s.rows), width, uint32(n), uint32(s.wOff), act.elem, y.elem+uint32(s.r0), uint32(out))
-		if n <= matvecMaxRows {
-			tpr := rowThreads(units)
+	wt := p.g.Nodes[nd.Args[0].ID()].Type
+	for _, sg := range r.segments(w, wp.e0, int64(out), int64(cols)) {
+		wb := binding{rng: sg.buf.All()}
+		switch {
+		case lay.devElems > 1:
+			r.matMulQ(lay, wt, wb, sg, act, y, n, cols, out)
+		case lay.wtype != wtBF16 && n >= 2 && cols%16 == 0 && out%4 == 0:
+			// llamafile's tinyBLAS in the reference build: 16 lanes per output.
+			pc := push(nil).u(uint32(sg.rows), uint32(cols), uint32(n), uint32(sg.wOff), act.elem, y.elem+uint32(sg.r0), uint32(out))
+			groups := [3]uint32{uint32((sg.rows + 31) / 32), uint32((n + 7) / 8), 1}
+			r.dispatch("matmul_"+lay.name, wgTile, nil, groups, pc, []binding{wb, act}, []binding{y})
+		default:
+			// Row by row (ggml_vec_dot_*), up to 8 activation rows per dispatch.
+			tpr := 64
+			if lay.wtype == wtBF16 {
+				tpr = rowThreads(cols)
+			}
 			per := wgRow / tpr
-			pc = pc.u(uint32(tpr))
-			r.dispatch("matvec_"+lay.name, wgRow, spec, flat((int(s.rows)+per-1)/per), pc, []binding{wb, act}, []binding{y})
-		} else {
-			groups := [3]uint32{uint32((int(s.rows) + tile - 1) / tile), uint32((n + tileRows - 1) / tileRows), 1}
-			r.dispatch("matmul_"+lay.name, wgTile, spec, groups, pc, []binding{wb, act}, []binding{y})
+			for r0 := 0; r0 < n; r0 += matvecMaxRows {
+				nr := min(matvecMaxRows, n-r0)
+				pc := push(nil).u(uint32(sg.rows), uint32(cols), uint32(nr), uint32(sg.wOff), act.elem+uint32(r0*cols),
+					y.elem+uint32(r0*out)+uint32(sg.r0), uint32(out), uint32(tpr))
+				r.dispatch("matvec_"+lay.name, wgRow, nil, flat((int(sg.rows)+per-1)/per), pc, []binding{wb, act}, []binding{y})
+			}
 		}
 	}
 }
 
-// actKinds are matq.glsl's ACT values: how Q8S weights combine with each activation type.
-var actKinds = map[quant.Type]uint32{quant.Q8_0: 0, quant.Q8_1: 1, quant.Q8_K: 2}
+// Forms of the quantized products (shaders/matq.glsl), by how the CPU backend forms each weight type's blocks.
+const (
+	formGeneric   = 0
+	formLanes     = 1
+	formLanesMin  = 2
+	formBlock     = 3
+	formHalves    = 4
+	repackQ4_0Out = 8 // Q4_0 weights with a multiple of 8 rows: the reference build's repacked order
+)
+
+// formOf returns the form of a product with weight type t and out rows.
+func formOf(t quant.Type, out int) uint32 {
+	switch t {
+	case quant.Q4_0:
+		if out%repackQ4_0Out == 0 {
+			return formBlock
+		}
+		return formLanes
+	case quant.Q5_0, quant.Q8_0:
+		return formLanes
+	case quant.Q4_1, quant.Q5_1:
+		return formLanesMin
+	case quant.IQ4_NL, quant.MXFP4:
+		return formGeneric
+	}
+	return formHalves // Q2_K, Q3_K, IQ4_XS (K-quant shaders ignore the form)
+}
+
+// matMulQ records a quantized product over one weight part: a mat-vec for up to 8 activation rows, else tiles.
+func (r *recorder) matMulQ(lay *layout, wt quant.Type, wb binding, sg segment, act, y binding, n, cols, out int) {
+	kquant := lay.devElems == 256 && lay.name != "q8s"
+	units := cols / lay.devElems
+	if kquant {
+		units = cols / 256
+	}
+	spec := []uint32{formOf(wt, out)}
+	pc := push(nil).u(uint32(sg.rows), uint32(cols/32), uint32(n), uint32(sg.wOff), act.elem, y.elem+uint32(sg.r0), uint32(out))
+	if n <= matvecMaxRows {
+		tpr := rowThreads(units)
+		per := wgRow / tpr
+		r.dispatch("matvec_"+lay.name, wgRow, spec, flat((int(sg.rows)+per-1)/per), pc.u(uint32(tpr)), []binding{wb, act}, []binding{y})
+		return
+	}
+	tm, tn := 32, 16 // matmul_q.comp's tiles
+	if kquant {
+		tm, tn = 16, 32
+	}
+	groups := [3]uint32{uint32((int(sg.rows) + tm - 1) / tm), uint32((n + tn - 1) / tn), 1}
+	r.dispatch("matmul_"+lay.name, wgTile, spec, groups, pc, []binding{wb, act}, []binding{y})
+}
 
 // rowThreads is how many invocations of a mat-vec workgroup share one weight row of units blocks (or elements):
 // enough for the row, a power of two from 8 (matvec_q's least) to the workgroup.
@@ -155,6 +205,9 @@ func (r *recorder) elementwise(name string, id, a, b int, f, inv float32) {
 	if b >= 0 {
 		bb = r.operand(b)
 		nb = r.p.g.Nodes[b].Elements()
+	}
+	if name == "silu" || name == "swiglu" { // nb is the row length: the rows' last elements take ggml's scalar path
+		nb = nd.Shape[len(nd.Shape)-1]
 	}
 	y := r.operand(id)
 	n := nd.Elements()
@@ -266,7 +319,13 @@ func (r *recorder) attention(id int) {
 	if a.SoftCap > 0 {
 		capInv = 1 / a.SoftCap
 	}
+	// A single query over an F32 V writes its probabilities to the workspace (attention.comp); otherwise the
+	// binding is there but unused.
+	pw := y
+	if iv, ok := p.ws[wsKey{id, attnKey}]; ok {
+		pw = r.bind(p.scratch, p.wsBase+iv.off, iv.size, 4)
+	}
 	pc := push(nil).u(uint32(n), uint32(heads), uint32(kvHeads), uint32(size), uint32(vsize), uint32(ctx), uint32(a.Window),
-		q.elem, k.elem, v.elem, pos.elem, y.elem).f(a.Scale, a.SoftCap, capInv)
-	r.dispatch(name, wgRow, nil, flat(n*heads), pc, []binding{q, k, v, pos}, []binding{y})
+		q.elem, k.elem, v.elem, pos.elem, y.elem, pw.elem).f(a.Scale, a.SoftCap, capInv)
+	r.dispatch(name, wgRow, nil, flat(n*heads), pc, []binding{q, k, v, pos}, []binding{y, pw})
 }

@@ -14,8 +14,7 @@ const (
 	wgElementwise = 64
 	wgRow         = 128 // one workgroup per row or per (query, head)
 	wgTile        = 128
-	matvecMaxRows = 8 // activation rows up to which a product is a mat-vec (shaders' MAXCOLS)
-	tileRows      = 32
+	matvecMaxRows = 8   // activation rows up to which a product is a mat-vec (shaders' MAXCOLS)
 	maxHeadSize   = 512 // attention.comp's MAX_HEAD
 	maxDispatchX  = 65535
 )
@@ -180,13 +179,28 @@ func (r *recorder) dispatch(name string, wg uint32, spec []uint32, groups [3]uin
 		wr = append(wr, b.reg)
 	}
 	pipe, err := r.p.b.dev.Pipeline(PipelineDesc{Name: name, SPIRV: code, Buffers: len(bufs), PushSize: len(push),
-		Spec: append([]uint32{wg}, spec...)})
+		Spec: r.p.b.spec(wg, spec...)})
 	if err != nil {
 		r.err = err
 		return
 	}
 	r.sync(rr, wr)
 	r.c.Dispatch(pipe, groups, push, bufs...)
+}
+
+// specNativeFMA is the specialization constant numeric.glsl's NATIVE_FMA reads.
+const specNativeFMA = 7
+
+// spec returns the specialization constants of a pipeline: 0 the workgroup size, 1… the shader's own, and
+// NATIVE_FMA.
+func (b *Backend) spec(wg uint32, own ...uint32) []uint32 {
+	s := make([]uint32, specNativeFMA+1)
+	s[0] = wg
+	copy(s[1:], own)
+	if b.nativeFMA {
+		s[specNativeFMA] = 1
+	}
+	return s
 }
 
 // flat returns the workgroup counts for n workgroups, 2D beyond the guaranteed limit of one dimension.

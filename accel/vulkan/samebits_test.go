@@ -163,31 +163,38 @@ func TestSameBitsAsCPU(t *testing.T) {
 		}
 	})
 	t.Run("attention", func(t *testing.T) {
-		const ctx, heads, kvHeads, size = 40, 4, 2, 64
-		kv, vv := normal(ctx*kvHeads*size, 1), normal(ctx*kvHeads*size, 1)
-		rows := make([]int32, ctx)
-		for i := range rows {
-			rows[i] = int32(i)
-		}
-		pos := []int32{39, 0, 17, 5}
-		q := normal(len(pos)*heads*size, 2)
-		for _, cache := range []quant.Type{quant.F16, quant.F32} {
-			for _, p := range []accel.AttentionParams{{Scale: 0.125}, {Scale: 0.125, Window: 8, SoftCap: 20}} {
-				same(t, fmt.Sprintf("%s %+v", cache, p), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
-					kb, err := be.NewBuffer(accel.TensorDesc{Name: "k", Type: cache, Shape: []int{ctx, kvHeads, size}})
-					if err != nil {
-						t.Fatal(err)
-					}
-					vbuf, err := be.NewBuffer(accel.TensorDesc{Name: "v", Type: cache, Shape: []int{ctx, kvHeads, size}})
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { kb.Close(); vbuf.Close() })
-					ki, vi := g.Input("kin", accel.F32, ctx, kvHeads, size), g.Input("vin", accel.F32, ctx, kvHeads, size)
-					rt, pt, qt := g.Input("rows", accel.I32, ctx), g.Input("pos", accel.I32, len(pos)), g.Input("q", accel.F32, len(pos), heads, size)
-					a := g.Attention(qt, g.KVStore(g.Buffer(kb), ki, rt), g.KVStore(g.Buffer(vbuf), vi, rt), pt, p)
-					return a, map[accel.Tensor][]float32{ki: kv, vi: vv, qt: q}, map[accel.Tensor][]int32{rt: rows, pt: pos}
-				})
+		// A batch and a single query (their F32 V sums differ), in a short context and in one longer than the
+		// shader keeps in shared memory.
+		for _, c := range []struct {
+			ctx int
+			pos []int32
+		}{{40, []int32{39, 0, 17, 5}}, {40, []int32{37}}, {2100, []int32{2099, 2050}}, {2100, []int32{2099}}} {
+			const heads, kvHeads, size = 4, 2, 64
+			ctx := c.ctx
+			kv, vv := normal(ctx*kvHeads*size, 1), normal(ctx*kvHeads*size, 1)
+			rows := make([]int32, ctx)
+			for i := range rows {
+				rows[i] = int32(i)
+			}
+			q := normal(len(c.pos)*heads*size, 2)
+			for _, cache := range []quant.Type{quant.F16, quant.F32} {
+				for _, p := range []accel.AttentionParams{{Scale: 0.125}, {Scale: 0.125, Window: 8, SoftCap: 20}} {
+					same(t, fmt.Sprintf("ctx %d at %v, %s %+v", ctx, c.pos, cache, p), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+						kb, err := be.NewBuffer(accel.TensorDesc{Name: "k", Type: cache, Shape: []int{ctx, kvHeads, size}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						vbuf, err := be.NewBuffer(accel.TensorDesc{Name: "v", Type: cache, Shape: []int{ctx, kvHeads, size}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						t.Cleanup(func() { kb.Close(); vbuf.Close() })
+						ki, vi := g.Input("kin", accel.F32, ctx, kvHeads, size), g.Input("vin", accel.F32, ctx, kvHeads, size)
+						rt, pt, qt := g.Input("rows", accel.I32, ctx), g.Input("pos", accel.I32, len(c.pos)), g.Input("q", accel.F32, len(c.pos), heads, size)
+						a := g.Attention(qt, g.KVStore(g.Buffer(kb), ki, rt), g.KVStore(g.Buffer(vbuf), vi, rt), pt, p)
+						return a, map[accel.Tensor][]float32{ki: kv, vi: vv, qt: q}, map[accel.Tensor][]int32{rt: rows, pt: c.pos}
+					})
+				}
 			}
 		}
 	})
