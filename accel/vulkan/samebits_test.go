@@ -162,6 +162,23 @@ func TestSameBitsAsCPU(t *testing.T) {
 			}
 		}
 	})
+	t.Run("kv_store", func(t *testing.T) {
+		// Rows of odd length (F16 rows then straddle words) and a position given twice (the last write wins).
+		for _, cache := range []quant.Type{quant.F16, quant.F32} {
+			for _, pos := range [][]int32{{4, 1, 0}, {2, 3, 2}} {
+				x := normal(len(pos)*3, 2)
+				same(t, fmt.Sprintf("%s at %v", cache, pos), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+					buf, err := be.NewBuffer(accel.TensorDesc{Name: "c", Type: cache, Shape: []int{5, 1, 3}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { buf.Close() })
+					xt, pt := g.Input("x", accel.F32, len(pos), 1, 3), g.Input("pos", accel.I32, len(pos))
+					return g.KVStore(g.Buffer(buf), xt, pt), map[accel.Tensor][]float32{xt: x}, map[accel.Tensor][]int32{pt: pos}
+				})
+			}
+		}
+	})
 	t.Run("attention", func(t *testing.T) {
 		// A batch and a single query (their F32 V sums differ), in a short context and in one longer than the
 		// shader keeps in shared memory.
