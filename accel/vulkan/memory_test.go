@@ -163,9 +163,19 @@ func TestLargeTensor(t *testing.T) {
 	}
 }
 
-// blockGraph builds one decode step of a small transformer layer: projections of Q8_0, Q4_K and F16 weights,
-// RoPE, KV stores into F16 caches, attention, an F32 norm weight, SwiGLU.
-func blockGraph(t testing.TB, b *Backend, kc, vc accel.Buffer) (*accel.Builder, accel.Tensor, accel.Tensor, accel.Tensor, accel.Tensor) {
+// decodeProgram compiles one decode step of a small transformer layer on b: projections of Q8_0, Q4_K, F16 and
+// Q6_K weights, RoPE, KV stores into F16 caches of 64 positions, attention, an F32 norm weight, SwiGLU. It
+// returns the program and its input x [1, 256], position and output [1, 256].
+func decodeProgram(t testing.TB, b *Backend) (p accel.Program, x, pos, out accel.Tensor) {
+	var caches [2]accel.Buffer
+	for i := range caches {
+		c, err := b.NewBuffer(accel.TensorDesc{Name: "kv", Type: quant.F16, Shape: []int{64, 2, 64}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		caches[i] = c
+	}
+	kc, vc := caches[0], caches[1]
 	r := rand.New(rand.NewPCG(7, 8))
 	up := func(name string, typ quant.Type, rows, cols int) accel.Weight {
 		vals := make([]float32, rows*cols)
@@ -185,8 +195,8 @@ func blockGraph(t testing.TB, b *Backend, kc, vc accel.Buffer) (*accel.Builder, 
 	}
 	const dim, heads, kvHeads, head = 256, 4, 2, 64
 	g := accel.NewBuilder()
-	x := g.Input("x", accel.F32, 1, dim)
-	pos := g.Input("pos", accel.I32, 1)
+	x = g.Input("x", accel.F32, 1, dim)
+	pos = g.Input("pos", accel.I32, 1)
 	norm := g.Weight(up("norm", quant.F32, 1, dim))
 	h := g.Mul(g.RMSNorm(x, 1e-5), g.Reshape(norm, dim))
 	rope := accel.RoPEParams{Mode: accel.RoPENeoX, Dims: head, Base: 10000, FreqScale: 1}
@@ -196,8 +206,15 @@ func blockGraph(t testing.TB, b *Backend, kc, vc accel.Buffer) (*accel.Builder, 
 	a := g.Attention(q, g.KVStore(g.Buffer(kc), k, pos), g.KVStore(g.Buffer(vc), v, pos), pos, accel.AttentionParams{Scale: 0.125})
 	o := g.Add(x, g.MatMul(g.Weight(up("o", quant.Q8_0, dim, heads*head)), a))
 	ff := g.SwiGLU(g.MatMul(g.Weight(up("gate", quant.Q4_K, 512, dim)), o), g.MatMul(g.Weight(up("up", quant.Q4_K, 512, dim)), o))
-	out := g.Output(g.Add(o, g.MatMul(g.Weight(up("down", quant.Q6_K, dim, 512)), ff)))
-	return g, x, pos, out, norm
+	out = g.Output(g.Add(o, g.MatMul(g.Weight(up("down", quant.Q6_K, dim, 512)), ff)))
+	gr, err := g.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err = b.Compile(gr, accel.CompileOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return p, x, pos, out
 }
 
 // TestProgramRunAllocs checks that setting inputs, running and reading a compiled program allocates nothing.
@@ -205,23 +222,7 @@ func TestProgramRunAllocs(t *testing.T) {
 	d := sharedDevice(t)
 	b := newTestBackend(t, d)
 	defer b.Close()
-	kc, err := b.NewBuffer(accel.TensorDesc{Name: "k", Type: quant.F16, Shape: []int{64, 2, 64}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vc, err := b.NewBuffer(accel.TensorDesc{Name: "v", Type: quant.F16, Shape: []int{64, 2, 64}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, x, pos, out, _ := blockGraph(t, b, kc, vc)
-	gr, err := g.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := b.Compile(gr, accel.CompileOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, x, pos, out := decodeProgram(t, b)
 	xs, ps, res := make([]float32, 256), []int32{0}, make([]float32, 256)
 	step := func() {
 		ps[0] = (ps[0] + 1) % 64
@@ -244,7 +245,7 @@ func TestProgramRunAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkDecodeStep measures one recorded decode step of blockGraph's layer: submit, wait, read.
+// BenchmarkDecodeStep measures one recorded decode step of decodeProgram's layer: submit, wait, read.
 func BenchmarkDecodeStep(b *testing.B) {
 	d := openDevice(b, false)
 	defer d.Close()
@@ -253,17 +254,7 @@ func BenchmarkDecodeStep(b *testing.B) {
 		b.Skip(err)
 	}
 	defer be.Close()
-	kc, _ := be.NewBuffer(accel.TensorDesc{Name: "k", Type: quant.F16, Shape: []int{64, 2, 64}})
-	vc, _ := be.NewBuffer(accel.TensorDesc{Name: "v", Type: quant.F16, Shape: []int{64, 2, 64}})
-	g, x, pos, out, _ := blockGraph(b, be, kc, vc)
-	gr, err := g.Build()
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := be.Compile(gr, accel.CompileOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	p, x, pos, out := decodeProgram(b, be)
 	res := make([]float32, 256)
 	p.SetFloat32(x, make([]float32, 256))
 	p.SetInt32(pos, []int32{3})
