@@ -143,7 +143,7 @@ void main() {
                 vec4 smm = vec4(uintBitsToFloat(sw[sb + 8u]), uintBitsToFloat(sw[sb + 9u]), uintBitsToFloat(sw[sb + 10u]),
                                 uintBitsToFloat(sw[sb + 11u]));
                 block_terms(q, smm, a, uintBitsToFloat(sa[ab + 8u]), uintBitsToFloat(sa[ab + 9u]), t);
-                for (uint k = 0u; k < NACC; k++) {
+                for (uint k = 0u; k < nused(); k++) {
                     acc[i][k] = apply_term(k, acc[i][k], t[k]);
                 }
             }

@@ -26,6 +26,18 @@
 
 #define NACC 9u
 
+// nused is the number of accumulators the form uses (the others stay 0).
+uint nused() {
+#if KQUANT
+    return 9u;
+#else
+    if (FORM == FORM_LANES) {
+        return 8u;
+    }
+    return FORM == FORM_LANES_MIN ? 9u : 1u;
+#endif
+}
+
 // fused reports whether accumulator k takes fused multiply-adds.
 bool fused(uint k) {
 #if KQUANT

@@ -90,13 +90,14 @@ void main() {
                 block_terms(q, smm, a, ds.x, ds.y, v);
 #endif
             }
-            for (uint k = 0u; k < NACC; k++) {
+            uint nu = nused();
+            for (uint k = 0u; k < nu; k++) {
                 contrib[lid * NACC + k] = v[k];
             }
             barrier();
             uint n = min(pc.tpr, nblocks - b0);
-            for (uint t = lid; t < rpw * NACC; t += wg) {
-                uint s = t / NACC, k = t % NACC;
+            for (uint t = lid; t < rpw * nu; t += wg) {
+                uint s = t / nu, k = t % nu;
                 float acc = accs[(s * MAXCOLS + c) * NACC + k];
                 for (uint l = 0u; l < n; l++) {
                     acc = apply_term(k, acc, contrib[(s * pc.tpr + l) * NACC + k]);
