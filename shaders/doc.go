@@ -1,7 +1,9 @@
 // Package shaders holds forma's GLSL compute shaders and their SPIR-V, compiled ahead of time and embedded.
 //
-// Sources are shaders/*.comp with shared includes in shaders/*.glsl. `go generate ./shaders/...` compiles
-// them with glslangValidator (-V --target-env vulkan1.2) into spv/*.spv and records in spv/manifest.txt which
+// Sources are shaders/*.comp with shared includes in shaders/*.glsl. A source with lines
+// "//#variant NAME DEF=VALUE…" compiles once per line, with the definitions, into shader NAME (variants per
+// weight type or op); otherwise it compiles into the shader of its own name. `go generate ./shaders/...`
+// compiles them with glslangValidator (-V --target-env vulkan1.2) into spv/*.spv and records in spv/manifest.txt which
 // sources and compiler each came from; both are committed, so building forma needs no shader compiler. Tests
 // check that the manifest matches the sources (always), that recompiling gives the same bytes (when the same
 // glslangValidator is installed) and that each module passes spirv-val (when installed).

@@ -10,7 +10,14 @@ import (
 
 // attnStep is causal grouped-query attention over a KV cache, computed as llama.cpp's graph does without flash
 // attention (kq = k·q, soft-cap, softmax with scale and mask, kqv = v·kq) but one (query, head) at a time.
-// Each worker has a row of scores (the context length) and a rounded copy of q in the workspace.
+// Each worker has a row of scores (the context length), a rounded copy of q and the lane accumulators of the
+// F32 V product in the workspace.
+//
+// With an F32 cache the arithmetic is the reference build's (x86-64, AVX-512), cell by cell: k·q is
+// ggml_vec_dot_f32; the softmax exponentials are summed in float64 per aligned group of 16 cells, each group
+// reduced in float32 as one vector; v·p is, for a batch of two or more queries, llamafile's tinyBLAS (16
+// lanes, cell c in lane c mod 16) and, for a single query, ggml_vec_dot_f32 over the cells (4×16 lanes).
+// Cells after the query's position are masked to zero and change none of these sums.
 type attnStep struct {
 	qID, kID, vID, posID, yID int
 	q, y                      []float32
@@ -31,7 +38,7 @@ func newAttention(g *accel.Graph, id int) *attnStep {
 		size: q.Shape[2], vsize: v.Shape[2], ctx: k.Shape[0], p: nd.Attn}
 }
 
-func (s *attnStep) perShare() int            { return s.ctx + s.size }
+func (s *attnStep) perShare() int            { return s.ctx + s.size + s.vsize*accLanes }
 func (s *attnStep) workspace(shares int) int { return shares * s.perShare() * 4 }
 
 func (s *attnStep) bind(p *program, ws []byte) {
@@ -63,70 +70,138 @@ func (s *attnStep) exec(p *pool) {
 // spread evenly over the workers.
 func (s *attnStep) run(w, nw int) {
 	ws := s.ws[w*s.perShare() : (w+1)*s.perShare()]
-	scores, qh := ws[:s.ctx], ws[s.ctx:]
+	scores, qh, acc := ws[:s.ctx], ws[s.ctx:s.ctx+s.size], ws[s.ctx+s.size:]
 	group := s.heads / s.kvHeads
 	for u := w; u < len(s.pos)*s.heads; u += nw {
 		i, h := u/s.heads, u%s.heads
-		s.head(s.q[u*s.size:(u+1)*s.size], s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, scores, qh)
+		s.head(s.q[u*s.size:(u+1)*s.size], s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, scores, qh, acc)
 	}
 }
 
 // head attends one query row q of kv head g at position pos and writes out.
-func (s *attnStep) head(q, out []float32, pos, g int, scores, qh []float32) {
+func (s *attnStep) head(q, out []float32, pos, g int, scores, qh, acc []float32) {
 	first := 0
 	if s.p.Window > 0 {
 		first = max(0, pos-s.p.Window+1)
 	}
 	scores = scores[:pos+1-first]
 	if s.kF16 { // ggml converts q to the cache type before the F16 dot product
-		copy(qh, q)
+		for d, v := range q {
+			qh[d] = f16Round(v)
+		}
 		q = qh[:s.size]
-		roundF16Vec(q)
 	}
 	var capInv float32
 	if s.p.SoftCap > 0 {
 		capInv = 1 / s.p.SoftCap
 	}
-	if s.kF16 { // all scores at once: rows of the head in the cache, kvHeads·size apart
-		quant.DotF16Rows(q, s.k[2*(first*s.kvHeads+g)*s.size:], s.kvHeads*s.size, scores)
-	} else {
-		for j := range scores {
-			off := ((first+j)*s.kvHeads + g) * s.size
-			scores[j] = dotF32(q, f32s(s.k)[off:off+s.size])
+	m := float32(math.Inf(-1))
+	for j := range scores {
+		off := ((first+j)*s.kvHeads + g) * s.size
+		var sc float32
+		if s.kF16 {
+			sc = dotF16(q, u16s(s.k)[off:off+s.size])
+		} else {
+			sc = quant.VecDotF32(q, f32s(s.k)[off:off+s.size])
 		}
-	}
-	var m float32
-	if s.p.SoftCap > 0 {
-		m = float32(math.Inf(-1))
-		for j, sc := range scores {
+		if s.p.SoftCap > 0 {
 			sc = float32(math.Tanh(float64(float32(sc*capInv)))) * s.p.SoftCap
-			sc *= s.p.Scale
-			scores[j] = sc
-			m = max(m, sc)
 		}
-	} else {
-		m = scaleMaxVec(scores, s.p.Scale)
+		sc *= s.p.Scale
+		scores[j] = sc
+		m = max(m, sc)
 	}
-	expNormalize(scores, scores, m)
-	clear(out)
-	if s.vF16 { // the probabilities are converted to F16 for the F16 V product
-		roundF16Vec(scores)
-		quant.AddWeightedF16Rows(out, scores, s.v[2*(first*s.kvHeads+g)*s.vsize:], s.kvHeads*s.vsize)
+	sum := softmaxExp(scores, first, m)
+	inv := float32(1 / sum)
+	if !s.vF16 {
+		s.valueF32(out, scores, first, g, inv, acc)
 		return
 	}
-	for j, pj := range scores {
+	clear(out)
+	for j, e := range scores {
+		pj := f16Round(e * inv) // the probabilities are converted to F16 for the F16 V product
 		off := ((first+j)*s.kvHeads + g) * s.vsize
-		for d, v := range f32s(s.v)[off : off+s.vsize] {
-			out[d] += float32(pj * v)
+		for d, v := range u16s(s.v)[off : off+s.vsize] {
+			out[d] += pj * quant.F16ToF32(v)
 		}
 	}
 }
 
-// dotF32 is q·k in float32, each product rounded.
-func dotF32(q, k []float32) float32 {
+// softmaxExp replaces the scores of cells first… by exp(score - m) and returns their sum as
+// ggml_vec_soft_max_f32 forms it: per aligned group of 16 cells a float32 vector reduction, added in float64.
+func softmaxExp(scores []float32, first int, m float32) float64 {
+	var sum float64
+	var grp [f32Lanes]float32
+	for j := 0; j < len(scores); {
+		c := first + j
+		end := min(len(scores), j+f32Lanes-c%f32Lanes)
+		grp = [f32Lanes]float32{}
+		for ; j < end; j++ {
+			e := vexpf(scores[j] - m)
+			scores[j] = e
+			grp[(first+j)%f32Lanes] = e
+		}
+		sum += float64(quant.Reduce16(&grp))
+	}
+	return sum
+}
+
+// valueF32 is out = Σ_c p_c·v_c over the cells of kv head g with p_c = probs[c-first]·inv, in the reference
+// build's order (see attnStep). acc holds vsize×accLanes floats.
+func (s *attnStep) valueF32(out, probs []float32, first, g int, inv float32, acc []float32) {
+	v := f32s(s.v)
+	vs := s.vsize
+	if len(s.pos) >= 2 { // tinyBLAS: one 16-lane accumulator per output
+		lanes := acc[:vs*f32Lanes]
+		clear(lanes)
+		for j, e := range probs {
+			c := first + j
+			p, l := e*inv, c%f32Lanes
+			row := v[(c*s.kvHeads+g)*vs:][:vs]
+			for d, x := range row {
+				lanes[d*f32Lanes+l] = fma32(p, x, lanes[d*f32Lanes+l])
+			}
+		}
+		for d := range out {
+			out[d] = quant.Reduce16((*[f32Lanes]float32)(lanes[d*f32Lanes:]))
+		}
+		return
+	}
+	// ggml_vec_dot_f32: four 16-lane accumulators per output, cell c in accumulator (c mod 64)/16
+	clear(acc[:vs*accLanes])
+	for j, e := range probs {
+		c := first + j
+		p, l := e*inv, c%accLanes
+		row := v[(c*s.kvHeads+g)*vs:][:vs]
+		for d, x := range row {
+			acc[d*accLanes+l] = fma32(p, x, acc[d*accLanes+l])
+		}
+	}
+	for d := range out {
+		out[d] = foldAcc((*[accLanes]float32)(acc[d*accLanes:]))
+	}
+}
+
+// Lanes of the reference build's vectors: 16 floats; ggml_vec_dot_f32 keeps four of them.
+const (
+	f32Lanes = 16
+	accLanes = 4 * f32Lanes
+)
+
+// foldAcc is GGML_F32x16_REDUCE: accumulators 0+2 and 1+3, then 0+1, then the 16 lanes.
+func foldAcc(a *[accLanes]float32) float32 {
+	var r [f32Lanes]float32
+	for e := range r {
+		r[e] = (a[e] + a[2*f32Lanes+e]) + (a[f32Lanes+e] + a[3*f32Lanes+e])
+	}
+	return quant.Reduce16(&r)
+}
+
+// dotF16 is q·k with k in F16 (q already F16-exact): exact products, float32 sum.
+func dotF16(q []float32, k []uint16) float32 {
 	var sum float32
 	for d, v := range k {
-		sum += float32(q[d] * v)
+		sum += q[d] * quant.F16ToF32(v)
 	}
 	return sum
 }

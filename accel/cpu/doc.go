@@ -22,22 +22,30 @@
 //
 // # Numerics
 //
-// The kernels follow llama.cpp's CPU backend (ggml-cpu) so that logits match llama.cpp:
+// The kernels follow llama.cpp's CPU backend (ggml-cpu) as built for x86-64 with AVX-512, the build that made
+// forma's reference logits, so that logits match llama.cpp bit for bit where its arithmetic is reproduced:
 //   - MatMul converts each activation row once to quant.ActivationType of the weight (Q8_0, Q8_1, Q8_K, F16,
-//     BF16 or F32) and multiplies with the reference dot products of gguf/quant (integer sums per block).
+//     BF16 or F32) and multiplies with the reference dot products of gguf/quant (integer sums per block). Like
+//     the reference, it uses llamafile's tiled order (quant.DotF32F32Tiled, DotF16F16Tiled) for F32 and F16
+//     weights on batches of two or more rows when the row length is a multiple of 16 and the row count a
+//     multiple of 4, and the repacked Q4_0 order (quant.DotQ4_0Q8_0Interleaved) for Q4_0 weights whose row
+//     count is a multiple of 8.
 //   - RMSNorm and LayerNorm sum in float64 (ggml_float) and scale by 1/sqrtf(mean+eps) in float32.
-//   - SiLU, SwiGLU and Softmax use ggml's vectorised exponential (ggml_v_expf, the same algorithm on AVX2,
-//     AVX-512 and NEON) rather than libm's expf; Softmax sums in float64.
+//   - SiLU, SwiGLU and Softmax use ggml's vectorised exponential in its AVX-512 form (ggml_v_expf); the last
+//     n mod 16 elements of a SiLU or SwiGLU row take ggml's scalar path (libm's expf). Softmax sums in float64.
 //   - GELU and GeGLU read ggml's F16 table: x rounded to F16, the result stored as F16, x ≤ -10 gives 0 and
 //     x ≥ 10 gives x (GGML_GELU_FP16).
 //   - RoPE is ggml_compute_forward_rope: θ accumulated per pair by float32 multiplication with
-//     powf(base, -2/dims), frequency factors dividing θ, YaRN ramp and magnitude scaling.
+//     powf(base, -2/dims), frequency factors dividing θ, YaRN ramp and magnitude scaling; each rotated value
+//     is one product fused into the other (x0·cos - x1·sin as the compiler contracts it).
 //   - Attention is llama.cpp's graph without flash attention: for an F16 cache q is rounded to F16, scores are
 //     float32 dot products, soft-capped, scaled, masked (causal and sliding window), softmaxed, and for an F16
-//     cache the probabilities are rounded to F16 before they weight V.
+//     cache the probabilities are rounded to F16 before they weight V. With an F32 cache the sums are formed
+//     in the reference's vector lanes (see attnStep), which assumes its KV view is a multiple of 64 cells
+//     (llama.cpp pads it to 256).
 //
-// Float32 expressions are written with explicit conversions where ggml rounds, so no platform fuses them into
-// FMA instructions and the results are the same on amd64 and arm64.
+// Float32 expressions are written with explicit conversions where ggml rounds and explicit fused
+// multiply-adds (fma32) where it fuses, so the results are the same on amd64 and arm64.
 //
 // # Errors
 //

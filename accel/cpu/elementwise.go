@@ -21,6 +21,10 @@ type plain struct{}
 func (plain) check() error        { return nil }
 func (plain) workspace(_ int) int { return 0 }
 
+// vectorTail reports whether element i of rows of length cols is one of a row's last cols mod 16, which ggml's
+// vector loops (16 floats per AVX-512 vector) leave to scalar code.
+func vectorTail(i, cols int) bool { return i%cols >= cols-cols%f32Lanes }
+
 // unaryStep computes Scale, SiLU, GELU and SoftCap element by element.
 type unaryStep struct {
 	plain
@@ -29,6 +33,7 @@ type unaryStep struct {
 	x, y     []float32
 	f        float32
 	gelu     *[1 << 16]uint16
+	cols     int // row length: SiLU's last cols mod 16 elements of a row take the scalar path
 }
 
 func (s *unaryStep) bind(p *program, _ []byte) { s.x, s.y = f32s(p.mem[s.xID]), f32s(p.mem[s.yID]) }
@@ -42,8 +47,18 @@ func (s *unaryStep) run(w, nw int) {
 		for i, v := range x {
 			y[i] = v * s.f
 		}
-	case accel.OpSiLU:
-		siluVec(x, y)
+	case accel.OpSiLU: // ggml_vec_silu_f32
+		for a := lo; a < hi; {
+			b, vec := segment(a, hi, s.cols)
+			if vec {
+				siluVec(s.x[a:b], s.y[a:b])
+			} else {
+				for i, v := range s.x[a:b] {
+					s.y[a+i] = siluTail(v)
+				}
+			}
+			a = b
+		}
 	case accel.OpGELU:
 		for i, v := range x {
 			y[i] = geluF16(s.gelu, v)
@@ -97,6 +112,7 @@ type gluStep struct {
 	gID, uID, yID int
 	g, u, y       []float32
 	gelu          *[1 << 16]uint16
+	cols          int // row length, as unaryStep
 }
 
 func (s *gluStep) bind(p *program, _ []byte) {
@@ -108,7 +124,17 @@ func (s *gluStep) run(w, nw int) {
 	lo, hi := split(len(s.y), w, nw)
 	g, u, y := s.g[lo:hi], s.u[lo:hi], s.y[lo:hi:hi]
 	if s.op == accel.OpSwiGLU {
-		swiGLUVec(g, u, y) // ggml_vec_swiglu_f32
+		for a := lo; a < hi; { // ggml_vec_swiglu_f32
+			b, vec := segment(a, hi, s.cols)
+			if vec {
+				swiGLUVec(s.g[a:b], s.u[a:b], s.y[a:b])
+			} else {
+				for i, v := range s.g[a:b] {
+					s.y[a+i] = siluTail(v) * s.u[a+i]
+				}
+			}
+			a = b
+		}
 		return
 	}
 	for i, v := range g { // ggml_vec_geglu_f32 with GGML_GELU_FP16

@@ -25,39 +25,39 @@ const (
 	expC3    = 0x1.555e66p-3  //
 	expC4    = 0x1.573e2ep-5  //
 	expC5    = 0x1.0e4020p-7  //
-	expOne   = 0x3f800000     // bits of float32 1
-	expBias  = 0x7f000000     // bits of 2^127: results beyond the exponent range are a product of two scales
-	expNeg   = 0x82000000     // exponent adjustment for underflowing results
-	expSplit = 126            // |n| above which 2^n needs two factors
 	expOver  = 192            // |n| above which the result is 0 or +Inf
 )
 
-// vexpf is ggml_v_expf, the exponential ggml's SIMD code uses for SiLU, SwiGLU and softmax on AVX2, AVX-512
-// and NEON alike: within 1.5 ulp of exp, bit-exact with ggml for every input.
+// vexpf is ggml_v_expf as the reference build (x86-64, AVX-512) computes it for softmax, SiLU and SwiGLU:
+// n = round(x·log2 e), b = x - n·ln 2 in two parts, j = 1 + b·c1 + b²·(…) with the "1 +" folded into the
+// last fused multiply-add, and the result j·2^n by _mm512_scalef_ps (one rounding, also for subnormal
+// results); |n| > 192 gives 0 or +Inf. (The AVX2 and NEON variants round k + k·j instead, which differs in
+// the last bit for some inputs.)
 func vexpf(x float32) float32 {
 	z := fma32(x, expLog2e, expShift)
 	n := z - expShift
 	b := fma32(-n, expLn2Hi, x)
 	b = fma32(-n, expLn2Lo, b)
-	e := math.Float32bits(z) << 23
-	k := math.Float32frombits(e + expOne)
 	u := float32(b * b)
-	j := fma32(fma32(fma32(expC5, b, expC4), u, fma32(expC3, b, expC2)), u, float32(expC1*b))
-	an := float32(math.Abs(float64(n)))
-	if !(an > expSplit) { // also NaN
-		return fma32(k, j, k)
+	j := fma32(fma32(fma32(expC5, b, expC4), u, fma32(expC3, b, expC2)), u, fma32(expC1, b, 1))
+	if n != n { // NaN in, NaN out (scalef propagates it)
+		return n
 	}
-	var g uint32
-	if n <= 0 {
-		g = expNeg
+	if !(n <= expOver && n >= -expOver) {
+		if n <= 0 {
+			return 0
+		}
+		return float32(math.Inf(1))
 	}
-	s1 := math.Float32frombits(g + expBias)
-	if an > expOver {
-		return float32(s1 * s1)
-	}
-	s2 := math.Float32frombits(e - g)
-	return float32(fma32(s2, j, s2) * s1)
+	return float32(math.Ldexp(float64(j), int(n)))
 }
+
+// expf stands for the C library's expf, which ggml uses for the elements after the last full vector: the
+// correctly rounded value, which glibc's expf (error under 0.51 ulp) returns for all but rare arguments.
+func expf(x float32) float32 { return float32(math.Exp(float64(x))) }
+
+// siluTail is ggml_silu_f32: x / (1 + expf(-x)).
+func siluTail(x float32) float32 { return x / float32(1+expf(-x)) }
 
 // silu is ggml_v_silu: x / (1 + exp(-x)).
 func silu(x float32) float32 {

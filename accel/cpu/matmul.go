@@ -6,16 +6,15 @@ import (
 )
 
 // matKernel is how the CPU multiplies by one weight type, as ggml's type traits: the activation type rows are
-// converted to (vec_dot_type), the converter, and the dot product of a weight row with a converted row.
-// quant.DotFunc is the fastest dot product the CPU has (SIMD where there is one, tested against the scalar
-// reference in gguf/quant).
+// converted to (vec_dot_type) and the converter. The dot products themselves depend on the shape (see
+// orderFor) and come from gguf/quant: quant.Dot, SIMD kernels that return the bits of the scalar references
+// (quant.RefDot), and quant.GemmFor, batched kernels with the same bits.
 type matKernel struct {
 	act      quant.Type
 	quantize func(src []float32, dst []byte)
-	dot      quant.DotFn
 }
 
-func (k matKernel) ok() bool { return k.quantize != nil && k.dot != nil }
+func (k matKernel) ok() bool { return k.quantize != nil }
 
 // activationQuantizers are llama.cpp's CPU from_float functions per activation type.
 var activationQuantizers = map[quant.Type]func(src []float32, dst []byte){
@@ -30,30 +29,57 @@ var activationQuantizers = map[quant.Type]func(src []float32, dst []byte){
 // matKernels is indexed by weight type; read-only after initialisation.
 var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
 	for _, t := range weightTypes {
+		if quant.DotFunc(t) == nil {
+			continue
+		}
 		act := quant.ActivationType(t)
-		ks[t] = matKernel{act: act, quantize: activationQuantizers[act], dot: quant.DotFunc(t)}
+		ks[t] = matKernel{act: act, quantize: activationQuantizers[act]}
 	}
 	return ks
 }()
 
+// Shapes for which the reference build takes other kernels than its row-by-row dot products (the
+// arithmetic differs, so forma follows the same rule):
+//   - llamafile's tinyBLAS for F32 and F16 weights multiplies batches of two or more rows when the row length
+//     is a multiple of tinyBLAS's 16-float vectors and the weight's row count a multiple of its 4-row tiles;
+//   - Q4_0 weights whose row count is a multiple of 8 are repacked into interleaved 8×8 blocks.
+const (
+	tiledMinRows = 2
+	tiledK       = 16
+	tiledM       = 4
+	repackQ4_0M  = 8
+)
+
+// orderFor returns the reference build's order for n activation rows of length in against out weight rows
+// of type t.
+func orderFor(t quant.Type, n, in, out int) quant.Order {
+	switch {
+	case (t == quant.F32 || t == quant.F16) && n >= tiledMinRows && in%tiledK == 0 && out%tiledM == 0:
+		return quant.OrderTiled
+	case t == quant.Q4_0 && out%repackQ4_0M == 0:
+		return quant.OrderRepacked
+	}
+	return quant.OrderVecDot
+}
+
+// kernelFor returns the dot product for n activation rows of length in against out weight rows of type t.
+func kernelFor(t quant.Type, n, in, out int) quant.DotFn {
+	return quant.Dot(t, orderFor(t, n, in, out))
+}
+
 // matGrain is the least number of multiply-adds worth a worker.
 const matGrain = 1 << 16
 
-// gemmMinRows is the least number of activation rows for which a matrix multiply uses the batched kernel
-// (quant.Gemm, where the CPU has one): it packs each group of weight rows once and reuses it for every row.
-// Packing (in Go) costs about what 12–30 rows of dot products do (quant's BenchmarkGemmSmall: Q4_0 wins from
-// ~16 rows, Q4_K from ~32), so smaller batches, and decoding, stream the weights through the dot products.
-const gemmMinRows = 32
-
 // matMulStep computes y = x·Wᵀ: first every activation row is converted to the kernel's activation type (in the
 // workspace), then each worker takes an equal range of weight rows and dots each with every activation row —
-// or, with a batched kernel, multiplies its groups of quant.GemmRows weight rows with all activation rows at
-// once, packing each group into its own part of the workspace.
+// or, with a batched kernel (quant.Gemm), multiplies its groups of quant.GemmRows weight rows with all
+// activation rows at once, with scratch of its own in the workspace.
 type matMulStep struct {
 	wID, xID, yID int
 	w             []byte
 	x, y          []float32
 	k             matKernel
+	dot           quant.DotFn
 	n, in, out    int
 	wRow, aRow    int // bytes of a weight row and of a converted activation row
 	act           []byte
@@ -73,7 +99,9 @@ func newMatMul(g *accel.Graph, id int) *matMulStep {
 		n: nd.Shape[0], in: w.Shape[1], out: w.Shape[0]}
 	s.wRow = storageBytes(w.Type, s.in)
 	s.aRow = storageBytes(s.k.act, s.in)
-	if g := quant.GemmFor(w.Type); g != nil && s.n >= gemmMinRows {
+	o := orderFor(w.Type, s.n, s.in, s.out)
+	s.dot = quant.Dot(w.Type, o)
+	if g := quant.GemmFor(w.Type, o); g != nil {
 		s.gemm = g
 		s.aRow = g.ActivationRowBytes(s.in)
 		s.packBytes = alignUp(g.ScratchBytes(s.in))
@@ -134,7 +162,7 @@ func (s *matMulStep) run(w, nw int) {
 		return
 	}
 	lo, hi := split(s.out, w, nw)
-	dot := s.k.dot
+	dot := s.dot
 	for o := lo; o < hi; o++ {
 		wr := s.w[o*s.wRow : (o+1)*s.wRow]
 		for i := 0; i < s.n; i++ {

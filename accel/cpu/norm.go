@@ -84,6 +84,13 @@ func softmax(x, y []float32) {
 // expNormalize sets y = exp(x - m) / Σ exp(x - m), the second half of ggml's softmax: ggml_v_expf, a float64
 // sum, and a multiplication by the float32 reciprocal of the sum. x and y may be the same slice.
 func expNormalize(x, y []float32, m float32) {
-	sum := expSum(x, y, m)
-	scaleVec(y[:len(x)], float32(1/sum))
+	vexpVec(x, y, m)
+	var sum float64
+	for _, e := range y[:len(x)] {
+		sum += float64(e)
+	}
+	inv := float32(1 / sum)
+	for i := range y[:len(x)] {
+		y[i] *= inv
+	}
 }

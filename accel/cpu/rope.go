@@ -66,8 +66,9 @@ func (s *ropeStep) run(w, nw int) {
 			j := i / 2 * step
 			c, sn := cache[i], cache[i+1]
 			x0, x1 := x[j], x[j+off]
-			y[j] = float32(x0*c) - float32(x1*sn)
-			y[j+off] = float32(x0*sn) + float32(x1*c)
+			// x0·cos - x1·sin and x0·sin + x1·cos, the first product fused as the compiler does
+			y[j] = fma32(x0, c, -float32(x1*sn))
+			y[j+off] = fma32(x0, sn, float32(x1*c))
 		}
 		copy(y[dims:], x[dims:])
 	}

@@ -22,9 +22,9 @@ func (p *program) newStep(id int) (step, error) {
 	case accel.OpAdd, accel.OpMul:
 		return &binaryStep{op: nd.Op, aID: arg(0), bID: arg(1), yID: id}, nil
 	case accel.OpScale, accel.OpSiLU, accel.OpGELU, accel.OpSoftCap:
-		return &unaryStep{op: nd.Op, xID: arg(0), yID: id, f: nd.F, gelu: p.b.gelu}, nil
+		return &unaryStep{op: nd.Op, xID: arg(0), yID: id, f: nd.F, gelu: p.b.gelu, cols: nd.Shape[len(nd.Shape)-1]}, nil
 	case accel.OpSwiGLU, accel.OpGeGLU:
-		return &gluStep{op: nd.Op, gID: arg(0), uID: arg(1), yID: id, gelu: p.b.gelu}, nil
+		return &gluStep{op: nd.Op, gID: arg(0), uID: arg(1), yID: id, gelu: p.b.gelu, cols: nd.Shape[len(nd.Shape)-1]}, nil
 	case accel.OpRMSNorm, accel.OpLayerNorm, accel.OpSoftmax:
 		return &rowStep{op: nd.Op, xID: arg(0), yID: id, cols: nd.Shape[len(nd.Shape)-1], eps: nd.F}, nil
 	case accel.OpSlice:

@@ -2,19 +2,15 @@ package cpu
 
 // Vector forms of the exponential-based element functions. Each has a portable loop over the scalar
 // function (math.go) and, where the CPU has AVX-512, an assembly kernel (vmath_amd64.s) that computes
-// ggml_v_expf in 16 lanes with the same operations, so every element is bit-identical to the scalar one;
-// only expSum's float64 total is added in a different order.
+// ggml_v_expf in 16 lanes with the same operations (scalef included), so every element is bit-identical
+// to the scalar one.
 
-// expSum sets y[i] = vexpf(x[i] − m) and returns Σ y[i] in float64. x and y may be the same slice.
-func expSum(x, y []float32, m float32) float64 {
+// vexpVec sets y[i] = vexpf(x[i] − m). x and y may be the same slice.
+func vexpVec(x, y []float32, m float32) {
 	y = y[:len(x)]
-	done, sum := vexpSumFast(x, y, m)
-	for i := done; i < len(x); i++ {
-		e := vexpf(x[i] - m)
-		y[i] = e
-		sum += float64(e)
+	for i := vexpFast(x, y, m); i < len(x); i++ {
+		y[i] = vexpf(x[i] - m)
 	}
-	return sum
 }
 
 // siluVec sets y[i] = silu(x[i]).
@@ -25,7 +21,7 @@ func siluVec(x, y []float32) {
 	}
 }
 
-// swiGLUVec sets y[i] = silu(g[i])·u[i] (ggml_vec_swiglu_f32).
+// swiGLUVec sets y[i] = silu(g[i])·u[i] (ggml_vec_swiglu_f32's vector part).
 func swiGLUVec(g, u, y []float32) {
 	y, u = y[:len(g)], u[:len(g)]
 	for i := vsiluFast(g, y, u); i < len(g); i++ {
@@ -33,27 +29,20 @@ func swiGLUVec(g, u, y []float32) {
 	}
 }
 
-// scaleVec multiplies y by f.
-func scaleVec(y []float32, f float32) {
-	for i := range y {
-		y[i] *= f
-	}
-}
-
-// scaleMaxVec multiplies x by f and returns the largest result (−Inf for none; NaNs may be skipped).
-func scaleMaxVec(x []float32, f float32) float32 {
-	done, m := scaleMaxFast(x, f)
-	for i := done; i < len(x); i++ {
-		v := x[i] * f
-		x[i] = v
-		m = max(m, v)
-	}
-	return m
-}
-
 // roundF16Vec rounds every element of x to the nearest F16 value (ties to even), as f16Round.
 func roundF16Vec(x []float32) {
 	for i := roundF16Fast(x); i < len(x); i++ {
 		x[i] = f16Round(x[i])
 	}
+}
+
+// segment returns the end of the first part of the element range [lo, hi) of rows of length cols that lies
+// on one side of where ggml's vector loops end, and whether that part is in a row's vector part (its first
+// cols − cols mod 16 elements) rather than in its scalar tail.
+func segment(lo, hi, cols int) (end int, vec bool) {
+	row := lo / cols * cols
+	if vecEnd := row + cols - cols%f32Lanes; lo < vecEnd {
+		return min(hi, vecEnd), true
+	}
+	return min(hi, row+cols), false
 }

@@ -202,7 +202,9 @@ func (d *Device) createDevice() error {
 		ShaderFloat16: p.f12.ShaderFloat16, ShaderInt8: p.f12.ShaderInt8,
 		StorageBuffer8BitAccess: p.f12.StorageBuffer8BitAccess, UniformAndStorageBuffer8BitAccess: p.f12.UniformAndStorageBuffer8BitAccess,
 		StoragePushConstant8: p.f12.StoragePushConstant8, ShaderSubgroupExtendedTypes: p.f12.ShaderSubgroupExtendedTypes,
-		HostQueryReset: p.f12.HostQueryReset, VulkanMemoryModel: p.f12.VulkanMemoryModel}
+		HostQueryReset: p.f12.HostQueryReset, VulkanMemoryModel: p.f12.VulkanMemoryModel,
+		// With the memory model on, atomics at device scope (kv_store.comp's) need this too.
+		VulkanMemoryModelDeviceScope: p.f12.VulkanMemoryModelDeviceScope}
 	if p.props.ApiVersion >= vk.APIVersion1_3 {
 		f12.PNext = unsafe.Pointer(f13)
 	}

@@ -177,22 +177,17 @@ func testAdd(t *testing.T, tc addCase) {
 type matvecCase struct {
 	name             string
 	rows, cols       int
-	rowsPerGroup, wg uint32
+	wg               uint32
 	wOff, xOff, yOff int
 }
 
 func TestMatVecF32(t *testing.T) {
 	d := openTest(t)
-	info := d.Info()
-	if !info.SubgroupArithmetic {
-		t.Skipf("%s has no subgroup arithmetic in compute shaders", info.Name)
-	}
-	sg := info.SubgroupSize
 	for _, tc := range []matvecCase{
-		{name: "one-row-per-group", rows: 37, cols: 1000, rowsPerGroup: 1, wg: max(64, sg)},
-		{name: "rows-per-group", rows: 301, cols: 777, rowsPerGroup: 4, wg: max(128, sg), wOff: 5, xOff: 3, yOff: 2},
-		{name: "short-rows", rows: 50, cols: 3, rowsPerGroup: 2, wg: max(32, sg)},
-		{name: "2d-dispatch", rows: minMaxWorkgroups + 100, cols: 4, rowsPerGroup: 1, wg: sg},
+		{name: "long-rows", rows: 37, cols: 1000, wg: 64},
+		{name: "offsets", rows: 301, cols: 777, wg: 128, wOff: 5, xOff: 3, yOff: 2},
+		{name: "short-rows", rows: 50, cols: 3, wg: 64},
+		{name: "2d-dispatch", rows: 2*minMaxWorkgroups + 100, cols: 4, wg: 128},
 	} {
 		t.Run(tc.name, func(t *testing.T) { testMatVec(t, d, tc) })
 	}
@@ -205,17 +200,18 @@ func testMatVec(t *testing.T, d *Device, tc matvecCase) {
 	wb, xb := newF32(t, d, "W", w), newF32(t, d, "x", x)
 	yb := newF32(t, d, "y", make([]float32, tc.yOff+tc.rows))
 	defer func() { wb.Close(); xb.Close(); yb.Close() }()
-	p, err := d.Pipeline(PipelineDesc{Name: "matvec_f32", SPIRV: shader(t, "matvec_f32"), Buffers: 3, PushSize: 20,
-		Spec: []uint32{tc.wg, tc.rowsPerGroup}})
+	p, err := d.Pipeline(PipelineDesc{Name: "matvec_f32", SPIRV: shader(t, "matvec_f32"), Buffers: 3, PushSize: 32,
+		Spec: []uint32{tc.wg}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := mustCommands(t, d, CommandsOptions{Name: "matvec"})
 	defer c.Close()
 	record(t, c, func() {
-		groups := (uint32(tc.rows) + tc.rowsPerGroup - 1) / tc.rowsPerGroup
-		push := PushUint32(uint32(tc.rows), uint32(tc.cols), uint32(tc.wOff), uint32(tc.xOff), uint32(tc.yOff))
-		c.Dispatch(p, groups2D(groups), push, wb.All(), xb.All(), yb.All())
+		// 64 invocations per weight row (wg/64 rows per workgroup), one activation row (ncols 1).
+		push := PushUint32(uint32(tc.rows), uint32(tc.cols), 1, uint32(tc.wOff), uint32(tc.xOff), uint32(tc.yOff), 0, 64)
+		per := tc.wg / 64
+		c.Dispatch(p, groups2D((uint32(tc.rows)+per-1)/per), push, wb.All(), xb.All(), yb.All())
 	})
 	if err := c.Run(); err != nil {
 		t.Fatal(err)

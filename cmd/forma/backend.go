@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -22,6 +23,10 @@ var backendOpeners = map[string]backendOpener{
 
 // autoOrder is the preference of --backend auto: GPUs first, the CPU last.
 var autoOrder = []string{"metal", "vulkan", "cpu"}
+
+// autoOpeners, where a backend has one, replace its opener under --backend auto: they may decline a device that
+// an explicit --backend would use (Vulkan's software rasterizer, slower than the CPU backend).
+var autoOpeners = map[string]backendOpener{}
 
 // backendFlags are the flags every command that runs a model shares.
 type backendFlags struct {
@@ -67,6 +72,9 @@ func (b *backendFlags) open() (accel.Backend, error) {
 			if !ok {
 				continue
 			}
+			if a, ok := autoOpeners[n]; ok {
+				open = a
+			}
 			be, err := open(b.threads)
 			if err == nil {
 				return be, nil
@@ -92,6 +100,30 @@ func (b *backendFlags) load(path string) (*runtime.Model, func(), error) {
 		return nil, nil, err
 	}
 	m, err := runtime.Load(path, runtime.Options{Backend: be})
+	if err != nil {
+		be.Close()
+		return nil, nil, err
+	}
+	return m, func() { be.Close(); m.Close() }, nil
+}
+
+// loadModel is load with runtime options, drawing a progress bar on stderr while the weights upload when bar is
+// set (stderr is a terminal).
+func (b *backendFlags) loadModel(path string, opt runtime.Options, bar bool) (*runtime.Model, func(), error) {
+	be, err := b.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	opt.Backend = be
+	var pb *progressBar
+	if bar {
+		pb = newProgressBar(b.stderr, "loading "+filepath.Base(path))
+		opt.Progress = pb.update
+	}
+	m, err := runtime.Load(path, opt)
+	if pb != nil {
+		pb.clear()
+	}
 	if err != nil {
 		be.Close()
 		return nil, nil, err

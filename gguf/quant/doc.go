@@ -25,8 +25,10 @@
 // Q8_0, F16 and BF16 reproduces ggml's quantize_row_*_ref bit for bit; the K-quant, IQ4 and MXFP4
 // quantizers follow ggml's reference searches (make_qkx2_quants, make_qx_quants, …) operation by operation
 // in float32. Activation quantizers (QuantizeQ8_0, QuantizeQ8_1, QuantizeQ8_K) and the Dot* functions
-// follow llama.cpp's CPU backend: the Dot* functions are ggml's generic ggml_vec_dot_<w>_<a> — integer
-// sums per block, then float32 accumulation in the same order — and are the reference that faster
-// implementations must equal. Every float32 expression is written with explicit conversions where ggml
-// rounds, so that no platform fuses a multiply and an add into one FMA.
+// follow llama.cpp's CPU backend as built for x86-64 (the build that made the reference data): the Dot*
+// functions compute its kernels' arithmetic — integer sums per block in the kernels' lanes, then float32
+// accumulation with fused multiply-adds where they use them (dot_blocks32.go, dot_float.go), ggml's generic
+// order for the K-quants, IQ4, MXFP4 and BF16 — and are the reference that faster implementations must
+// equal. Every float32 expression is written with explicit conversions where ggml rounds, and fused
+// multiply-adds are explicit (fma32), so the results are the same on every platform.
 package quant

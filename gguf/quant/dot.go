@@ -2,13 +2,11 @@ package quant
 
 // Reference dot products between one weight row and one activation row, as llama.cpp's CPU backend computes
 // them for matrix multiplication: the activation row is first converted to ActivationType(weight) (with
-// QuantizeActivation), then DotFunc(weight) combines the two. The Dot* functions follow ggml's generic
-// ggml_vec_dot_<w>_<a> exactly — exact integer sums inside each block, then float32 accumulation in ggml's
+// QuantizeActivation), then DotFunc(weight) combines the two. The Dot* functions reproduce the arithmetic of
+// the x86-64 build that made forma's reference data (its AVX2 kernels for the block types, see
+// dot_blocks32.go; its AVX-512 kernels for F32 and F16, see dot_float.go; ggml's generic order for the
+// K-quants, IQ4 and MXFP4 and BF16) — exact integer sums inside each block, then float32 accumulation in that
 // order — so they are the reference that faster implementations must reproduce bit for bit.
-//
-// Float types: DotF32F32, DotF16F16 and DotBF16BF16 follow ggml's scalar ggml_vec_dot_f32/f16/bf16: each
-// product is formed in float32 (exact for F16 and BF16 operands) and the sum is accumulated in float64, then
-// rounded to float32. (ggml's SIMD versions accumulate in float32 lanes; they agree to rounding.)
 
 import "fmt"
 
@@ -54,16 +52,6 @@ var dotFuncs = map[Type]DotFn{
 	MXFP4:  DotMXFP4Q8_0,
 }
 
-// fastDots holds the fastest dot product for each weight type: the references above, replaced during
-// initialisation by the SIMD kernels the CPU supports (dot_amd64.go, dot_arm64.go). Read-only after init.
-var fastDots = func() map[Type]DotFn {
-	m := make(map[Type]DotFn, len(dotFuncs))
-	for t, f := range dotFuncs {
-		m[t] = f
-	}
-	return m
-}()
-
 // ActivationType returns the type llama.cpp converts activations to for a matrix multiply with weights of
 // type w (ggml's vec_dot_type). For a weight type without a dot product here (DotFunc(w) == nil) it returns
 // F32: such weights have to be dequantized and multiplied in float32.
@@ -74,19 +62,93 @@ func ActivationType(w Type) Type {
 	return F32
 }
 
-// DotFunc returns the fastest dot product this CPU has for weight type w (its activation type is
-// ActivationType(w)), or nil when there is none. Built with the noasm tag, or on a CPU without the needed
-// instructions, it is the reference (RefDotFunc). SIMD kernels produce the reference's integer block sums
-// exactly and differ from it only in the order of the float32 accumulation.
-func DotFunc(w Type) DotFn { return fastDots[w] }
+// Order is one of the accumulation orders in which the reference build multiplies a weight matrix by
+// activation rows. The integer sums inside a block are exact in any order; the float32 arithmetic around
+// them differs between llama.cpp's kernels, and the CPU backend picks the order the reference build uses
+// for the shape at hand (see accel/cpu).
+type Order uint8
 
-// RefDotFunc returns the scalar reference dot product for weight type w (the Dot* functions), or nil.
+const (
+	// OrderVecDot is ggml_vec_dot_<w>_<a>, the single-row dot product; every type with a dot product has it.
+	OrderVecDot Order = iota
+	// OrderTiled is llamafile's tinyBLAS for F32 and F16 weights (one 16-lane accumulator).
+	OrderTiled
+	// OrderRepacked is the x86 build's repacked Q4_0 (q4_0_8x8): per block one fused multiply-add of the
+	// whole integer block sum.
+	OrderRepacked
+	numOrders
+)
+
+func (o Order) String() string {
+	switch o {
+	case OrderVecDot:
+		return "vecdot"
+	case OrderTiled:
+		return "tiled"
+	case OrderRepacked:
+		return "repacked"
+	}
+	return fmt.Sprintf("Order(%d)", uint8(o))
+}
+
+// refDots are the scalar references per order, indexed by weight type.
+var refDots = [numOrders]map[Type]DotFn{
+	OrderVecDot:   dotFuncs,
+	OrderTiled:    {F32: DotF32F32Tiled, F16: DotF16F16Tiled},
+	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved},
+}
+
+// fastDots holds, per order, the fastest implementation this CPU has: initially the references, replaced
+// during initialisation by SIMD kernels (dot_amd64.go, dot_arm64.go) that return the same bits. Read-only
+// after init.
+var fastDots = func() (f [numOrders]map[Type]DotFn) {
+	for o, m := range refDots {
+		f[o] = make(map[Type]DotFn, len(m))
+		for t, d := range m {
+			f[o][t] = d
+		}
+	}
+	return f
+}()
+
+// setFast installs a SIMD kernel for weight type w in order o; it must return RefDot(w, o)'s bits.
+func setFast(w Type, o Order, f DotFn) {
+	if refDots[o][w] == nil {
+		panic(fmt.Sprintf("quant: no reference %s dot product for %s", o, w))
+	}
+	fastDots[o][w] = f
+}
+
+// RefDot returns the scalar reference dot product of weight type w in order o, or nil when the reference
+// build has no such kernel.
+func RefDot(w Type, o Order) DotFn {
+	if o >= numOrders {
+		return nil
+	}
+	return refDots[o][w]
+}
+
+// Dot returns the fastest dot product of weight type w in order o on this CPU: a SIMD kernel where there is
+// one, which returns RefDot(w, o)'s bits for every input, else the reference itself (always with the noasm
+// build tag). nil when RefDot(w, o) is nil.
+func Dot(w Type, o Order) DotFn {
+	if o >= numOrders {
+		return nil
+	}
+	return fastDots[o][w]
+}
+
+// DotFunc is Dot(w, OrderVecDot): the single-row dot product of weight type w (its activation type is
+// ActivationType(w)), or nil when there is none.
+func DotFunc(w Type) DotFn { return Dot(w, OrderVecDot) }
+
+// RefDotFunc is RefDot(w, OrderVecDot), the scalar reference of DotFunc.
 func RefDotFunc(w Type) DotFn { return dotFuncs[w] }
 
 // VecDot checks the arguments and returns DotFunc(w)(n, wRow, aRow): n elements, a multiple of w's block
 // size, of a weight row of type w and an activation row of type ActivationType(w).
 func VecDot(w Type, n int, wRow, aRow []byte) (float32, error) {
-	f, ok := fastDots[w]
+	f, ok := fastDots[OrderVecDot][w]
 	if !ok {
 		return 0, fmt.Errorf("quant: vec dot: no dot product for weight type %s", w)
 	}
@@ -100,24 +162,6 @@ func VecDot(w Type, n int, wRow, aRow []byte) (float32, error) {
 		return 0, err
 	}
 	return f(n, wRow[:wn], aRow[:an]), nil
-}
-
-// DotF32F32 is ggml_vec_dot_f32 (scalar): float32 products summed in float64.
-func DotF32F32(n int, w, a []byte) float32 {
-	var sum float64
-	for i := 0; i < n; i++ {
-		sum += float64(float32(f32at(w, 4*i) * f32at(a, 4*i)))
-	}
-	return float32(sum)
-}
-
-// DotF16F16 is ggml_vec_dot_f16 (scalar): exact products of the halves summed in float64.
-func DotF16F16(n int, w, a []byte) float32 {
-	var sum float64
-	for i := 0; i < n; i++ {
-		sum += float64(f16at(w, 2*i) * f16at(a, 2*i))
-	}
-	return float32(sum)
 }
 
 // DotBF16BF16 is ggml_vec_dot_bf16 (scalar): exact products summed in float64.

@@ -2,189 +2,136 @@
 
 package quant
 
-// SIMD dot products for amd64, in Go assembly written by hand (dot_amd64.s). Each kernel computes the same
-// integer block sums as its reference in dot_blocks32.go / dot_kquants.go — for every byte pattern, not only
-// for what the quantizers produce — and then scales and accumulates them in float32 lanes as ggml's AVX2 code
-// does, so the float result differs from the scalar reference only in accumulation order (see dot_test.go).
+// SIMD dot products for amd64, in Go assembly written by hand (dot_amd64.s, dotf_amd64.s, dotk_amd64.s).
+// Each kernel returns its reference's bits for every input: the same exact integer block sums, and the
+// same float32 operations in the same order (see dot_blocks32.go, dot_float.go, dot_kquants.go); only the
+// instructions differ. dot_exact_test.go checks every variant against its reference bit for bit.
 //
-// The kernels need AVX2, FMA and F16C (every x86-64 CPU since 2013/2015 has them); without them DotFunc
-// returns the references.
+// The kernels need AVX2, FMA and F16C (every x86-64 CPU since 2013/2015 has them), some AVX-512 (VL, BW,
+// VNNI); without them Dot returns the references.
 
 import "golang.org/x/sys/cpu"
 
 var (
 	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
 	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
+	hasVNNI   = hasAVX512 && cpu.X86.HasAVX512VNNI
 )
 
 func init() {
 	if !hasAVX2 {
 		return
 	}
-	fastDots[F32] = dotF32Fast
-	fastDots[F16] = dotF16Fast
-	fastDots[BF16] = dotBF16Fast
-	fastDots[Q4_0] = dotQ4_0Fast
-	fastDots[Q4_1] = dotQ4_1Fast
-	fastDots[Q5_0] = dotQ5_0Fast
-	fastDots[Q5_1] = dotQ5_1Fast
-	fastDots[Q8_0] = dotQ8_0Fast
-	fastDots[Q4_K] = dotQ4_KFast
-	fastDots[Q5_K] = dotQ5_KFast
-	fastDots[Q6_K] = dotQ6_KFast
-	if hasAVX512 {
-		fastDots[Q4_0] = dotQ4_0Fast512
-		fastDots[Q8_0] = dotQ8_0Fast512
+	setFast(F32, OrderVecDot, dotF32Vec)
+	setFast(F16, OrderVecDot, dotF16Vec)
+	setFast(F32, OrderTiled, dotF32Tiled)
+	setFast(F16, OrderTiled, dotF16Tiled)
+	setFast(Q4_0, OrderVecDot, dotQ4_0Fast)
+	setFast(Q4_1, OrderVecDot, dotQ4_1Fast)
+	setFast(Q5_0, OrderVecDot, dotQ5_0Fast)
+	setFast(Q5_1, OrderVecDot, dotQ5_1Fast)
+	setFast(Q8_0, OrderVecDot, dotQ8_0Fast)
+	setFast(Q4_0, OrderRepacked, dotQ4_0RepackedFast)
+	if hasVNNI {
+		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
 	}
 }
 
-// The wrappers check that both rows hold nb whole blocks (so the assembly never reads past a slice) and
-// hand the kernels the block count and the first bytes.
+// blockKernel is an assembly kernel over nb ≥ 1 blocks starting at w and a.
+type blockKernel func(nb int, w, a *byte) float32
 
-func dotQ4_0Fast(n int, w, a []byte) float32 {
-	nb := n / QK
+// blocks checks that both rows hold the nb = n/be whole blocks a kernel reads (so the assembly never reads
+// past a slice; a short row panics here) and runs k.
+func blocks(k blockKernel, n, be, wb, ab int, w, a []byte) float32 {
+	nb := n / be
 	if nb <= 0 {
 		return 0
 	}
-	_, _ = w[nb*18-1], a[nb*34-1]
-	return dotQ4_0Q8_0AVX2(nb, &w[0], &a[0])
+	_, _ = w[nb*wb-1], a[nb*ab-1]
+	return k(nb, &w[0], &a[0])
 }
 
-func dotQ4_1Fast(n int, w, a []byte) float32 {
-	nb := n / QK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*20-1], a[nb*36-1]
-	return dotQ4_1Q8_1AVX2(nb, &w[0], &a[0])
+func dotQ4_0Fast(n int, w, a []byte) float32 { return blocks(dotQ4_0Q8_0AVX2, n, QK, 18, 34, w, a) }
+func dotQ4_1Fast(n int, w, a []byte) float32 { return blocks(dotQ4_1Q8_1AVX2, n, QK, 20, 36, w, a) }
+func dotQ5_0Fast(n int, w, a []byte) float32 { return blocks(dotQ5_0Q8_0AVX2, n, QK, 22, 34, w, a) }
+func dotQ5_1Fast(n int, w, a []byte) float32 { return blocks(dotQ5_1Q8_1AVX2, n, QK, 24, 36, w, a) }
+func dotQ8_0Fast(n int, w, a []byte) float32 { return blocks(dotQ8_0Q8_0AVX2, n, QK, 34, 34, w, a) }
+
+func dotQ8_0FastVNNI(n int, w, a []byte) float32 {
+	return blocks(dotQ8_0Q8_0VNNI, n, QK, 34, 34, w, a)
 }
 
-func dotQ5_0Fast(n int, w, a []byte) float32 {
-	nb := n / QK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*22-1], a[nb*34-1]
-	return dotQ5_0Q8_0AVX2(nb, &w[0], &a[0])
+func dotQ4_0RepackedFast(n int, w, a []byte) float32 {
+	return blocks(dotQ4_0Q8_0RepackedAVX2, n, QK, 18, 34, w, a)
 }
 
-func dotQ5_1Fast(n int, w, a []byte) float32 {
-	nb := n / QK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*24-1], a[nb*36-1]
-	return dotQ5_1Q8_1AVX2(nb, &w[0], &a[0])
-}
+// Float rows: the kernels take the whole steps of 64 (16 for the tiled order); the elements after them are
+// added here as the references add them.
 
-func dotQ8_0Fast(n int, w, a []byte) float32 {
-	nb := n / QK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*34-1], a[nb*34-1]
-	return dotQ8_0Q8_0AVX2(nb, &w[0], &a[0])
-}
-
-// dotQ8_0Fast512 widens whole blocks with AVX-512BW: fewer instructions per byte, which decoding (bound by
-// streaming the weights) needs to keep up with memory.
-func dotQ8_0Fast512(n int, w, a []byte) float32 {
-	nb := n / QK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*34-1], a[nb*34-1]
-	return dotQ8_0Q8_0AVX512(nb, &w[0], &a[0])
-}
-
-// dotQ4_0Fast512 is dotQ4_0Fast with AVX-512BW (15 instructions per block instead of 18).
-func dotQ4_0Fast512(n int, w, a []byte) float32 {
-	nb := n / QK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*18-1], a[nb*34-1]
-	return dotQ4_0Q8_0AVX512(nb, &w[0], &a[0])
-}
-
-func dotQ4_KFast(n int, w, a []byte) float32 {
-	nb := n / QKK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*144-1], a[nb*292-1]
-	return dotQ4_KQ8_KAVX2(nb, &w[0], &a[0])
-}
-
-func dotQ5_KFast(n int, w, a []byte) float32 {
-	nb := n / QKK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*176-1], a[nb*292-1]
-	return dotQ5_KQ8_KAVX2(nb, &w[0], &a[0])
-}
-
-func dotQ6_KFast(n int, w, a []byte) float32 {
-	nb := n / QKK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*210-1], a[nb*292-1]
-	return dotQ6_KQ8_KAVX2(nb, &w[0], &a[0])
-}
-
-// Float rows: the kernels take whole groups of 32 elements; the rest is added here in float32.
-
-func dotF32Fast(n int, w, a []byte) float32 {
+func dotF32Vec(n int, w, a []byte) float32 {
 	if n <= 0 {
 		return 0
 	}
 	_, _ = w[4*n-1], a[4*n-1]
-	m := n &^ 31
-	var s float32
-	if m > 0 {
-		s = dotF32AVX2(m, &w[0], &a[0])
+	np := n &^ (f32Step - 1)
+	var sum float32
+	if np > 0 {
+		sum = dotF32VecAVX2(np, &w[0], &a[0])
 	}
-	for i := m; i < n; i++ {
-		s += f32at(w, 4*i) * f32at(a, 4*i)
+	for i := np; i < n; i++ {
+		sum = fma32(f32at(w, 4*i), f32at(a, 4*i), sum)
 	}
-	return s
+	return sum
 }
 
-func dotF16Fast(n int, w, a []byte) float32 {
+func dotF16Vec(n int, w, a []byte) float32 {
 	if n <= 0 {
 		return 0
 	}
 	_, _ = w[2*n-1], a[2*n-1]
-	m := n &^ 31
-	var s float32
-	if m > 0 {
-		s = dotF16AVX2(m, &w[0], &a[0])
+	np := n &^ (f32Step - 1)
+	var sum float64
+	if np > 0 {
+		sum = float64(dotF16VecAVX2(np, &w[0], &a[0]))
 	}
-	for i := m; i < n; i++ {
-		s += f16at(w, 2*i) * f16at(a, 2*i)
+	for i := np; i < n; i++ {
+		sum += float64(f16at(w, 2*i) * f16at(a, 2*i))
 	}
-	return s
+	return float32(sum)
 }
 
-func dotBF16Fast(n int, w, a []byte) float32 {
-	if n <= 0 {
-		return 0
+func dotF32Tiled(n int, w, a []byte) float32 {
+	if n < f32Lanes || n%f32Lanes != 0 {
+		return DotF32F32Tiled(n, w, a)
+	}
+	_, _ = w[4*n-1], a[4*n-1]
+	return dotF32TiledAVX2(n, &w[0], &a[0])
+}
+
+func dotF16Tiled(n int, w, a []byte) float32 {
+	if n < f32Lanes || n%f32Lanes != 0 {
+		return DotF16F16Tiled(n, w, a)
 	}
 	_, _ = w[2*n-1], a[2*n-1]
-	m := n &^ 31
-	var s float32
-	if m > 0 {
-		s = dotBF16AVX2(m, &w[0], &a[0])
-	}
-	for i := m; i < n; i++ {
-		s += bf16at(w, 2*i) * bf16at(a, 2*i)
-	}
-	return s
+	return dotF16TiledAVX2(n, &w[0], &a[0])
 }
 
-// Assembly kernels (dot_amd64.s): nb blocks (or n elements for the float types) starting at w and a.
+// VecDotF32s is VecDotF32 (ggml_vec_dot_f32 on float32 slices), with SIMD where the CPU has it.
+func VecDotF32s(x, y []float32) float32 {
+	n := len(x)
+	y = y[:n]
+	np := n &^ (f32Step - 1)
+	if !hasAVX2 || np == 0 {
+		return VecDotF32(x, y)
+	}
+	sum := dotF32VecAVX2f(np, &x[0], &y[0])
+	for i := np; i < n; i++ {
+		sum = fma32(x[i], y[i], sum)
+	}
+	return sum
+}
+
+// Assembly kernels: nb blocks (n elements for the float types) starting at w and a.
 
 //go:noescape
 func dotQ4_0Q8_0AVX2(nb int, w, a *byte) float32
@@ -202,25 +149,24 @@ func dotQ5_1Q8_1AVX2(nb int, w, a *byte) float32
 func dotQ8_0Q8_0AVX2(nb int, w, a *byte) float32
 
 //go:noescape
-func dotQ4_0Q8_0AVX512(nb int, w, a *byte) float32
+func dotQ8_0Q8_0VNNI(nb int, w, a *byte) float32
 
 //go:noescape
-func dotQ8_0Q8_0AVX512(nb int, w, a *byte) float32
+func dotQ4_0Q8_0RepackedAVX2(nb int, w, a *byte) float32
 
 //go:noescape
-func dotQ4_KQ8_KAVX2(nb int, w, a *byte) float32
+func dotF32VecAVX2(n int, w, a *byte) float32
 
 //go:noescape
-func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
+func dotF16VecAVX2(n int, w, a *byte) float32
 
 //go:noescape
-func dotQ6_KQ8_KAVX2(nb int, w, a *byte) float32
+func dotF32TiledAVX2(n int, w, a *byte) float32
 
 //go:noescape
-func dotF32AVX2(n int, w, a *byte) float32
+func dotF16TiledAVX2(n int, w, a *byte) float32
 
+// dotF32VecAVX2f is dotF32VecAVX2 on float32 pointers.
+//
 //go:noescape
-func dotF16AVX2(n int, w, a *byte) float32
-
-//go:noescape
-func dotBF16AVX2(n int, w, a *byte) float32
+func dotF32VecAVX2f(n int, x, y *float32) float32

@@ -3,3 +3,6 @@
 package quant
 
 // Without assembly (other architectures, or the noasm build tag) DotFunc returns the references.
+
+// VecDotF32s is VecDotF32.
+func VecDotF32s(x, y []float32) float32 { return VecDotF32(x, y) }

@@ -103,22 +103,37 @@ func TestDotMatchesDequantizedProduct(t *testing.T) {
 	}
 }
 
-// TestDotBlockMath checks the float association of single-block dots exactly: with one block there is no
-// accumulation order left, so the result must equal ggml's formula evaluated here in float32.
+// TestDotBlockMath checks the float association of single-block dots exactly: with one block the x86 lane
+// order is all that is left — eight lanes of four products, each scaled by dw·da, added as hsum_float_8 —
+// and the interleaved (repacked) kernel scales the whole block sum once.
 func TestDotBlockMath(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	x, y := randRow(r, QK), randRow(r, QK)
 	wb := mustQuantize(t, Q4_0, x, false)
 	ab := mustQuantize(t, Q8_0, y, true)
-	s := 0
-	for j := 0; j < 16; j++ {
-		s += (int(wb[2+j]&15) - 8) * int(int8(ab[2+j]))
-		s += (int(wb[2+j]>>4) - 8) * int(int8(ab[18+j]))
+	d := f16at(wb, 0) * f16at(ab, 0)
+	var lane [8]float32
+	total := 0
+	for j := 0; j < QK; j++ {
+		var wq int
+		if j < 16 {
+			wq = int(wb[2+j]&15) - 8
+		} else {
+			wq = int(wb[2+j-16]>>4) - 8
+		}
+		p := wq * int(int8(ab[2+j]))
+		lane[j/4] += float32(p) // exact: small integers
+		total += p
 	}
-	want := float32(s) * f16at(wb, 0)
-	want *= f16at(ab, 0)
+	for i := range lane {
+		lane[i] *= d
+	}
+	want := ((lane[0] + lane[4]) + (lane[2] + lane[6])) + ((lane[1] + lane[5]) + (lane[3] + lane[7]))
 	if got := DotQ4_0Q8_0(QK, wb, ab); got != want {
 		t.Fatalf("DotQ4_0Q8_0 = %v, want %v", got, want)
+	}
+	if got, want := DotQ4_0Q8_0Interleaved(QK, wb, ab), float32(total)*d; got != want {
+		t.Fatalf("DotQ4_0Q8_0Interleaved = %v, want %v", got, want)
 	}
 }
 

@@ -2,45 +2,33 @@
 
 package quant
 
-import "golang.org/x/sys/cpu"
-
-// The batched kernels need AVX-512 VNNI (VPDPBUSD on 512-bit registers, 32 vector registers,
-// mask registers for the partial stores): Ice Lake, Sapphire Rapids, Zen 4 and later.
-var hasVNNI = hasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasAVX512BW &&
-	cpu.X86.HasAVX512VNNI
+// The batched kernels need AVX-512 VNNI (VPDPBUSD on 512-bit registers, 32 vector registers, mask registers
+// for the partial stores and gathers): Ice Lake, Sapphire Rapids, Zen 4 and later.
 
 func init() {
 	if !hasVNNI {
 		return
 	}
-	// (s·dw)·da, as DotQ4_0Q8_0.
-	gemms[Q4_0] = &Gemm{w: Q4_0, actBlock: q8sBlock, packBlock: q8PackBlock,
-		quantize: quantizeQ8S(8), pack: packQ4_0, kernel: gemmQ8SXY}
-	// s·(dw·da), as DotQ5_0Q8_0 and DotQ8_0Q8_0.
-	gemms[Q5_0] = &Gemm{w: Q5_0, actBlock: q8sBlock, packBlock: q8PackBlock,
-		quantize: quantizeQ8S(16), pack: packQ5_0, kernel: gemmQ8SD}
-	gemms[Q8_0] = &Gemm{w: Q8_0, actBlock: q8sBlock, packBlock: q8PackBlock,
-		quantize: quantizeQ8S(128), pack: packQ8_0, kernel: gemmQ8SD}
-	gemms[Q4_K] = &Gemm{w: Q4_K, actBlock: q8ks4Block, packBlock: k4PackBlock,
-		quantize: quantizeQ8KS4, pack: packQ4_K, kernel: gemmCols(gemm8K4, gemm1K4)}
-	gemms[Q5_K] = &Gemm{w: Q5_K, actBlock: q8ks4Block, packBlock: k4PackBlock,
-		quantize: quantizeQ8KS4, pack: packQ5_K, kernel: gemmCols(gemm8K4, gemm1K4)}
-	gemms[Q6_K] = &Gemm{w: Q6_K, actBlock: q8ks6Block, packBlock: k6PackBlock,
-		quantize: quantizeQ8KS6, pack: packQ6_K, kernel: gemmCols(gemm8K6, gemm1K6)}
+	gemms[OrderRepacked][Q4_0] = &Gemm{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, packBlock: q8PackBlock,
+		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ4_0, kernel: gemmCols(gemm8Q8S, gemm1Q8S, 8),
+		vec: gemvQ4_0R, minCols: 16}
+	gemms[OrderVecDot][Q8_0] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, packBlock: q8PackBlock,
+		quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128), pack: packQ8_0, kernel: gemmCols(gemm2Q8G, gemm1Q8G, 2),
+		vec: gemvQ8G, minCols: 8}
 }
 
 type (
-	gemm8Fn func(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
+	gemmNFn func(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
 	gemm1Fn func(nb int, packed, a *byte, out *float32, mask int)
 )
 
-// gemmCols runs k8 over the columns eight at a time, then k1 over the rest. Mul has checked every bound.
-func gemmCols(k8 gemm8Fn, k1 gemm1Fn) func(nb int, packed, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+// gemmCols runs kn over the columns step at a time, then k1 over the rest. Mul has checked every bound.
+func gemmCols(kn gemmNFn, k1 gemm1Fn, step int) func(nb int, packed, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 	return func(nb int, packed, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 		mask := 1<<rows - 1
 		c := 0
-		for ; c+8 <= cols; c += 8 {
-			k8(nb, &packed[0], &a[c*aStride], aStride, &out[c*outStride], outStride, mask)
+		for ; c+step <= cols; c += step {
+			kn(nb, &packed[0], &a[c*aStride], aStride, &out[c*outStride], outStride, mask)
 		}
 		for ; c < cols; c++ {
 			k1(nb, &packed[0], &a[c*aStride], &out[c*outStride], mask)
@@ -48,34 +36,64 @@ func gemmCols(k8 gemm8Fn, k1 gemm1Fn) func(nb int, packed, a []byte, aStride, co
 	}
 }
 
-var (
-	gemmQ8SXY = gemmCols(gemm8Q8SXY, gemm1Q8SXY)
-	gemmQ8SD  = gemmCols(gemm8Q8SD, gemm1Q8SD)
-)
+// gemvQ4_0R multiplies rows Q4_0 rows with one Q8_0S row, 16 rows at a time (gathering the rows' blocks
+// into lanes), in the repacked order. Mul has checked the bounds.
+func gemvQ4_0R(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
+	if 15*wStride >= 1<<31 { // the gather's int32 offsets
+		for r := 0; r < rows; r++ {
+			out[r] = dotQ4_0Q8SRef(nb, w[r*wStride:], a)
+		}
+		return
+	}
+	for r0 := 0; r0 < rows; r0 += GemmRows {
+		nr := min(GemmRows, rows-r0)
+		gemvQ4_0R16(nb, &w[r0*wStride], wStride, &a[0], &out[r0], 1<<nr-1)
+	}
+}
 
-// Kernels (gemm_amd64.s): nb packed blocks of GemmRows rows against 8 (or 1) Q8_0S activation rows; the
-// rows selected by mask of out[c*outStride+r] are written.
+// dotQ4_0Q8SRef is DotQ4_0Q8_0Interleaved on a Q8_0S activation row.
+func dotQ4_0Q8SRef(nb int, w, a []byte) float32 {
+	var acc float32
+	for ib := 0; ib < nb; ib++ {
+		x, y := w[ib*18:ib*18+18], a[ib*q8sBlock:(ib+1)*q8sBlock]
+		s := int32(0)
+		for j := 0; j < QK/2; j++ {
+			s += (int32(x[2+j]&15) - 8) * int32(int8(y[8+j]))
+			s += (int32(x[2+j]>>4) - 8) * int32(int8(y[24+j]))
+		}
+		acc = fma32(float32(s), f16at(x, 0)*f32at(y, 0), acc)
+	}
+	return acc
+}
+
+// gemvQ8G multiplies rows Q8_0 rows with one Q8_0G row, row by row. Mul has checked the bounds.
+func gemvQ8G(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
+	for r := 0; r < rows; r++ {
+		out[r] = dotQ8_0Q8GVNNI(nb, &w[r*wStride], &a[0])
+	}
+}
+
+// Kernels (gemm_amd64.s): nb packed blocks of GemmRows rows against 8, 2 (or 1) activation rows; the rows
+// selected by mask of out[c*outStride+r] are written.
 
 //go:noescape
-func gemm8Q8SXY(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
+func gemm8Q8S(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
 
 //go:noescape
-func gemm1Q8SXY(nb int, packed, a *byte, out *float32, mask int)
+func gemm1Q8S(nb int, packed, a *byte, out *float32, mask int)
 
 //go:noescape
-func gemm8Q8SD(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
+func gemm2Q8G(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
 
 //go:noescape
-func gemm1Q8SD(nb int, packed, a *byte, out *float32, mask int)
+func gemm1Q8G(nb int, packed, a *byte, out *float32, mask int)
 
+// gemvQ4_0R16 computes the rows of mask (at most 16, wStride apart) against one Q8_0S row.
+//
 //go:noescape
-func gemm8K4(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
+func gemvQ4_0R16(nb int, w *byte, wStride int, a *byte, out *float32, mask int)
 
+// dotQ8_0Q8GVNNI is DotQ8_0Q8_0 of one Q8_0 row with one Q8_0G row.
+//
 //go:noescape
-func gemm1K4(nb int, packed, a *byte, out *float32, mask int)
-
-//go:noescape
-func gemm8K6(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
-
-//go:noescape
-func gemm1K6(nb int, packed, a *byte, out *float32, mask int)
+func dotQ8_0Q8GVNNI(nb int, w, a *byte) float32

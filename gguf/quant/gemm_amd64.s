@@ -3,9 +3,10 @@
 #include "textflag.h"
 
 // Batched kernels for packed groups of 16 weight rows (see gemm.go), AVX-512 VNNI on 512-bit registers,
-// hand-written Plan 9 assembly. Lane r of every vector is weight row r. Per block and activation column:
-// start from the column's −off·Σq, add the 8 groups of 4 products with VPDPBUSD (packed unsigned quants ×
-// the column's broadcast signed quants: exact int32), convert, scale and add — in the reference's order.
+// hand-written Plan 9 assembly. Lane r of every vector is weight row r, and each lane does exactly the float
+// operations of the reference dot product for its (row, column) pair. The integer sums come from VPDPBUSD
+// (packed unsigned quants × the column's broadcast signed quants: exact int32), started from the column's
+// correction for the packing offset.
 
 // GLOAD loads the 8 packed quant groups of the current block into Z16…Z23.
 #define GLOAD \
@@ -31,19 +32,11 @@
 	VPDPBUSD.BCST 36(R)(DX*1), Z23, T  \
 	VCVTDQ2PS     T, T
 
-// GCOLXY: ACC += (s·dw)·da.
-#define GCOLXY(R, T, ACC) \
-	GSUM(R, T)                    \
-	VMULPS      512(SI), T, T     \
-	VMULPS.BCST (R)(DX*1), T, T   \
-	VADDPS      T, ACC, ACC
-
-// GCOLD: ACC += s·(dw·da); Z24 holds dw.
+// GCOLD: ACC = fma(s, dw·da, ACC) (the repacked order); Z24 holds dw.
 #define GCOLD(R, T, ACC) \
-	GSUM(R, T)                    \
+	GSUM(R, T)                      \
 	VMULPS.BCST (R)(DX*1), Z24, Z25 \
-	VMULPS      Z25, T, T         \
-	VADDPS      T, ACC, ACC
+	VFMADD231PS Z25, T, ACC
 
 // GSETUP8 points R8…R13, BX, DI at the 8 activation columns and zeroes the accumulators Z0…Z7.
 #define GSETUP8 \
@@ -92,33 +85,10 @@
 	VMOVUPS Z7, K1, (DI)           \
 	VZEROUPPER
 
-// func gemm8Q8SXY(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
+// func gemm8Q8S(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
 //
-// Reference: DotQ4_0Q8_0 for each of the 8×8 row pairs (sum += (s·dw)·da per block, in block order).
-TEXT ·gemm8Q8SXY(SB), NOSPLIT, $0-56
-	GSETUP8
-
-g8xyloop:
-	GLOAD
-	GCOLXY(R8, Z8, Z0)
-	GCOLXY(R9, Z9, Z1)
-	GCOLXY(R10, Z10, Z2)
-	GCOLXY(R11, Z11, Z3)
-	GCOLXY(R12, Z12, Z4)
-	GCOLXY(R13, Z13, Z5)
-	GCOLXY(BX, Z14, Z6)
-	GCOLXY(DI, Z15, Z7)
-	ADDQ $576, SI
-	ADDQ $40, DX
-	DECQ CX
-	JNZ  g8xyloop
-	GSTORE8
-	RET
-
-// func gemm8Q8SD(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
-//
-// Reference: DotQ8_0Q8_0 / DotQ5_0Q8_0 for each of the 8×8 row pairs (sum += s·(dw·da) per block).
-TEXT ·gemm8Q8SD(SB), NOSPLIT, $0-56
+// Reference: DotQ4_0Q8_0Interleaved for each of the 16×8 (row, column) pairs.
+TEXT ·gemm8Q8S(SB), NOSPLIT, $0-56
 	GSETUP8
 
 g8dloop:
@@ -154,34 +124,8 @@ g8dloop:
 	VPADDD        Z9, T, T             \
 	VCVTDQ2PS     T, T
 
-// func gemm1Q8SXY(nb int, packed, a *byte, out *float32, mask int)
-TEXT ·gemm1Q8SXY(SB), NOSPLIT, $0-40
-	MOVQ   nb+0(FP), CX
-	MOVQ   packed+8(FP), SI
-	MOVQ   a+16(FP), R8
-	XORQ   DX, DX
-	VPXORD Z0, Z0, Z0
-
-g1xyloop:
-	GLOAD
-	GSUM1(R8, Z8)
-	VMULPS      512(SI), Z8, Z8
-	VMULPS.BCST (R8)(DX*1), Z8, Z8
-	VADDPS      Z8, Z0, Z0
-	ADDQ        $576, SI
-	ADDQ        $40, DX
-	DECQ        CX
-	JNZ         g1xyloop
-
-	MOVQ    mask+32(FP), AX
-	KMOVW   AX, K1
-	MOVQ    out+24(FP), DI
-	VMOVUPS Z0, K1, (DI)
-	VZEROUPPER
-	RET
-
-// func gemm1Q8SD(nb int, packed, a *byte, out *float32, mask int)
-TEXT ·gemm1Q8SD(SB), NOSPLIT, $0-40
+// func gemm1Q8S(nb int, packed, a *byte, out *float32, mask int)
+TEXT ·gemm1Q8S(SB), NOSPLIT, $0-40
 	MOVQ   nb+0(FP), CX
 	MOVQ   packed+8(FP), SI
 	MOVQ   a+16(FP), R8
@@ -193,8 +137,7 @@ g1dloop:
 	GSUM1(R8, Z8)
 	VMOVUPS     512(SI), Z24
 	VMULPS.BCST (R8)(DX*1), Z24, Z25
-	VMULPS      Z25, Z8, Z8
-	VADDPS      Z8, Z0, Z0
+	VFMADD231PS Z25, Z8, Z0
 	ADDQ        $576, SI
 	ADDQ        $40, DX
 	DECQ        CX
@@ -207,139 +150,100 @@ g1dloop:
 	VZEROUPPER
 	RET
 
-// K-quant kernels. Registers: Z0…Z7 the columns' accumulators, Z8…Z15 their super-block sums (before the
-// activation scale), Z16…Z23 a group's packed quants, Z24…Z31 the columns' integer group sums.
+// GGRP adds group g of one Q8_0G column (R, block at DX) to its lane accumulator ACC: T = corr_g +
+// Σ packed_g·y_g (exact), ACC = fma(T, D, ACC) with D = dw·da.
+#define GGRP(R, g, W, D, T, ACC) \
+	VPBROADCASTD  (4+4*g)(R)(DX*1), T    \
+	VPDPBUSD.BCST (36+4*g)(R)(DX*1), W, T \
+	VCVTDQ2PS     T, T                   \
+	VFMADD231PS   D, T, ACC
 
-// KCOL4: T2 += float(Σ q·y of the 32-element group at DX) · sc·d (at 512(SI)).
-#define KCOL4(R, T, T2) \
-	VPXORD        T, T, T              \
-	VPDPBUSD.BCST 4(R)(DX*1), Z16, T   \
-	VPDPBUSD.BCST 8(R)(DX*1), Z17, T   \
-	VPDPBUSD.BCST 12(R)(DX*1), Z18, T  \
-	VPDPBUSD.BCST 16(R)(DX*1), Z19, T  \
-	VPDPBUSD.BCST 20(R)(DX*1), Z20, T  \
-	VPDPBUSD.BCST 24(R)(DX*1), Z21, T  \
-	VPDPBUSD.BCST 28(R)(DX*1), Z22, T  \
-	VPDPBUSD.BCST 32(R)(DX*1), Z23, T  \
-	VCVTDQ2PS     T, T                 \
-	VFMADD231PS   512(SI), T, T2
+// GCOLG adds one block of the column at R into the accumulators A0…A7; Z24 holds dw.
+#define GCOLG(R, D, T0, T1, A0, A1, A2, A3, A4, A5, A6, A7) \
+	VMULPS.BCST (R)(DX*1), Z24, D       \
+	GGRP(R, 0, Z16, D, T0, A0)          \
+	GGRP(R, 1, Z17, D, T1, A1)          \
+	GGRP(R, 2, Z18, D, T0, A2)          \
+	GGRP(R, 3, Z19, D, T1, A3)          \
+	GGRP(R, 4, Z20, D, T0, A4)          \
+	GGRP(R, 5, Z21, D, T1, A5)          \
+	GGRP(R, 6, Z22, D, T0, A6)          \
+	GGRP(R, 7, Z23, D, T1, A7)
 
-// KMIN: T2 −= Σ_j psum_j · min_j·dmin (psums at DX+4, mins in Z16…Z23).
-#define KMIN(R, T2) \
-	VFNMADD231PS.BCST 4(R)(DX*1), Z16, T2  \
-	VFNMADD231PS.BCST 8(R)(DX*1), Z17, T2  \
-	VFNMADD231PS.BCST 12(R)(DX*1), Z18, T2 \
-	VFNMADD231PS.BCST 16(R)(DX*1), Z19, T2 \
-	VFNMADD231PS.BCST 20(R)(DX*1), Z20, T2 \
-	VFNMADD231PS.BCST 24(R)(DX*1), Z21, T2 \
-	VFNMADD231PS.BCST 28(R)(DX*1), Z22, T2 \
-	VFNMADD231PS.BCST 32(R)(DX*1), Z23, T2
+// HSUM8L leaves hsum_float_8 of the lane accumulators A0…A7 (each lane a row) in A0:
+// ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)).
+#define HSUM8L(A0, A1, A2, A3, A4, A5, A6, A7) \
+	VADDPS A4, A0, A0 \
+	VADDPS A5, A1, A1 \
+	VADDPS A6, A2, A2 \
+	VADDPS A7, A3, A3 \
+	VADDPS A2, A0, A0 \
+	VADDPS A3, A1, A1 \
+	VADDPS A1, A0, A0
 
-#define KZERO2 \
-	VPXORD Z8, Z8, Z8    \
-	VPXORD Z9, Z9, Z9    \
-	VPXORD Z10, Z10, Z10 \
-	VPXORD Z11, Z11, Z11 \
-	VPXORD Z12, Z12, Z12 \
-	VPXORD Z13, Z13, Z13 \
-	VPXORD Z14, Z14, Z14 \
-	VPXORD Z15, Z15, Z15
+#define ZERO8(A0, A1, A2, A3, A4, A5, A6, A7) \
+	VPXORD A0, A0, A0 \
+	VPXORD A1, A1, A1 \
+	VPXORD A2, A2, A2 \
+	VPXORD A3, A3, A3 \
+	VPXORD A4, A4, A4 \
+	VPXORD A5, A5, A5 \
+	VPXORD A6, A6, A6 \
+	VPXORD A7, A7, A7
 
-// KFIN adds T2 · yd (yd at DX+off) into ACC for all 8 columns.
-#define KFIN(off) \
-	VFMADD231PS.BCST off(R8)(DX*1), Z8, Z0   \
-	VFMADD231PS.BCST off(R9)(DX*1), Z9, Z1   \
-	VFMADD231PS.BCST off(R10)(DX*1), Z10, Z2 \
-	VFMADD231PS.BCST off(R11)(DX*1), Z11, Z3 \
-	VFMADD231PS.BCST off(R12)(DX*1), Z12, Z4 \
-	VFMADD231PS.BCST off(R13)(DX*1), Z13, Z5 \
-	VFMADD231PS.BCST off(BX)(DX*1), Z14, Z6  \
-	VFMADD231PS.BCST off(DI)(DX*1), Z15, Z7
-
-// func gemm8K4(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
+// func gemm2Q8G(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
 //
-// Reference: DotQ4_KQ8_K / DotQ5_KQ8_K for each of the 8×8 row pairs (Q8_KS4 activations).
-TEXT ·gemm8K4(SB), NOSPLIT, $0-56
-	GSETUP8
+// Reference: DotQ8_0Q8_0 (ggml_vec_dot's eight lanes) for each of the 16×2 (row, column) pairs: lane
+// accumulators Z0…Z7 for the first column, Z8…Z15 for the second.
+TEXT ·gemm2Q8G(SB), NOSPLIT, $0-56
+	MOVQ nb+0(FP), CX
+	MOVQ packed+8(FP), SI
+	MOVQ a+16(FP), R8
+	MOVQ aStride+24(FP), AX
+	LEAQ (R8)(AX*1), R9
+	XORQ DX, DX
+	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	ZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 
-k48sb:
-	KZERO2
-	MOVQ $8, AX
-
-k48g:
+g2gloop:
 	GLOAD
-	KCOL4(R8, Z24, Z8)
-	KCOL4(R9, Z25, Z9)
-	KCOL4(R10, Z26, Z10)
-	KCOL4(R11, Z27, Z11)
-	KCOL4(R12, Z28, Z12)
-	KCOL4(R13, Z29, Z13)
-	KCOL4(BX, Z30, Z14)
-	KCOL4(DI, Z31, Z15)
+	VMOVUPS 512(SI), Z24
+	GCOLG(R8, Z25, Z26, Z27, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	GCOLG(R9, Z28, Z29, Z30, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 	ADDQ $576, SI
-	ADDQ $32, DX
-	DECQ AX
-	JNZ  k48g
-
-	GLOAD
-	KMIN(R8, Z8)
-	KMIN(R9, Z9)
-	KMIN(R10, Z10)
-	KMIN(R11, Z11)
-	KMIN(R12, Z12)
-	KMIN(R13, Z13)
-	KMIN(BX, Z14)
-	KMIN(DI, Z15)
-	KFIN(-256)
-	ADDQ $512, SI
-	ADDQ $36, DX
+	ADDQ $68, DX
 	DECQ CX
-	JNZ  k48sb
-	GSTORE8
+	JNZ  g2gloop
+
+	HSUM8L(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	HSUM8L(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+	MOVQ    mask+48(FP), AX
+	KMOVW   AX, K1
+	MOVQ    out+32(FP), DI
+	MOVQ    outStride+40(FP), AX
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z8, K1, (DI)(AX*4)
+	VZEROUPPER
 	RET
 
-// func gemm1K4(nb int, packed, a *byte, out *float32, mask int)
-TEXT ·gemm1K4(SB), NOSPLIT, $0-40
-	MOVQ   nb+0(FP), CX
-	MOVQ   packed+8(FP), SI
-	MOVQ   a+16(FP), R8
-	XORQ   DX, DX
-	VPXORD Z0, Z0, Z0
+// func gemm1Q8G(nb int, packed, a *byte, out *float32, mask int)
+TEXT ·gemm1Q8G(SB), NOSPLIT, $0-40
+	MOVQ nb+0(FP), CX
+	MOVQ packed+8(FP), SI
+	MOVQ a+16(FP), R8
+	XORQ DX, DX
+	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
-k41sb:
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	MOVQ   $8, AX
-
-k41g:
+g1gloop:
 	GLOAD
-	VPXORD        Z24, Z24, Z24
-	VPXORD        Z25, Z25, Z25
-	VPDPBUSD.BCST 4(R8)(DX*1), Z16, Z24
-	VPDPBUSD.BCST 8(R8)(DX*1), Z17, Z25
-	VPDPBUSD.BCST 12(R8)(DX*1), Z18, Z24
-	VPDPBUSD.BCST 16(R8)(DX*1), Z19, Z25
-	VPDPBUSD.BCST 20(R8)(DX*1), Z20, Z24
-	VPDPBUSD.BCST 24(R8)(DX*1), Z21, Z25
-	VPDPBUSD.BCST 28(R8)(DX*1), Z22, Z24
-	VPDPBUSD.BCST 32(R8)(DX*1), Z23, Z25
-	VPADDD        Z25, Z24, Z24
-	VCVTDQ2PS     Z24, Z24
-	VFMADD231PS   512(SI), Z24, Z8
-	ADDQ          $576, SI
-	ADDQ          $32, DX
-	DECQ          AX
-	JNZ           k41g
+	VMOVUPS 512(SI), Z24
+	GCOLG(R8, Z25, Z26, Z27, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	ADDQ $576, SI
+	ADDQ $68, DX
+	DECQ CX
+	JNZ  g1gloop
 
-	GLOAD
-	KMIN(R8, Z9)
-	VADDPS           Z9, Z8, Z8
-	VFMADD231PS.BCST -256(R8)(DX*1), Z8, Z0
-	ADDQ             $512, SI
-	ADDQ             $36, DX
-	DECQ             CX
-	JNZ              k41sb
-
+	HSUM8L(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	MOVQ    mask+32(FP), AX
 	KMOVW   AX, K1
 	MOVQ    out+24(FP), DI
@@ -347,89 +251,125 @@ k41g:
 	VZEROUPPER
 	RET
 
-// KCOL6: T2 += float(Σ (q−32)·y of the 16-element group at DX) · sc·d (at 256(SI)).
-#define KCOL6(R, T, T2) \
-	VPBROADCASTD  4(R)(DX*1), T        \
-	VPDPBUSD.BCST 8(R)(DX*1), Z16, T   \
-	VPDPBUSD.BCST 12(R)(DX*1), Z17, T  \
-	VPDPBUSD.BCST 16(R)(DX*1), Z18, T  \
-	VPDPBUSD.BCST 20(R)(DX*1), Z19, T  \
-	VCVTDQ2PS     T, T                 \
-	VFMADD231PS   256(SI), T, T2
+DATA gIota<>+0(SB)/8, $0x0000000100000000
+DATA gIota<>+8(SB)/8, $0x0000000300000002
+DATA gIota<>+16(SB)/8, $0x0000000500000004
+DATA gIota<>+24(SB)/8, $0x0000000700000006
+DATA gIota<>+32(SB)/8, $0x0000000900000008
+DATA gIota<>+40(SB)/8, $0x0000000b0000000a
+DATA gIota<>+48(SB)/8, $0x0000000d0000000c
+DATA gIota<>+56(SB)/8, $0x0000000f0000000e
+GLOBL gIota<>(SB), RODATA|NOPTR, $64
 
-#define GLOAD4 \
-	VMOVDQU32 0(SI), Z16  \
-	VMOVDQU32 64(SI), Z17 \
-	VMOVDQU32 128(SI), Z18 \
-	VMOVDQU32 192(SI), Z19
+DATA gNib<>+0(SB)/4, $0x0f0f0f0f
+GLOBL gNib<>(SB), RODATA|NOPTR, $4
 
-// func gemm8K6(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
+#define PFD 4096
+
+// GATHER loads dword off of the current block of every row in K7 into Z (rows Z31 bytes apart).
+#define GATHER(off, Z) \
+	KMOVW      K7, K1 \
+	VPGATHERDD off(SI)(Z31*1), K1, Z
+
+// func gemvQ4_0R16(nb int, w *byte, wStride int, a *byte, out *float32, mask int)
 //
-// Reference: DotQ6_KQ8_K for each of the 8×8 row pairs (Q8_KS6 activations).
-TEXT ·gemm8K6(SB), NOSPLIT, $0-56
-	GSETUP8
+// Reference: DotQ4_0Q8_0Interleaved for up to 16 rows: the rows' blocks are gathered so that lane r holds
+// row r (its scale word, then its 16 quant bytes as four dwords), the 8 groups of 4 nibbles are multiplied
+// with the broadcast activation groups (VPDPBUSD, exact), and every lane does the reference's
+// fma(s, dw·da, acc).
+TEXT ·gemvQ4_0R16(SB), NOSPLIT, $0-48
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         wStride+16(FP), AX
+	MOVQ         a+24(FP), DI
+	MOVQ         mask+40(FP), BX
+	KMOVW        BX, K7
+	VPBROADCASTD AX, Z31
+	VPMULLD      gIota<>(SB), Z31, Z31
+	VPBROADCASTD gNib<>(SB), Z30
+	VPXORD       Z0, Z0, Z0
 
-k68sb:
-	KZERO2
-	MOVQ $16, AX
+gv4loop:
+	GATHER(0, Z1)
+	GATHER(2, Z2)
+	GATHER(6, Z3)
+	GATHER(10, Z4)
+	GATHER(14, Z5)
+	VPMOVDW       Z1, Y1
+	VCVTPH2PS     Y1, Z1
+	VMULPS.BCST   0(DI), Z1, Z1
+	VPBROADCASTD  4(DI), Z6
+	VPXORD        Z8, Z8, Z8
+	VPANDD        Z30, Z2, Z7
+	VPDPBUSD.BCST 8(DI), Z7, Z6
+	VPSRLD        $4, Z2, Z2
+	VPANDD        Z30, Z2, Z2
+	VPDPBUSD.BCST 24(DI), Z2, Z8
+	VPANDD        Z30, Z3, Z7
+	VPDPBUSD.BCST 12(DI), Z7, Z6
+	VPSRLD        $4, Z3, Z3
+	VPANDD        Z30, Z3, Z3
+	VPDPBUSD.BCST 28(DI), Z3, Z8
+	VPANDD        Z30, Z4, Z7
+	VPDPBUSD.BCST 16(DI), Z7, Z6
+	VPSRLD        $4, Z4, Z4
+	VPANDD        Z30, Z4, Z4
+	VPDPBUSD.BCST 32(DI), Z4, Z8
+	VPANDD        Z30, Z5, Z7
+	VPDPBUSD.BCST 20(DI), Z7, Z6
+	VPSRLD        $4, Z5, Z5
+	VPANDD        Z30, Z5, Z5
+	VPDPBUSD.BCST 36(DI), Z5, Z8
+	VPADDD        Z8, Z6, Z6
+	VCVTDQ2PS     Z6, Z6
+	VFMADD231PS   Z1, Z6, Z0
+	ADDQ          $18, SI
+	ADDQ          $40, DI
+	DECQ          CX
+	JNZ           gv4loop
 
-k68g:
-	GLOAD4
-	KCOL6(R8, Z24, Z8)
-	KCOL6(R9, Z25, Z9)
-	KCOL6(R10, Z26, Z10)
-	KCOL6(R11, Z27, Z11)
-	KCOL6(R12, Z28, Z12)
-	KCOL6(R13, Z29, Z13)
-	KCOL6(BX, Z30, Z14)
-	KCOL6(DI, Z31, Z15)
-	ADDQ $320, SI
-	ADDQ $20, DX
-	DECQ AX
-	JNZ  k68g
-
-	KFIN(-320)
-	ADDQ $4, DX
-	DECQ CX
-	JNZ  k68sb
-	GSTORE8
+	MOVQ    out+32(FP), DI
+	VMOVUPS Z0, K7, (DI)
+	VZEROUPPER
 	RET
 
-// func gemm1K6(nb int, packed, a *byte, out *float32, mask int)
-TEXT ·gemm1K6(SB), NOSPLIT, $0-40
-	MOVQ   nb+0(FP), CX
-	MOVQ   packed+8(FP), SI
-	MOVQ   a+16(FP), R8
-	XORQ   DX, DX
-	VPXORD Z0, Z0, Z0
+DATA gB80<>+0(SB)/4, $0x80808080
+GLOBL gB80<>(SB), RODATA|NOPTR, $4
 
-k61sb:
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	MOVQ   $8, AX
+// func dotQ8_0Q8GVNNI(nb int, w, a *byte) float32
+//
+// Reference: DotQ8_0Q8_0 with the activation in Q8_0G: per block the lanes start at the corrections and
+// add Σ (x+128)·y (VPDPBUSD, exact); one 8-lane accumulator, hsum_float_8 at the end.
+TEXT ·dotQ8_0Q8GVNNI(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD gB80<>(SB), Y13
+	VXORPS       Y0, Y0, Y0
 
-k61g:
-	// two groups per iteration, each its own chain
-	GLOAD4
-	KCOL6(R8, Z24, Z8)
-	ADDQ      $320, SI
-	ADDQ      $20, DX
-	GLOAD4
-	KCOL6(R8, Z25, Z9)
-	ADDQ      $320, SI
-	ADDQ      $20, DX
-	DECQ      AX
-	JNZ       k61g
+q8gloop:
+	PREFETCHT0   PFD(SI)
+	MOVWLZX      0(SI), AX
+	VMOVD        AX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VPXOR        2(SI), Y13, Y3
+	VMOVDQU      4(DI), Y4
+	VPDPBUSD     36(DI), Y3, Y4
+	VCVTDQ2PS    Y4, Y4
+	VFMADD231PS  Y4, Y2, Y0
+	ADDQ         $34, SI
+	ADDQ         $68, DI
+	DECQ         CX
+	JNZ          q8gloop
 
-	VADDPS           Z9, Z8, Z8
-	VFMADD231PS.BCST -320(R8)(DX*1), Z8, Z0
-	ADDQ             $4, DX
-	DECQ             CX
-	JNZ              k61sb
-
-	MOVQ    mask+32(FP), AX
-	KMOVW   AX, K1
-	MOVQ    out+24(FP), DI
-	VMOVUPS Z0, K1, (DI)
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
 	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
 	RET

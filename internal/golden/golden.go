@@ -180,7 +180,7 @@ type RowResult struct {
 	KL        float64
 	RefArgmax int
 	GotArgmax int
-	NearTie   bool // the reference's top two are within NearTie: argmax not compared
+	NearTie   bool // the reference's top two are within the tie gap (NearTie by default): argmax not compared
 }
 
 // OK reports whether the row passes under the KL bound.

@@ -18,10 +18,22 @@ type Report struct {
 	Failures []string
 }
 
+// Criteria bound the difference of a row from the reference.
+type Criteria struct {
+	MaxKL float64 // KL(softmax(ref) ‖ softmax(got)) at most this
+	// TieGap: where the reference's top two logits are closer than this, argmax is not compared and a greedy
+	// comparison ends. The acceptance rule uses NearTie (1e-3).
+	TieGap float64
+}
+
+// Strict is the acceptance rule for an F32 KV cache: KL ≤ 1e-3, same argmax unless within NearTie.
+var Strict = Criteria{MaxKL: 1e-3, TieGap: NearTie}
+
 // Run evaluates c on a model loaded into be, with the given KV cache type, exactly as the reference was made
 // (batch or token-by-token prompt, then greedy generation feeding each chosen token back), and compares every
-// row with maxKL as the bound.
-func Run(c *Case, be accel.Backend, kv runtime.KVType, maxKL float64) (*Report, error) {
+// row under the criteria.
+func Run(c *Case, be accel.Backend, kv runtime.KVType, crit Criteria) (*Report, error) {
+	maxKL := crit.MaxKL
 	m, err := runtime.Load(c.Model, runtime.Options{Backend: be})
 	if err != nil {
 		return nil, err
@@ -37,6 +49,7 @@ func Run(c *Case, be accel.Backend, kv runtime.KVType, maxKL float64) (*Report, 
 	var last []float32
 	check := func(kind string, i int, ref, got []float32) RowResult {
 		rr := CompareRow(ref, got)
+		rr.NearTie = TopGap(ref) < crit.TieGap
 		if rr.KL > r.MaxKL {
 			r.MaxKL = rr.KL
 		}

@@ -183,3 +183,20 @@ func BenchmarkSample(b *testing.B) {
 		})
 	}
 }
+
+func TestRandomSeed(t *testing.T) {
+	a, _ := New(Defaults())
+	b, _ := New(Defaults())
+	if a.Options().Seed == RandomSeed || a.Options().Seed == b.Options().Seed {
+		t.Errorf("random seeds %d and %d", a.Options().Seed, b.Options().Seed)
+	}
+	o := Defaults()
+	o.Seed = a.Options().Seed
+	c, _ := New(o)
+	logits := []float32{1, 1, 1, 1, 1, 1, 1, 1}
+	for i := 0; i < 20; i++ {
+		if x, y := a.Sample(logits, nil), c.Sample(logits, nil); x != y {
+			t.Fatalf("draw %d: %d with the drawn seed, %d with it given again", i, x, y)
+		}
+	}
+}

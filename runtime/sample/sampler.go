@@ -17,14 +17,18 @@ type Options struct {
 	PresPenalty   float32
 	RepeatLastN   int               // how many recent tokens the penalties look at (-1: the whole context)
 	LogitBias     map[int32]float32 // added to a token's logit first (use -Inf to ban a token)
-	Seed          uint64
-	MinKeep       int // each truncating stage keeps at least this many tokens (default 1)
+	Seed          uint64            // RandomSeed: a new random seed for each Sampler
+	MinKeep       int               // each truncating stage keeps at least this many tokens (default 1)
 }
+
+// RandomSeed asks New to draw a fresh seed (llama.cpp's LLAMA_DEFAULT_SEED); Sampler.Options reports the seed
+// drawn, so a run can be repeated.
+const RandomSeed = ^uint64(0)
 
 // Defaults returns llama.cpp's default sampling parameters.
 func Defaults() Options {
 	return Options{Temperature: 0.8, TopK: 40, TopP: 0.95, MinP: 0.05, TypicalP: 1, RepeatPenalty: 1,
-		RepeatLastN: 64, Seed: 0, MinKeep: 1}
+		RepeatLastN: 64, Seed: RandomSeed, MinKeep: 1}
 }
 
 // Validate reports parameters out of range.
@@ -63,10 +67,13 @@ func New(opt Options) (*Sampler, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
+	for opt.Seed == RandomSeed {
+		opt.Seed = rand.Uint64()
+	}
 	return &Sampler{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15))}, nil
 }
 
-// Options returns the sampler's parameters.
+// Options returns the sampler's parameters, with the seed it was given or drew.
 func (s *Sampler) Options() Options { return s.opt }
 
 // Sample picks the next token from logits (which it does not modify) given the tokens so far.

@@ -92,47 +92,11 @@ type bigram struct {
 }
 
 // bigramQueue is a min-heap by (rank, left).
-type bigramQueue []bigram
+type bigramQueue = heap[bigram]
 
-func (q bigramQueue) less(i, j int) bool {
-	return q[i].rank < q[j].rank || (q[i].rank == q[j].rank && q[i].left < q[j].left)
-}
-
-func (q *bigramQueue) push(b bigram) {
-	*q = append(*q, b)
-	h := *q
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (q *bigramQueue) pop() bigram {
-	h := *q
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h.less(l, m) {
-			m = l
-		}
-		if r < len(h) && h.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	*q = h
-	return top
+// first reports whether b merges before o: lower rank, then further left.
+func (b bigram) first(o bigram) bool {
+	return b.rank < o.rank || (b.rank == o.rank && b.left < o.left)
 }
 
 // bpeWord appends the tokens of one pre-tokenized, byte-encoded word: llama.cpp's llm_tokenizer_bpe_session.

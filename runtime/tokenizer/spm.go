@@ -1,53 +1,18 @@
 package tokenizer
 
-// spmQueue is a max-heap of bigrams by (score, then smaller left), llama.cpp's llm_bigram_spm order.
+// spmBigram is a candidate merge of two adjacent symbols.
 type spmBigram struct {
 	left, right int32
 	score       float32
 	size        int32
 }
 
-type spmQueue []spmBigram
+// spmQueue pops bigrams by (higher score, then smaller left), llama.cpp's llm_bigram_spm order.
+type spmQueue = heap[spmBigram]
 
-func (q spmQueue) less(i, j int) bool { // i comes out first
-	return q[i].score > q[j].score || (q[i].score == q[j].score && q[i].left < q[j].left)
-}
-
-func (q *spmQueue) push(b spmBigram) {
-	*q = append(*q, b)
-	h := *q
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h.less(i, p) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-}
-
-func (q *spmQueue) pop() spmBigram {
-	h := *q
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h.less(l, m) {
-			m = l
-		}
-		if r < len(h) && h.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
-	*q = h
-	return top
+// first reports whether b merges before o: higher score, then further left.
+func (b spmBigram) first(o spmBigram) bool {
+	return b.score > o.score || (b.score == o.score && b.left < o.left)
 }
 
 // spmText appends the tokens of one escaped text fragment (spaces already ▁): llama.cpp's llm_tokenizer_spm_session.

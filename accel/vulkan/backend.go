@@ -1,0 +1,301 @@
+package vulkan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// Backend is the Vulkan accel.Backend: weights, KV caches and each program's intermediates live in device
+// memory, and each compiled program is one command buffer recorded once and submitted per Run. It is safe for
+// concurrent use; programs of one backend may run concurrently, one goroutine per program.
+type Backend struct {
+	dev    *Device
+	ownDev bool
+	// maxBind is the largest range one shader binding may cover (maxStorageBufferRange, also bounded by the
+	// largest allocation); weights larger than it are split by rows into several buffers.
+	maxBind int64
+	// partBytes is the largest weight part: maxBind, or less in tests of the splitting.
+	partBytes int64
+	align     int64 // minStorageBufferOffsetAlignment
+	// nativeFMA: the device's fma() is fused (probeFMA), so shaders use it rather than an exact emulation.
+	nativeFMA bool
+
+	mu       sync.Mutex
+	closed   bool
+	weights  map[*weight]struct{}
+	buffers  map[*kvBuffer]struct{}
+	programs map[*program]struct{}
+}
+
+// NewBackend opens a device as Open does and returns a backend that owns it: closing the backend closes the
+// device. Errors wrap ErrNoLoader or ErrNoDevice when Vulkan cannot be used, so callers can fall back.
+func NewBackend(opt Options) (*Backend, error) {
+	d, err := Open(opt)
+	if err != nil {
+		return nil, err
+	}
+	b, err := NewBackendOn(d)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	b.ownDev = true
+	return b, nil
+}
+
+// NewBackendOn returns a backend on an open device, which it shares: closing the backend frees what the
+// backend made but leaves the device (and its pipeline cache) open. Several backends may share a device.
+func NewBackendOn(d *Device) (*Backend, error) {
+	info := d.Info()
+	if !info.SubgroupArithmetic {
+		return nil, fmt.Errorf("%w: %s lacks subgroup arithmetic in compute shaders", ErrNoDevice, info.Name)
+	}
+	limits := d.phys.props.Limits
+	maxBind := int64(limits.MaxStorageBufferRange)
+	if m := info.MaxMemoryAllocationSize; m > 0 && int64(m) < maxBind {
+		maxBind = int64(m)
+	}
+	maxBind &^= 3
+	fused, err := probeFMA(d)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{dev: d, maxBind: maxBind, partBytes: maxBind, align: max(4, int64(limits.MinStorageBufferOffsetAlignment)),
+		nativeFMA: fused, weights: map[*weight]struct{}{}, buffers: map[*kvBuffer]struct{}{}, programs: map[*program]struct{}{}}, nil
+}
+
+// Device returns the backend's device.
+func (b *Backend) Device() *Device { return b.dev }
+
+// Caps describes the backend.
+func (b *Backend) Caps() accel.Caps {
+	info := b.dev.Info()
+	return accel.Caps{
+		Name:          "vulkan",
+		Device:        fmt.Sprintf("%s (%s)", info.Name, info.Type),
+		UnifiedMemory: info.UnifiedMemory,
+		WeightTypes:   append([]accel.DType(nil), weightTypes...),
+	}
+}
+
+// register adds an object to the backend's sets unless the backend is closed.
+func (b *Backend) register(add func()) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return accel.ErrClosed
+	}
+	add()
+	return nil
+}
+
+// Close frees every program, buffer and weight the backend still holds, then the device if the backend owns
+// it. It is safe to call twice, but not while a program of the backend is running.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	progs, bufs, ws := b.programs, b.buffers, b.weights
+	b.programs, b.buffers, b.weights = nil, nil, nil
+	b.mu.Unlock()
+	var errs []error
+	for p := range progs {
+		errs = append(errs, p.free())
+	}
+	for bf := range bufs {
+		errs = append(errs, bf.free())
+	}
+	for w := range ws {
+		w.free()
+	}
+	if b.ownDev {
+		errs = append(errs, b.dev.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// checkShape validates a tensor shape of up to four positive dimensions and returns its element count.
+func checkShape(shape []int) (int64, error) {
+	if len(shape) == 0 || len(shape) > 4 {
+		return 0, fmt.Errorf("shape %v: want 1 to 4 dimensions", shape)
+	}
+	n := int64(1)
+	for _, d := range shape {
+		if d <= 0 || n > math.MaxInt64/int64(d) {
+			return 0, fmt.Errorf("bad shape %v", shape)
+		}
+		n *= int64(d)
+	}
+	return n, nil
+}
+
+// weight is an uploaded weight: its rows split into parts of at most maxBind bytes, one buffer each.
+type weight struct {
+	b     *Backend
+	desc  accel.TensorDesc
+	lay   *layout
+	cols  int64 // elements per row (the last dimension)
+	parts []weightPart
+}
+
+// weightPart is the buffer holding elements [first, first+n) of a weight (whole rows).
+type weightPart struct {
+	buf      *Buffer
+	first, n int64
+}
+
+func (w *weight) Desc() accel.TensorDesc { return w.desc }
+
+// Upload converts w to its device layout and writes it straight into device memory (mapped when the device
+// shares memory with the host, else through staging), split by rows when it exceeds one binding's range.
+func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
+	lay, err := layoutOf(w.Name, w.Type)
+	if err != nil {
+		return nil, err
+	}
+	n, err := checkShape(w.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: weight %q: %w", w.Name, err)
+	}
+	cols := int64(w.Shape[len(w.Shape)-1])
+	rowBytes, err := w.Type.RowBytes(int(cols))
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: weight %q: %w", w.Name, err)
+	}
+	if want := n / cols * int64(rowBytes); int64(len(w.Data)) != want {
+		return nil, fmt.Errorf("vulkan: weight %q: %d bytes of data, want %d for %s %v", w.Name, len(w.Data), want, w.Type, w.Shape)
+	}
+	devRow := lay.deviceBytes(w.Type, cols)
+	rowsPer := b.partBytes / devRow
+	if rowsPer == 0 {
+		return nil, fmt.Errorf("vulkan: weight %q: a row of %d bytes exceeds the device's binding range of %d", w.Name, devRow, b.partBytes)
+	}
+	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, lay: lay, cols: cols}
+	rows := n / cols
+	for r0 := int64(0); r0 < rows; r0 += rowsPer {
+		r1 := min(rows, r0+rowsPer)
+		if err := wt.addPart(w, r0, r1, int64(rowBytes), devRow); err != nil {
+			wt.free()
+			return nil, err
+		}
+	}
+	if err := b.register(func() { b.weights[wt] = struct{}{} }); err != nil {
+		wt.free()
+		return nil, err
+	}
+	return wt, nil
+}
+
+// addPart uploads rows [r0, r1) into a buffer of their own.
+func (w *weight) addPart(src accel.WeightData, r0, r1, rowBytes, devRow int64) error {
+	name := w.desc.Name
+	if len(w.parts) > 0 || r1*rowBytes < int64(len(src.Data)) {
+		name = fmt.Sprintf("%s[%d:%d]", name, r0, r1)
+	}
+	size := ((r1-r0)*devRow + 3) &^ 3
+	buf, err := w.b.dev.NewBuffer(name, size, DeviceLocal)
+	if err != nil {
+		return fmt.Errorf("vulkan: weight %q: %w", w.desc.Name, err)
+	}
+	w.parts = append(w.parts, weightPart{buf: buf, first: r0 * w.cols, n: (r1 - r0) * w.cols})
+	data := src.Data[r0*rowBytes : r1*rowBytes]
+	err = w.b.dev.WriteFunc(buf, 0, size, func(chunk []byte, pos int64) error {
+		w.lay.fill(src.Type, data, chunk, pos)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("vulkan: weight %q: %w", w.desc.Name, err)
+	}
+	return nil
+}
+
+func (w *weight) free() {
+	for _, p := range w.parts {
+		p.buf.Close()
+	}
+	w.parts = nil
+}
+
+// kvBuffer is a persistent F16 or F32 buffer (a KV cache) in device memory, F16 packed two to a word.
+type kvBuffer struct {
+	b      *Backend
+	desc   accel.TensorDesc
+	buf    *Buffer
+	mu     sync.Mutex
+	closed bool
+}
+
+func (k *kvBuffer) Desc() accel.TensorDesc { return k.desc }
+
+// NewBuffer allocates a zeroed F16 or F32 buffer in device memory.
+func (b *Backend) NewBuffer(d accel.TensorDesc) (accel.Buffer, error) {
+	if d.Type != quant.F16 && d.Type != quant.F32 {
+		return nil, fmt.Errorf("vulkan: buffer %q: type %s, want F16 or F32", d.Name, d.Type)
+	}
+	n, err := checkShape(d.Shape)
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: buffer %q: %w", d.Name, err)
+	}
+	size := (n*int64(elemSize(d.Type)) + 3) &^ 3
+	if size > b.maxBind {
+		return nil, fmt.Errorf("vulkan: buffer %q: %d bytes exceed the device's binding range of %d", d.Name, size, b.maxBind)
+	}
+	buf, err := b.dev.NewBuffer(d.Name, size, DeviceLocal)
+	if err != nil {
+		return nil, fmt.Errorf("vulkan: buffer %q: %w", d.Name, err)
+	}
+	err = b.dev.WriteFunc(buf, 0, size, func(chunk []byte, _ int64) error {
+		clear(chunk)
+		return nil
+	})
+	if err != nil {
+		buf.Close()
+		return nil, fmt.Errorf("vulkan: buffer %q: %w", d.Name, err)
+	}
+	kb := &kvBuffer{b: b, desc: accel.TensorDesc{Name: d.Name, Type: d.Type, Shape: append([]int(nil), d.Shape...)}, buf: buf}
+	if err := b.register(func() { b.buffers[kb] = struct{}{} }); err != nil {
+		buf.Close()
+		return nil, err
+	}
+	return kb, nil
+}
+
+// Close frees the buffer. Programs that use it fail with accel.ErrClosed afterwards.
+func (k *kvBuffer) Close() error {
+	k.b.mu.Lock()
+	delete(k.b.buffers, k)
+	k.b.mu.Unlock()
+	return k.free()
+}
+
+func (k *kvBuffer) free() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.closed {
+		return nil
+	}
+	k.closed = true
+	return k.buf.Close()
+}
+
+func (k *kvBuffer) isClosed() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.closed
+}
+
+// elemSize is the byte size of an element of a computed tensor, input or buffer.
+func elemSize(t accel.DType) int {
+	if t == quant.F16 {
+		return 2
+	}
+	return 4
+}

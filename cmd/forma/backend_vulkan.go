@@ -1,0 +1,29 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/accel/vulkan"
+)
+
+// The Vulkan backend: --backend vulkan opens the device FORMA_VULKAN_DEVICE names, or the best one (a discrete
+// GPU first). --backend auto passes over a device that is itself the CPU (lavapipe, SwiftShader) unless
+// FORMA_VULKAN_DEVICE asks for it: the CPU backend is faster there.
+func init() {
+	backendOpeners["vulkan"] = func(int) (accel.Backend, error) { return vulkan.NewBackend(vulkan.Options{}) }
+	autoOpeners["vulkan"] = openVulkanAuto
+}
+
+func openVulkanAuto(int) (accel.Backend, error) {
+	b, err := vulkan.NewBackend(vulkan.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if info := b.Device().Info(); info.Type == vulkan.TypeCPU && os.Getenv(vulkan.DeviceEnv) == "" {
+		b.Close()
+		return nil, fmt.Errorf("its only device, %s, is a software renderer on the CPU", info.Name)
+	}
+	return b, nil
+}

@@ -1,0 +1,114 @@
+package forma_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/forma-llm/forma"
+)
+
+// modelFile is the small story model of the reference data beside the checkout (the tests point it at
+// $FORMA_TESTDATA when set).
+var modelFile = filepath.Join("..", "shared", "testdata", "models", "stories260K-Q8_0.gguf")
+
+// Load a model and describe it.
+func ExampleLoad() {
+	m, err := forma.Load(modelFile, forma.Options{Threads: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	info := m.Info()
+	fmt.Printf("%s: %s, %d parameters, vocabulary of %d\n", info.Name, info.Architecture, info.Params, info.Vocab)
+}
+
+// One-shot completion: plain text in, the continuation out, greedy so that it is the same every run.
+func ExampleSession_Generate() {
+	m, err := forma.Load(modelFile, forma.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	s, err := m.NewSession(forma.SessionOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	greedy := m.Sampling()
+	greedy.Temperature = 0
+	text := "Once upon a time"
+	for tok, err := range s.Generate(context.Background(), text, forma.GenerateOptions{MaxTokens: 20, Sampling: &greedy}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		text += tok.Text
+	}
+	fmt.Println(text)
+}
+
+// A streaming chat: each answer is printed as it is generated; the session keeps the conversation, and the
+// second question reuses what the cache holds of the first. (This small story model has no chat template and a
+// context of 128 tokens: it gets ChatML and a context shift when the conversation outgrows it.)
+func ExampleSession_Chat() {
+	m, err := forma.Load(modelFile, forma.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	s, err := m.NewSession(forma.SessionOptions{ContextShift: true})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for _, q := range []string{"Tell me about a cat.", "And a dog?"} {
+		fmt.Println(">>>", q)
+		for tok, err := range s.Chat(ctx, q, forma.GenerateOptions{MaxTokens: 20, Stop: []string{"\n\n"}}) {
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			fmt.Print(tok.Text)
+		}
+		st := s.Stats()
+		fmt.Printf("\n[%d prompt tokens, %d reused; %d generated]\n", st.PromptTokens, st.CachedTokens, st.Generated)
+	}
+	fmt.Println(len(s.History()), "messages")
+}
+
+// A custom sampler: start from the model's defaults and change what you need. A fixed seed repeats the same
+// tokens on every run.
+func ExampleSamplerOptions() {
+	m, err := forma.Load(modelFile, forma.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	s, err := m.NewSession(forma.SessionOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	opt := m.Sampling()
+	opt.Temperature, opt.TopK, opt.TopP, opt.RepeatPenalty, opt.Seed = 1.0, 20, 0.9, 1.1, 42
+	var runs [2]string
+	for i := range runs {
+		for tok, err := range s.Generate(context.Background(), "The dog", forma.GenerateOptions{MaxTokens: 16, Sampling: &opt}) {
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			runs[i] += tok.Text
+		}
+	}
+	fmt.Println(runs[0] == runs[1], s.Stats().Seed)
+}

@@ -1,0 +1,222 @@
+package quant
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Tests that every fast dot product returns its reference's bits (RefDot(w, o)) for every input: random
+// bytes (every quant value, −128 included) with random finite scales, rows quantized from random floats,
+// extreme byte patterns, unaligned rows, every length class the kernels treat differently. Equality is
+// bitwise; no tolerance.
+
+// scaleField is a float field of a block: its offset and whether it is an f16 (else float32).
+type scaleField struct {
+	off int
+	f16 bool
+}
+
+var scaleFields = map[Type][]scaleField{
+	Q4_0: {{0, true}}, Q4_1: {{0, true}, {2, true}}, Q5_0: {{0, true}}, Q5_1: {{0, true}, {2, true}},
+	Q8_0: {{0, true}}, Q8_1: {{0, true}, {2, true}}, Q8_K: {{0, false}},
+	Q2_K: {{80, true}, {82, true}}, Q3_K: {{108, true}}, Q4_K: {{0, true}, {2, true}}, Q5_K: {{0, true}, {2, true}},
+	Q6_K: {{208, true}}, IQ4_NL: {{0, true}}, IQ4_XS: {{0, true}}, MXFP4: nil,
+}
+
+// randScale returns a random finite scale of varying magnitude and sign.
+func randScale(r *rand.Rand) float32 {
+	return float32(r.NormFloat64() * math.Pow(10, r.Float64()*5-4))
+}
+
+// fillBlocks returns nb blocks of type t filled with fill(i), every scale field a random finite number, and
+// for Q8_K the bsums set to the true sums of the quants.
+func fillBlocks(r *rand.Rand, t Type, nb int, fill func(i int) byte) []byte {
+	bb := t.BlockBytes()
+	b := make([]byte, nb*bb)
+	for i := range b {
+		b[i] = fill(i)
+	}
+	for ib := 0; ib < nb; ib++ {
+		blk := b[ib*bb : (ib+1)*bb]
+		for _, f := range scaleFields[t] {
+			if f.f16 {
+				binary.LittleEndian.PutUint16(blk[f.off:], F32ToF16(randScale(r)))
+			} else {
+				putF32(blk, f.off, randScale(r))
+			}
+		}
+		if t == Q8_K {
+			for k := 0; k < 16; k++ {
+				s := 0
+				for _, q := range blk[4+16*k : 20+16*k] {
+					s += int(int8(q))
+				}
+				binary.LittleEndian.PutUint16(blk[260+2*k:], uint16(int16(s)))
+			}
+		}
+	}
+	return b
+}
+
+// randScaled returns nb blocks of random bytes with random finite scales.
+func randScaled(r *rand.Rand, t Type, nb int) []byte {
+	return fillBlocks(r, t, nb, func(int) byte { return byte(r.Uint32()) })
+}
+
+// randFloats returns n random values of type t (F32, F16) of varying magnitude.
+func randFloats(r *rand.Rand, t Type, n int) []byte {
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = randScale(r)
+	}
+	b := make([]byte, n*t.BlockBytes())
+	if err := Quantize(t, x, b); err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// unaligned returns a copy of b starting off bytes into a fresh buffer.
+func unaligned(b []byte, off int) []byte {
+	buf := make([]byte, len(b)+off)
+	copy(buf[off:], b)
+	return buf[off : off+len(b)]
+}
+
+// sameBits reports whether a and b are the same float32, every NaN counting as the same.
+func sameBits(a, b float32) bool {
+	return math.Float32bits(a) == math.Float32bits(b) || (a != a && b != b)
+}
+
+// dotVariant is one implementation of an order's dot product, for the exactness tests.
+type dotVariant struct {
+	w    Type
+	o    Order
+	name string
+	f    DotFn
+	ok   bool // the CPU has what it needs
+}
+
+// installedVariants are the dot products Dot returns on this CPU.
+func installedVariants() []dotVariant {
+	var vs []dotVariant
+	for o := Order(0); o < numOrders; o++ {
+		for _, w := range dotWeightTypes {
+			if f := Dot(w, o); f != nil {
+				vs = append(vs, dotVariant{w, o, "installed", f, true})
+			}
+		}
+	}
+	return vs
+}
+
+// checkVariant compares v with its reference on many rows.
+func checkVariant(t *testing.T, v dotVariant) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(uint64(v.w), uint64(v.o)+100))
+	ref := RefDot(v.w, v.o)
+	at := ActivationType(v.w)
+	check := func(n int, wb, ab []byte, what string) {
+		t.Helper()
+		got := v.f(n, unaligned(wb, n%7), unaligned(ab, n%5))
+		if want := ref(n, wb, ab); !sameBits(got, want) {
+			t.Fatalf("%s, n=%d: %v (%#08x), reference %v (%#08x)", what, n, got, math.Float32bits(got), want, math.Float32bits(want))
+		}
+	}
+	if v.w == F32 || v.w == F16 {
+		lengths := []int{1, 7, 15, 16, 31, 32, 48, 63, 64, 65, 100, 127, 128, 129, 255, 256, 1000, 4096}
+		for _, n := range lengths {
+			if v.o == OrderTiled && n%f32Lanes != 0 {
+				continue
+			}
+			for trial := 0; trial < 5; trial++ {
+				check(n, randFloats(r, v.w, n), randFloats(r, at, n), "random floats")
+			}
+		}
+		return
+	}
+	be := v.w.BlockElems()
+	lengths := []int{1, 2, 3, 4, 5, 8, 17, 64, 100}
+	if be == QKK {
+		lengths = []int{1, 2, 3, 7, 16}
+	}
+	for _, nb := range lengths {
+		for trial := 0; trial < 10; trial++ {
+			check(nb*be, randScaled(r, v.w, nb), randScaled(r, at, nb), "random bytes")
+		}
+		n := nb * be
+		check(n, mustQuantizeB(v.w, randRow(r, n)), mustQuantizeA(at, randRow(r, n)), "quantized rows")
+	}
+	patterns := []struct {
+		name string
+		fill func(i int) byte
+	}{
+		{"zero", func(int) byte { return 0 }},
+		{"0xff", func(int) byte { return 0xff }},
+		{"0x80", func(int) byte { return 0x80 }},
+		{"0x7f", func(int) byte { return 0x7f }},
+		{"0x88", func(int) byte { return 0x88 }},
+		{"alternating", func(i int) byte { return byte(0x80 - i%2) }},
+	}
+	for _, pw := range patterns {
+		for _, pa := range patterns {
+			for _, nb := range []int{1, 3} {
+				wb, ab := fillBlocks(r, v.w, nb, pw.fill), fillBlocks(r, at, nb, pa.fill)
+				check(nb*be, wb, ab, fmt.Sprintf("weights %s, activations %s", pw.name, pa.name))
+			}
+		}
+	}
+}
+
+func TestDotExact(t *testing.T) {
+	for _, v := range append(installedVariants(), archVariants()...) {
+		t.Run(fmt.Sprintf("%s/%s/%s", v.o, v.w, v.name), func(t *testing.T) {
+			if !v.ok {
+				t.Skip("not on this CPU")
+			}
+			checkVariant(t, v)
+		})
+	}
+}
+
+// TestDotShortRows checks that a dot product given rows shorter than n panics (index out of range)
+// instead of reading past them.
+func TestDotShortRows(t *testing.T) {
+	for _, v := range append(installedVariants(), archVariants()...) {
+		if !v.ok {
+			continue
+		}
+		n := 2 * v.w.BlockElems()
+		if v.w == F32 || v.w == F16 || v.w == BF16 {
+			n = 64
+		}
+		wn, _ := v.w.RowBytes(n)
+		an, _ := ActivationType(v.w).RowBytes(n)
+		for _, c := range []struct{ w, a int }{{wn - 1, an}, {wn, an - 1}} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s/%s/%s: rows of %d and %d bytes for n=%d: no panic", v.o, v.w, v.name, c.w, c.a, n)
+					}
+				}()
+				v.f(n, make([]byte, c.w), make([]byte, c.a))
+			}()
+		}
+	}
+}
+
+func TestVecDotF32s(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 63, 64, 65, 128, 200, 1024} {
+		x, y := make([]float32, n), make([]float32, n)
+		for i := range x {
+			x[i], y[i] = randScale(r), randScale(r)
+		}
+		if got, want := VecDotF32s(x, y), VecDotF32(x, y); !sameBits(got, want) {
+			t.Fatalf("n=%d: %v, VecDotF32 %v", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,188 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// Float dot products in the reference build's lanes (dot_float.go), AVX2 + FMA + F16C. A 16-float AVX-512
+// vector of the reference is two 8-float registers here (lanes 0…7 and 8…15), which changes nothing: every
+// lane is accumulated by the same fused multiply-adds in the same order, and the reductions add the same
+// pairs.
+
+#define PFD 4096
+
+// REDUCE16 leaves _mm512_reduce_add_ps of the 16 lanes (Y0 = lanes 0…7, Y1 = 8…15) in X0; clobbers X1.
+#define REDUCE16 \
+	VADDPS    Y1, Y0, Y0   \
+	VEXTRACTF128 $1, Y0, X1 \
+	VADDPS    X1, X0, X0   \
+	VMOVHLPS  X0, X0, X1   \
+	VADDPS    X1, X0, X0   \
+	VMOVSHDUP X0, X1       \
+	VADDSS    X1, X0, X0
+
+// FOLD4 folds ggml_vec_dot's four 16-lane accumulators (Y0:Y1, Y2:Y3, Y4:Y5, Y6:Y7) as GGML_F32x16_REDUCE:
+// 0 += 2, 1 += 3, 0 += 1, then REDUCE16.
+#define FOLD4 \
+	VADDPS Y4, Y0, Y0 \
+	VADDPS Y5, Y1, Y1 \
+	VADDPS Y6, Y2, Y2 \
+	VADDPS Y7, Y3, Y3 \
+	VADDPS Y2, Y0, Y0 \
+	VADDPS Y3, Y1, Y1 \
+	REDUCE16
+
+// func dotF32VecAVX2(n int, w, a *byte) float32
+//
+// Reference: DotF32F32's vector part (n a positive multiple of 64): element i of each step of 64 goes to
+// accumulator i/16, lane i mod 16.
+TEXT ·dotF32VecAVX2(SB), NOSPLIT, $0-28
+	MOVQ   n+0(FP), CX
+	MOVQ   w+8(FP), SI
+	MOVQ   a+16(FP), DI
+	SHRQ   $6, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+f32vloop:
+	PREFETCHT0  PFD(SI)
+	PREFETCHT0  PFD+64(SI)
+	PREFETCHT0  PFD+128(SI)
+	PREFETCHT0  PFD+192(SI)
+	VMOVUPS     0(SI), Y8
+	VMOVUPS     32(SI), Y9
+	VMOVUPS     64(SI), Y10
+	VMOVUPS     96(SI), Y11
+	VFMADD231PS 0(DI), Y8, Y0
+	VFMADD231PS 32(DI), Y9, Y1
+	VFMADD231PS 64(DI), Y10, Y2
+	VFMADD231PS 96(DI), Y11, Y3
+	VMOVUPS     128(SI), Y8
+	VMOVUPS     160(SI), Y9
+	VMOVUPS     192(SI), Y10
+	VMOVUPS     224(SI), Y11
+	VFMADD231PS 128(DI), Y8, Y4
+	VFMADD231PS 160(DI), Y9, Y5
+	VFMADD231PS 192(DI), Y10, Y6
+	VFMADD231PS 224(DI), Y11, Y7
+	ADDQ        $256, SI
+	ADDQ        $256, DI
+	DECQ        CX
+	JNZ         f32vloop
+	FOLD4
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotF16VecAVX2(n int, w, a *byte) float32
+//
+// Reference: DotF16F16's vector part (n a positive multiple of 64), as dotF32VecAVX2 on widened halves.
+TEXT ·dotF16VecAVX2(SB), NOSPLIT, $0-28
+	MOVQ   n+0(FP), CX
+	MOVQ   w+8(FP), SI
+	MOVQ   a+16(FP), DI
+	SHRQ   $6, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+f16vloop:
+	PREFETCHT0  PFD(SI)
+	PREFETCHT0  PFD+64(SI)
+	VCVTPH2PS   0(SI), Y8
+	VCVTPH2PS   16(SI), Y9
+	VCVTPH2PS   32(SI), Y10
+	VCVTPH2PS   48(SI), Y11
+	VCVTPH2PS   0(DI), Y12
+	VCVTPH2PS   16(DI), Y13
+	VCVTPH2PS   32(DI), Y14
+	VCVTPH2PS   48(DI), Y15
+	VFMADD231PS Y12, Y8, Y0
+	VFMADD231PS Y13, Y9, Y1
+	VFMADD231PS Y14, Y10, Y2
+	VFMADD231PS Y15, Y11, Y3
+	VCVTPH2PS   64(SI), Y8
+	VCVTPH2PS   80(SI), Y9
+	VCVTPH2PS   96(SI), Y10
+	VCVTPH2PS   112(SI), Y11
+	VCVTPH2PS   64(DI), Y12
+	VCVTPH2PS   80(DI), Y13
+	VCVTPH2PS   96(DI), Y14
+	VCVTPH2PS   112(DI), Y15
+	VFMADD231PS Y12, Y8, Y4
+	VFMADD231PS Y13, Y9, Y5
+	VFMADD231PS Y14, Y10, Y6
+	VFMADD231PS Y15, Y11, Y7
+	ADDQ        $128, SI
+	ADDQ        $128, DI
+	DECQ        CX
+	JNZ         f16vloop
+	FOLD4
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotF32TiledAVX2(n int, w, a *byte) float32
+//
+// Reference: DotF32F32Tiled (n a positive multiple of 16): element i into lane i mod 16.
+TEXT ·dotF32TiledAVX2(SB), NOSPLIT, $0-28
+	MOVQ   n+0(FP), CX
+	MOVQ   w+8(FP), SI
+	MOVQ   a+16(FP), DI
+	SHRQ   $4, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+f32tloop:
+	VMOVUPS     0(SI), Y8
+	VMOVUPS     32(SI), Y9
+	VFMADD231PS 0(DI), Y8, Y0
+	VFMADD231PS 32(DI), Y9, Y1
+	ADDQ        $64, SI
+	ADDQ        $64, DI
+	DECQ        CX
+	JNZ         f32tloop
+	REDUCE16
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotF16TiledAVX2(n int, w, a *byte) float32
+//
+// Reference: DotF16F16Tiled (n a positive multiple of 16).
+TEXT ·dotF16TiledAVX2(SB), NOSPLIT, $0-28
+	MOVQ   n+0(FP), CX
+	MOVQ   w+8(FP), SI
+	MOVQ   a+16(FP), DI
+	SHRQ   $4, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+
+f16tloop:
+	VCVTPH2PS   0(SI), Y8
+	VCVTPH2PS   16(SI), Y9
+	VCVTPH2PS   0(DI), Y10
+	VCVTPH2PS   16(DI), Y11
+	VFMADD231PS Y10, Y8, Y0
+	VFMADD231PS Y11, Y9, Y1
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	DECQ        CX
+	JNZ         f16tloop
+	REDUCE16
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotF32VecAVX2f(n int, x, y *float32) float32
+TEXT ·dotF32VecAVX2f(SB), NOSPLIT, $0-28
+	JMP ·dotF32VecAVX2(SB)

@@ -1,0 +1,57 @@
+// Command goldenexact counts, per golden case, the rows whose logits are not bit-identical to llama.cpp's
+// reference (KL ≠ 0) on the CPU backend with an F32 KV cache. It is the tool for kernel work that must keep the
+// reference build's rounding order: go run ./internal/cmd/goldenexact [case-substring].
+// The reference folder is $FORMA_TESTDATA, else ../shared/testdata.
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/forma-llm/forma/accel/cpu"
+	"github.com/forma-llm/forma/internal/golden"
+	"github.com/forma-llm/forma/runtime"
+)
+
+func main() {
+	dir := os.Getenv("FORMA_TESTDATA")
+	if dir == "" {
+		dir = "../shared/testdata"
+	}
+	names, _ := golden.Cases(dir)
+	filter := ""
+	if len(os.Args) > 1 {
+		filter = os.Args[1]
+	}
+	tot, totBad := 0, 0
+	for _, n := range names {
+		if filter != "" && !strings.Contains(n, filter) {
+			continue
+		}
+		c, _ := golden.Load(dir, n)
+		be, _ := cpu.New(cpu.Options{})
+		r, err := golden.Run(c, be, runtime.KVF32, golden.Strict)
+		be.Close()
+		if err != nil {
+			fmt.Println(n, err)
+			continue
+		}
+		bad := []string{}
+		for i, x := range r.Prompt {
+			if x.KL != 0 {
+				bad = append(bad, fmt.Sprintf("p%d", i))
+			}
+		}
+		for i, x := range r.Gen {
+			if x.KL != 0 {
+				bad = append(bad, fmt.Sprintf("g%d", i))
+			}
+		}
+		rows := len(r.Prompt) + len(r.Gen)
+		tot += rows
+		totBad += len(bad)
+		fmt.Printf("%-28s maxKL %-8.2g inexact %d/%d %s\n", n, r.MaxKL, len(bad), rows, strings.Join(bad[:min(len(bad), 12)], " "))
+	}
+	fmt.Printf("TOTAL inexact %d/%d\n", totBad, tot)
+}

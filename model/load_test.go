@@ -1,0 +1,133 @@
+package model_test
+
+import (
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/forma-llm/forma/accel/cpu"
+	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/internal/synth"
+	"github.com/forma-llm/forma/model"
+)
+
+// load writes spec to a temporary file and loads it on the CPU backend.
+func load(t *testing.T, spec gguf.Spec) error {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.gguf")
+	if err := gguf.WriteFile(path, spec); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	be, err := cpu.New(cpu.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	_, err = model.Load(f, be, model.LoadOptions{})
+	return err
+}
+
+func tinySpec(t *testing.T, preset string) gguf.Spec {
+	spec, err := synth.Spec(synth.Options{Preset: preset, Type: quant.Q8_0, Seed: 1, NumLayers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec
+}
+
+// TestLoadArchitectures loads a small model of every registered architecture synth can write.
+func TestLoadArchitectures(t *testing.T) {
+	for _, p := range []string{"tiny-llama", "tiny-qwen2", "tiny-qwen3", "tiny-gemma3", "tiny-phi3"} {
+		t.Run(p, func(t *testing.T) {
+			if err := load(t, tinySpec(t, p)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestLoadErrors checks that a broken model fails to load with an error naming the problem.
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		edit   func(*gguf.Spec)
+		expect []string
+	}{
+		{"unknown architecture", func(s *gguf.Spec) { setKV(s, gguf.KeyArchitecture, gguf.NewString("mamba9")) },
+			[]string{`"mamba9"`, "llama", "qwen3", "gemma3", "phi3"}},
+		{"missing tensor", func(s *gguf.Spec) { drop(s, "blk.0.attn_k.weight") }, []string{`"blk.0.attn_k.weight"`}},
+		{"unsupported type", func(s *gguf.Spec) { retype(s, "blk.0.ffn_up.weight", quant.IQ2_XXS) },
+			[]string{`"blk.0.ffn_up.weight"`, "IQ2_XXS"}},
+		{"wrong shape", func(s *gguf.Spec) { reshape(s, "blk.0.attn_q.weight", 2) }, []string{`"blk.0.attn_q.weight"`, "shape"}},
+		{"missing key", func(s *gguf.Spec) { dropKV(s, ".block_count") }, []string{"block_count"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := tinySpec(t, "tiny-llama")
+			tc.edit(&spec)
+			err := load(t, spec)
+			if err == nil {
+				t.Fatal("loaded without error")
+			}
+			for _, want := range tc.expect {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %s", err, want)
+				}
+			}
+		})
+	}
+}
+
+func setKV(s *gguf.Spec, key string, v gguf.Value) {
+	for i := range s.KV {
+		if s.KV[i].Key == key {
+			s.KV[i].Value = v
+		}
+	}
+}
+
+func dropKV(s *gguf.Spec, suffix string) {
+	s.KV = slices.DeleteFunc(s.KV, func(kv gguf.KV) bool { return strings.HasSuffix(kv.Key, suffix) })
+}
+
+func drop(s *gguf.Spec, name string) {
+	s.Tensors = slices.DeleteFunc(s.Tensors, func(t gguf.WriteTensor) bool { return t.Name == name })
+}
+
+// zeros writes a tensor's size in zero bytes.
+func zeros(t gguf.WriteTensor) func(io.Writer) error {
+	return func(w io.Writer) error {
+		n, err := t.Size()
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(make([]byte, n))
+		return err
+	}
+}
+
+func retype(s *gguf.Spec, name string, typ quant.Type) {
+	for i := range s.Tensors {
+		if s.Tensors[i].Name == name {
+			s.Tensors[i].Type = typ
+			s.Tensors[i].Data = zeros(s.Tensors[i])
+		}
+	}
+}
+
+func reshape(s *gguf.Spec, name string, div uint64) {
+	for i := range s.Tensors {
+		if s.Tensors[i].Name == name {
+			s.Tensors[i].Dims = []uint64{s.Tensors[i].Dims[0], s.Tensors[i].Dims[1] / div}
+			s.Tensors[i].Data = zeros(s.Tensors[i])
+		}
+	}
+}

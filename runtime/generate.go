@@ -1,0 +1,250 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/forma-llm/forma/runtime/sample"
+	"github.com/forma-llm/forma/runtime/tokenizer"
+)
+
+// Token is one generated token and the text it completes.
+type Token struct {
+	ID int32 // the token; tokenizer.None for a last piece of held-back text after an end-of-generation token
+	// Text is the text this token makes complete: its piece, less bytes of an unfinished UTF-8 character or of a
+	// possible stop string, which come out with a later token. It is often "" for such tokens.
+	Text string
+}
+
+// GenerateOptions control one generation.
+type GenerateOptions struct {
+	// MaxTokens is the most tokens to generate (llama-cli's -n); 0 or less means until an end-of-generation
+	// token or a full context.
+	MaxTokens int
+	// Sampling are the sampling parameters; nil means the model's defaults (Model.Sampling).
+	Sampling *sample.Options
+	// Stop ends generation at the first of these strings; the matched text is not returned.
+	Stop []string
+	// IgnoreEOG keeps generating past end-of-generation tokens.
+	IgnoreEOG bool
+}
+
+// StopReason says why a generation ended.
+type StopReason uint8
+
+const (
+	StopNone      StopReason = iota // still running, or never started
+	StopEOG                         // an end-of-generation token
+	StopMaxTokens                   // GenerateOptions.MaxTokens reached
+	StopString                      // a stop string matched
+	StopContext                     // the context is full and context shift is off
+	StopCancelled                   // the context.Context was cancelled or the caller stopped iterating
+	StopError                       // an evaluation failed
+)
+
+func (r StopReason) String() string {
+	return [...]string{"none", "eog", "max-tokens", "stop-string", "context-full", "cancelled", "error"}[min(int(r), 6)]
+}
+
+// Stats describe the last generation of a session.
+type Stats struct {
+	PromptTokens int           // tokens of the prompt (the whole conversation for a chat turn)
+	CachedTokens int           // of those, tokens already in the cache and not evaluated again
+	PromptTime   time.Duration // evaluating the prompt
+	Generated    int           // tokens generated (the final end-of-generation token not counted)
+	GenTime      time.Duration // generating: evaluation and sampling
+	Shifts       int           // context shifts
+	Stop         StopReason
+	Seed         uint64 // the sampler's seed (the one drawn when it was random)
+}
+
+// Stats returns the statistics of the session's last generation.
+func (s *Session) Stats() Stats { return s.stats }
+
+// Generate completes prompt: it tokenizes the text (BOS added as the vocabulary asks, special-token text
+// recognized), keeps the longest prefix of it already in the cache, evaluates the rest, and streams the
+// generated tokens. Iteration ends with an error only when something failed or ctx was cancelled; the session
+// stays usable either way. Stop iterating early to stop generating.
+func (s *Session) Generate(ctx context.Context, prompt string, opt GenerateOptions) iter.Seq2[Token, error] {
+	return func(yield func(Token, error) bool) {
+		ids, err := s.m.Tokenizer.Encode(prompt, tokenizer.EncodeOptions{AddSpecial: true, ParseSpecial: true})
+		if err != nil {
+			yield(Token{ID: tokenizer.None}, fmt.Errorf("runtime: %w", err))
+			return
+		}
+		s.generate(ctx, ids, opt, yield)
+	}
+}
+
+// GenerateTokens is Generate for a prompt already tokenized.
+func (s *Session) GenerateTokens(ctx context.Context, prompt []int32, opt GenerateOptions) iter.Seq2[Token, error] {
+	return func(yield func(Token, error) bool) { s.generate(ctx, prompt, opt, yield) }
+}
+
+// generator is the per-session state of the generation loop, kept between calls so that the loop allocates
+// nothing once warm.
+type generator struct {
+	stop    stopMatcher
+	arena   arena
+	sampler *sample.Sampler
+	dec     *tokenizer.Decoder
+	reply   []byte   // the text returned so far in this generation
+	one     [1]int32 // the token to evaluate (a slice of it does not escape per token)
+}
+
+func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOptions, yield func(Token, error) bool) {
+	s.stats = Stats{Stop: StopError}
+	s.gen.reply = s.gen.reply[:0]
+	fail := func(err error) { yield(Token{ID: tokenizer.None}, err) }
+	if s.closed {
+		fail(fmt.Errorf("runtime: the session is closed"))
+		return
+	}
+	so := s.m.sampling
+	if opt.Sampling != nil {
+		so = *opt.Sampling
+	}
+	if err := s.newSampler(so); err != nil {
+		fail(err)
+		return
+	}
+	s.stats.Seed = s.gen.sampler.Options().Seed
+	start := time.Now()
+	logits, err := s.prefill(ctx, prompt)
+	s.stats.PromptTime = time.Since(start)
+	if err != nil {
+		if ctx.Err() != nil {
+			s.stats.Stop = StopCancelled
+		}
+		fail(err)
+		return
+	}
+	start = time.Now()
+	defer func() { s.stats.GenTime = time.Since(start) }()
+	s.gen.stop.reset(opt.Stop)
+	s.gen.dec = s.m.Tokenizer.NewDecoder(tokenizer.DecodeOptions{})
+	s.gen.dec.Add(tokenizer.None) // a continuation: no leading space is removed from the first piece
+	s.loop(ctx, logits, opt, yield)
+}
+
+// newSampler makes the sampler of one generation (a seeded one starts its sequence afresh).
+func (s *Session) newSampler(o sample.Options) error {
+	sm, err := sample.New(o)
+	if err != nil {
+		return fmt.Errorf("runtime: sampling: %w", err)
+	}
+	s.gen.sampler = sm
+	return nil
+}
+
+// loop samples, streams and evaluates tokens until a stop condition.
+func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOptions, yield func(Token, error) bool) {
+	tk, g := s.m.Tokenizer, &s.gen
+	var err error
+	for n := 1; ; n++ {
+		id := g.sampler.Sample(logits, s.tokens)
+		if !opt.IgnoreEOG && tk.IsEOG(id) {
+			s.stats.Stop = StopEOG
+			s.flushHeld(yield)
+			return
+		}
+		s.stats.Generated = n
+		last := opt.MaxTokens > 0 && n >= opt.MaxTokens
+		g.stop.push(g.dec.Add(id))
+		if last {
+			g.stop.push(g.dec.Flush())
+		}
+		text, matched := g.stop.release(last)
+		if !s.emit(Token{ID: id}, text, yield) {
+			s.stats.Stop = StopCancelled
+			return
+		}
+		switch {
+		case matched:
+			s.stats.Stop = StopString
+			return
+		case last:
+			s.stats.Stop = StopMaxTokens
+			return
+		case ctx.Err() != nil:
+			s.stats.Stop = StopCancelled
+			yield(Token{ID: tokenizer.None}, ctx.Err())
+			return
+		}
+		if len(s.tokens) == s.ctx {
+			if !s.opt.ContextShift {
+				s.stats.Stop = StopContext
+				s.flushHeld(yield)
+				return
+			}
+			if err := s.shift(ctx); err != nil {
+				s.stats.Stop = StopError
+				yield(Token{ID: tokenizer.None}, err)
+				return
+			}
+		}
+		s.gen.one[0] = id
+		if logits, err = s.Eval(s.gen.one[:], false); err != nil {
+			s.stats.Stop = StopError
+			yield(Token{ID: tokenizer.None}, err)
+			return
+		}
+	}
+}
+
+// flushHeld yields the text still held back, if any, when generation ends without a stop string.
+func (s *Session) flushHeld(yield func(Token, error) bool) {
+	s.gen.stop.push(s.gen.dec.Flush())
+	if rest, _ := s.gen.stop.release(true); len(rest) > 0 {
+		s.emit(Token{ID: tokenizer.None}, rest, yield)
+	}
+}
+
+// emit yields a token with text made a string in the arena, and records the text.
+func (s *Session) emit(t Token, text []byte, yield func(Token, error) bool) bool {
+	s.gen.reply = append(s.gen.reply, text...)
+	t.Text = s.gen.arena.string(text)
+	return yield(t, nil)
+}
+
+// prefill makes the cache hold prompt and returns the logits of its last token: the longest common prefix of the
+// cache and the prompt is kept (at least the last prompt token is evaluated again, for its logits) and the rest
+// evaluated in batches. A prompt that does not fit is an error, or, with context shift, is cut as a shift would.
+func (s *Session) prefill(ctx context.Context, prompt []int32) ([]float32, error) {
+	if len(prompt) == 0 {
+		return nil, fmt.Errorf("runtime: the prompt is empty")
+	}
+	s.stats.PromptTokens = len(prompt)
+	s.promptLen = len(prompt)
+	if len(prompt) >= s.ctx {
+		if !s.opt.ContextShift {
+			return nil, fmt.Errorf("%w: the prompt has %d tokens and the context holds %d", ErrContextFull, len(prompt), s.ctx)
+		}
+		prompt = fitPrompt(prompt, s.keepLen(len(prompt)), s.ctx)
+		s.stats.Shifts++
+	}
+	keep := commonPrefix(s.tokens, prompt)
+	keep = min(keep, len(prompt)-1)
+	if err := s.Truncate(keep); err != nil {
+		return nil, err
+	}
+	s.stats.CachedTokens = keep
+	logits, err := s.EvalBatches(ctx, prompt[keep:])
+	if err != nil {
+		// The cache holds what was evaluated before the failure: still a valid prefix of the prompt.
+		return nil, err
+	}
+	return logits, nil
+}
+
+func commonPrefix(a, b []int32) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}

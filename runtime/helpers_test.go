@@ -1,0 +1,79 @@
+package runtime_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/forma-llm/forma/internal/testdir"
+	"github.com/forma-llm/forma/runtime"
+	"github.com/forma-llm/forma/runtime/sample"
+)
+
+// modelPath returns the path of a reference model, skipping when the testdata is absent.
+func modelPath(t testing.TB, name string) string {
+	return filepath.Join(testdir.Sub(t, "models"), name)
+}
+
+// load loads a reference model on a 1-thread CPU backend owned by the model.
+func load(t testing.TB, name string) *runtime.Model {
+	t.Helper()
+	m, err := runtime.Load(modelPath(t, name), runtime.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return m
+}
+
+func session(t testing.TB, m *runtime.Model, opt runtime.SessionOptions) *runtime.Session {
+	t.Helper()
+	s, err := m.NewSession(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func greedy() *sample.Options {
+	o := sample.Defaults()
+	o.Temperature = 0
+	return &o
+}
+
+func seeded(seed uint64) *sample.Options {
+	o := sample.Defaults()
+	o.Seed = seed
+	return &o
+}
+
+// collect runs a generation to its end and returns the ids, the text and the error that ended it.
+func collect(seq func(func(runtime.Token, error) bool)) (ids []int32, text string, err error) {
+	for tok, e := range seq {
+		if e != nil {
+			return ids, text, e
+		}
+		if tok.ID >= 0 {
+			ids = append(ids, tok.ID)
+		}
+		text += tok.Text
+	}
+	return ids, text, nil
+}
+
+func generate(t testing.TB, s *runtime.Session, prompt string, opt runtime.GenerateOptions) ([]int32, string) {
+	t.Helper()
+	ids, text, err := collect(s.Generate(context.Background(), prompt, opt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids, text
+}
+
+func equalIDs(a, b []int32) bool { return slices.Equal(a, b) }

@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/testdir"
+)
+
+// writeKVFile writes a GGUF v3 file with the given metadata (uint32, float32 or string values) and no tensors.
+func writeKVFile(t *testing.T, kvs [][2]any) string {
+	var b bytes.Buffer
+	w := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
+	str := func(s string) { w(uint64(len(s))); b.WriteString(s) }
+	b.WriteString("GGUF")
+	w(uint32(3))
+	w(uint64(0))
+	w(uint64(len(kvs)))
+	for _, kv := range kvs {
+		str(kv[0].(string))
+		switch v := kv[1].(type) {
+		case uint32:
+			w(uint32(4))
+			w(v)
+		case float32:
+			w(uint32(6))
+			w(math.Float32bits(v))
+		case string:
+			w(uint32(8))
+			str(v)
+		}
+	}
+	for b.Len()%gguf.DefaultAlignment != 0 {
+		b.WriteByte(0)
+	}
+	p := filepath.Join(t.TempDir(), "kv.gguf")
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReadSampling(t *testing.T) {
+	p := writeKVFile(t, [][2]any{
+		{"general.architecture", "llama"},
+		{keySamplingTopK, uint32(20)},
+		{keySamplingTopP, float32(0.8)},
+		{keySamplingMinP, float32(0)},
+		{keySamplingTemp, float32(0.6)},
+		{keySamplingLastN, uint32(128)},
+		{keySamplingRepeat, float32(1.05)},
+	})
+	f, err := gguf.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	o, err := readSampling(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.TopK != 20 || o.TopP != 0.8 || o.MinP != 0 || o.Temperature != 0.6 || o.RepeatLastN != 128 ||
+		o.RepeatPenalty != 1.05 || o.TypicalP != 1 {
+		t.Errorf("sampling from the file: %+v", o)
+	}
+
+	bad := writeKVFile(t, [][2]any{{keySamplingTopP, float32(2)}})
+	f2, err := gguf.Open(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f2.Close()
+	if _, err := readSampling(f2); err == nil || !strings.Contains(err.Error(), "top-p") {
+		t.Errorf("top_p = 2 gave %v", err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	notGGUF := filepath.Join(dir, "x.gguf")
+	os.WriteFile(notGGUF, []byte("this is not a model file, just some text"), 0o644)
+	noArch := writeKVFile(t, [][2]any{{"general.name", "x"}})
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing.gguf"), "no such file"},
+		{notGGUF, "magic"},
+		{noArch, "general.architecture"},
+	} {
+		m, err := Load(tc.path, Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(%s) = %v; want an error containing %q", filepath.Base(tc.path), err, tc.want)
+		}
+		if m != nil {
+			t.Errorf("Load(%s) returned a model with its error", tc.path)
+		}
+	}
+}
+
+// TestLoadOwnsBackend: a model loaded without a backend makes one, reports upload progress, and closes the
+// backend with itself.
+func TestLoadOwnsBackend(t *testing.T) {
+	path := filepath.Join(testdir.Sub(t, "models"), "stories260K-Q8_0.gguf")
+	var calls int
+	var last, total int64
+	m, err := Load(path, Options{Threads: 1, Progress: func(done, tot int64) {
+		if done < last {
+			t.Errorf("progress went back from %d to %d", last, done)
+		}
+		calls++
+		last, total = done, tot
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls < 3 || last != total || total == 0 {
+		t.Errorf("progress: %d calls, last %d of %d", calls, last, total)
+	}
+	if !m.ownBackend || m.Backend == nil {
+		t.Fatal("no owned backend")
+	}
+	if m.Tokenizer.Len() != m.HParams().Vocab {
+		t.Errorf("tokenizer %d, vocab %d", m.Tokenizer.Len(), m.HParams().Vocab)
+	}
+	if _, err := m.Template(); err != nil {
+		t.Errorf("template: %v", err)
+	}
+	be := m.Backend
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := be.NewBuffer(m.kvDescForTest()); err == nil {
+		t.Error("the model's backend is still open after Close")
+	}
+	if err := m.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}

@@ -1,0 +1,152 @@
+// matq.glsl: the dot products of quantized weight rows with quantized activations (quantize.comp), block by
+// block as the CPU backend forms them after llama.cpp's x86-64 kernels (gguf/quant's Dot functions): exact
+// integer sums, then float32 operations in the same order, fused where they fuse.
+//
+// A row's result is kept in NACC accumulators, updated once per block in block order. block_terms computes a
+// block's update of each accumulator as a pair (x, y); the kernel applies it in order as acc = fmaf(x, y, acc)
+// for the fused accumulators and acc = acc + x for the others, and finish combines the accumulators:
+//   FORM_GENERIC     acc0 += (da·d)·s                                     IQ4_NL, MXFP4
+//   FORM_LANES       lane i (elements 4i…4i+3 of each block) = fma(d·da, s_i, lane i); hsum of the lanes
+//                                                                        Q4_0, Q5_0, Q8_0
+//   FORM_LANES_MIN   the lanes, plus acc8 += m·sa; hsum + acc8           Q4_1, Q5_1
+//   FORM_BLOCK       acc0 = fma(s, d·da, acc0)                             Q4_0 with a multiple of 8 rows (repacked)
+//   FORM_HALVES      acc0 += da·(s0·Σ0 + s1·Σ1) + da·(m0·A0 + m1·A1)        Q2_K, Q3_K, IQ4_XS as Q8S (not
+//                                                                        llama.cpp's association)
+//   K-quants         ggml's generic eight integer lanes per super-block, lane l += d·yd·lanes[l], acc8 -= dmin·yd·mins;
+//                    acc8 + lanes 0…7
+// The including shader defines FORM (a uint constant) and, for K-quants, KQUANT (blocks.glsl).
+#ifndef FORMA_MATQ_GLSL
+#define FORMA_MATQ_GLSL
+
+#define FORM_GENERIC 0u
+#define FORM_LANES 1u
+#define FORM_LANES_MIN 2u
+#define FORM_BLOCK 3u
+#define FORM_HALVES 4u
+
+#define NACC 9u
+
+// nused is the number of accumulators the form uses (the others stay 0).
+uint nused() {
+#if KQUANT
+    return 9u;
+#else
+    if (FORM == FORM_LANES) {
+        return 8u;
+    }
+    return FORM == FORM_LANES_MIN ? 9u : 1u;
+#endif
+}
+
+// fused reports whether accumulator k takes fused multiply-adds.
+bool fused(uint k) {
+#if KQUANT
+    return false;
+#else
+    return ((FORM == FORM_LANES || FORM == FORM_LANES_MIN) && k < 8u) || (FORM == FORM_BLOCK && k == 0u);
+#endif
+}
+
+// apply_term updates accumulator k with the pair (x, y).
+float apply_term(uint k, float acc, vec2 t) {
+    if (fused(k)) {
+        return fmaf(t.x, t.y, acc);
+    }
+    precise float r = acc + t.x;
+    return r;
+}
+
+// finish combines a row's accumulators into its result.
+float finish(float acc[NACC]) {
+#if KQUANT
+    precise float r = acc[8];
+    for (uint l = 0u; l < 8u; l++) {
+        r = r + acc[l];
+    }
+    return r;
+#else
+    if (FORM == FORM_LANES || FORM == FORM_LANES_MIN) {
+        precise float r0 = acc[4] + acc[0], r1 = acc[5] + acc[1], r2 = acc[6] + acc[2], r3 = acc[7] + acc[3];
+        precise float r = (r0 + r2) + (r1 + r3);
+        if (FORM == FORM_LANES_MIN) {
+            r = r + acc[8];
+        }
+        return r;
+    }
+    return acc[0];
+#endif
+}
+
+#if !KQUANT
+// block_terms computes a 32-element block's updates of the accumulators.
+void block_terms(uint q[8], vec4 smm, uint a[8], float da, float sa, out vec2 t[NACC]) {
+    int lane[8];
+    int a0 = 0, a1 = 0;
+    for (uint k = 0u; k < 8u; k++) {
+        lane[k] = 0;
+        for (uint b = 0u; b < 4u; b++) {
+            int y = i8(a[k], b);
+            lane[k] += i8(q[k], b) * y;
+            if (k < 4u) {
+                a0 += y;
+            } else {
+                a1 += y;
+            }
+        }
+    }
+    for (uint k = 0u; k < NACC; k++) {
+        t[k] = vec2(0.0);
+    }
+    int s = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+    precise float dd = smm.x * da;
+    if (FORM == FORM_LANES || FORM == FORM_LANES_MIN) {
+        for (uint k = 0u; k < 8u; k++) {
+            t[k] = vec2(dd, float(lane[k]));
+        }
+        if (FORM == FORM_LANES_MIN) {
+            precise float ms = smm.z * sa;
+            t[8] = vec2(ms, 0.0);
+        }
+    } else if (FORM == FORM_BLOCK) {
+        t[0] = vec2(float(s), dd);
+    } else if (FORM == FORM_GENERIC) {
+        precise float dd2 = da * smm.x;
+        precise float r = dd2 * float(s);
+        t[0] = vec2(r, 0.0);
+    } else {
+        int i0 = (lane[0] + lane[1]) + (lane[2] + lane[3]), i1 = (lane[4] + lane[5]) + (lane[6] + lane[7]);
+        float r = da * (smm.x * float(i0) + smm.y * float(i1)) + da * (smm.z * float(a0) + smm.w * float(a1));
+        t[0] = vec2(r, 0.0);
+    }
+}
+#else
+// kchunk_lanes adds a K-quant chunk into ggml's eight integer lanes (lane = element mod 8, each product times
+// its group's scale) and its minimum term (scale of the minimum times the activations' sum).
+void kchunk_lanes(uint q[8], ivec3 scm, uint a[8], inout int lanes[8], inout int mins) {
+    int sum = 0;
+    for (uint k = 0u; k < 8u; k++) {
+        int sc = k < 4u ? scm.x : scm.y;
+        for (uint b = 0u; b < 4u; b++) {
+            int y = i8(a[k], b);
+            lanes[(4u * k + b) & 7u] += sc * i8(q[k], b) * y;
+            sum += y;
+        }
+    }
+    mins += scm.z * sum;
+}
+
+// kblock_terms turns a super-block's lanes into its updates: lanes[l]·(d·yd) to accumulator l, and
+// -(dmin·yd)·mins to accumulator 8.
+void kblock_terms(vec2 dm, float yd, int lanes[8], int mins, out vec2 t[NACC]) {
+    precise float d = dm.x * yd;
+    for (uint l = 0u; l < 8u; l++) {
+        precise float v = d * float(lanes[l]);
+        t[l] = vec2(v, 0.0);
+    }
+    precise float dmin = dm.y * yd;
+    precise float m = dmin * float(mins);
+    t[8] = vec2(-m, 0.0);
+}
+#endif
+
+#endif

@@ -1,0 +1,120 @@
+// matvec_q: y = x·Wᵀ for a few (≤ 8) activation rows and a quantized weight, the decode-time product.
+// W is [rows, cols] in a device layout of blocks.glsl, starting at word w_off; the activations are the chunks
+// quantize.comp wrote (10 words per 32 elements) from word a_off, ncols rows of cols/32 chunks. A workgroup
+// computes wg/tpr weight rows with tpr invocations each; an invocation computes the update of every tpr-th
+// block of its row (matq.glsl), and the updates are then applied to the row's accumulators in block order
+// through shared memory, so that the result is the CPU backend's whatever the GPU. y[y_off + c·y_stride + row].
+// Bindings: 0 = W, 1 = activations, 2 = y. Dispatch ceil(rows / (wg/tpr)) workgroups (2D above 65535).
+//#variant matvec_q4_0 WTYPE=3
+//#variant matvec_q8_0 WTYPE=4
+//#variant matvec_q4_k WTYPE=5
+//#variant matvec_q5_k WTYPE=6
+//#variant matvec_q6_k WTYPE=7
+//#variant matvec_q8s WTYPE=8
+#version 450
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+#include "numeric.glsl"
+
+layout(constant_id = 1) const uint FORM = 0;
+
+layout(push_constant) uniform Push {
+    uint rows;
+    uint nchunks;
+    uint ncols;
+    uint w_off;
+    uint a_off;
+    uint y_off;
+    uint y_stride;
+    uint tpr; // invocations per weight row: a power of two from 8 to the workgroup size
+} pc;
+
+layout(std430, binding = 0) readonly buffer W { uint w[]; };
+layout(std430, binding = 1) readonly buffer A { uint act[]; };
+layout(std430, binding = 2) writeonly buffer Y { float y[]; };
+
+#include "blocks.glsl"
+#include "matq.glsl"
+
+#define MAXCOLS 8u
+#define MINTPR 8u
+
+shared vec2 contrib[gl_WorkGroupSize.x * NACC];
+shared float accs[(gl_WorkGroupSize.x / MINTPR) * MAXCOLS * NACC];
+
+// act_chunk reads activation chunk ch of activation row c.
+void act_chunk(uint c, uint ch, out uint a[8], out vec2 ds) {
+    uint ab = pc.a_off + (c * pc.nchunks + ch) * 10u;
+    for (uint k = 0u; k < 8u; k++) {
+        a[k] = act[ab + k];
+    }
+    ds = vec2(uintBitsToFloat(act[ab + 8u]), uintBitsToFloat(act[ab + 9u]));
+}
+
+void main() {
+    uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
+    uint rpw = wg / pc.tpr;
+    uint lane = lid % pc.tpr, slot = lid / pc.tpr;
+    uint row0 = flat_workgroup() * rpw, row = row0 + slot;
+    uint nblocks = pc.nchunks / CHUNKS_PER_BLOCK;
+    for (uint t = lid; t < rpw * MAXCOLS * NACC; t += wg) {
+        accs[t] = 0.0;
+    }
+    barrier();
+    for (uint b0 = 0u; b0 < nblocks; b0 += pc.tpr) {
+        uint blk = b0 + lane;
+        bool valid = row < pc.rows && blk < nblocks;
+        uint base = pc.w_off + (row * nblocks + blk) * BLOCK_WORDS;
+        for (uint c = 0u; c < pc.ncols; c++) {
+            vec2 v[NACC];
+            for (uint k = 0u; k < NACC; k++) {
+                v[k] = vec2(0.0);
+            }
+            if (valid) {
+                uint q[8], a[8];
+                vec2 ds;
+#if KQUANT
+                int lanes[8] = int[8](0, 0, 0, 0, 0, 0, 0, 0);
+                int mins = 0;
+                for (uint j = 0u; j < 8u; j++) {
+                    ivec3 scm;
+                    decode_kchunk(base, j, q, scm);
+                    act_chunk(c, blk * 8u + j, a, ds);
+                    kchunk_lanes(q, scm, a, lanes, mins);
+                }
+                kblock_terms(kblock_dm(base), ds.x, lanes, mins, v);
+#else
+                vec4 smm;
+                decode_chunk(base, 0u, q, smm);
+                act_chunk(c, blk, a, ds);
+                block_terms(q, smm, a, ds.x, ds.y, v);
+#endif
+            }
+            uint nu = nused();
+            for (uint k = 0u; k < nu; k++) {
+                contrib[lid * NACC + k] = v[k];
+            }
+            barrier();
+            uint n = min(pc.tpr, nblocks - b0);
+            for (uint t = lid; t < rpw * nu; t += wg) {
+                uint s = t / nu, k = t % nu;
+                float acc = accs[(s * MAXCOLS + c) * NACC + k];
+                for (uint l = 0u; l < n; l++) {
+                    acc = apply_term(k, acc, contrib[(s * pc.tpr + l) * NACC + k]);
+                }
+                accs[(s * MAXCOLS + c) * NACC + k] = acc;
+            }
+            barrier();
+        }
+    }
+    for (uint t = lid; t < rpw * pc.ncols; t += wg) {
+        uint s = t / pc.ncols, c = t % pc.ncols, r = row0 + s;
+        if (r < pc.rows) {
+            float acc[NACC];
+            for (uint k = 0u; k < NACC; k++) {
+                acc[k] = accs[(s * MAXCOLS + c) * NACC + k];
+            }
+            y[pc.y_off + c * pc.y_stride + r] = finish(acc);
+        }
+    }
+}
