@@ -38,7 +38,12 @@ func newAttention(g *accel.Graph, id int) *attnStep {
 		size: q.Shape[2], vsize: v.Shape[2], ctx: k.Shape[0], p: nd.Attn}
 }
 
-func (s *attnStep) perShare() int            { return s.ctx + s.size + s.vsize*accLanes }
+func (s *attnStep) perShare() int {
+	if s.useLanes() {
+		return s.lanesPerShare()
+	}
+	return s.ctx + s.size + s.vsize*accLanes
+}
 func (s *attnStep) workspace(shares int) int { return shares * s.perShare() * 4 }
 
 func (s *attnStep) bind(p *program, ws []byte) {
@@ -59,6 +64,9 @@ func (s *attnStep) check() error {
 
 func (s *attnStep) exec(p *pool) {
 	units := len(s.pos) * s.heads
+	if s.useLanes() {
+		units = s.kvHeads * s.laneBlocks()
+	}
 	work := 0
 	for _, q := range s.pos {
 		work += int(q) + 1
@@ -69,6 +77,10 @@ func (s *attnStep) exec(p *pool) {
 // run takes every nw-th (query, head) pair starting at w, so that long and short rows of a causal prefill are
 // spread evenly over the workers.
 func (s *attnStep) run(w, nw int) {
+	if s.useLanes() {
+		s.runLanes(w, nw)
+		return
+	}
 	ws := s.ws[w*s.perShare() : (w+1)*s.perShare()]
 	scores, qh, acc := ws[:s.ctx], ws[s.ctx:s.ctx+s.size], ws[s.ctx+s.size:]
 	group := s.heads / s.kvHeads

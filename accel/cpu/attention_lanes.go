@@ -1,0 +1,127 @@
+package cpu
+
+import (
+	"math"
+	"unsafe"
+)
+
+// Attention over an F16 KV cache, 16 (query, head) pairs at a time. The pairs of one KV head (the queries
+// of a batch times the heads that share it) are numbered token by token, and each block of 16 is one unit of
+// work: lane l of every vector is one pair, and the kernels (attn_amd64.s) perform in each lane exactly the
+// float operations attnStep.head performs for that pair, in the same order — q rounded to F16, each score a
+// float32 sum over d in order (the products of F16 values are exact, so the sums are fused multiply-adds),
+// soft-cap and scale, the softmax of softmaxExp, the probabilities rounded to F16, and the weighted sum of
+// values in cell order — so the results are bit-identical. Scores are computed for the cells any lane of
+// the block sees; a lane ignores the others (masked in the softmax, skipped in the value sum).
+
+// laneWidth is the number of (query, head) pairs computed together.
+const laneWidth = 16
+
+// useLanes reports whether the step takes the lane kernels.
+func (s *attnStep) useLanes() bool {
+	return hasAttnLanes && s.kF16 && s.vF16 && s.size%laneWidth == 0 && s.vsize%laneWidth == 0
+}
+
+// laneBlocks returns the number of lane blocks per KV head.
+func (s *attnStep) laneBlocks() int {
+	return (len(s.pos)*(s.heads/s.kvHeads) + laneWidth - 1) / laneWidth
+}
+
+// lanesPerShare is the workspace of one worker in floats: q transposed, 8 converted keys, the scores, the
+// group sums of the softmax, the value accumulators and the lanes' cell ranges.
+func (s *attnStep) lanesPerShare() int {
+	return laneWidth*s.size + 8*s.size + laneWidth*s.ctx + laneWidth*laneWidth + laneWidth*s.vsize + 2*laneWidth
+}
+
+// runLanes takes every nw-th unit (KV head, block) starting at w.
+func (s *attnStep) runLanes(w, nw int) {
+	ws := s.ws[w*s.perShare() : (w+1)*s.perShare()]
+	qT, ws := ws[:laneWidth*s.size], ws[laneWidth*s.size:]
+	kbuf, ws := ws[:8*s.size], ws[8*s.size:]
+	scores, ws := ws[:laneWidth*s.ctx], ws[laneWidth*s.ctx:]
+	tmp, ws := ws[:laneWidth*laneWidth], ws[laneWidth*laneWidth:]
+	acc, ws := ws[:laneWidth*s.vsize], ws[laneWidth*s.vsize:]
+	lohi := unsafe.Slice((*int32)(unsafe.Pointer(&ws[0])), 2*laneWidth) // the floats' memory as int32
+	nb := s.laneBlocks()
+	for u := w; u < s.kvHeads*nb; u += nw {
+		s.lanes(u%s.kvHeads, u/s.kvHeads, qT, kbuf, scores, tmp, acc, lohi)
+	}
+}
+
+// lanes computes block b of KV head g.
+func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []int32) {
+	group := s.heads / s.kvHeads
+	l0 := b * laneWidth
+	nl := min(laneWidth, len(s.pos)*group-l0)
+	lo, hi := lohi[:laneWidth], lohi[laneWidth:2*laneWidth]
+	cmin, cmax := math.MaxInt, -1
+	for l := 0; l < laneWidth; l++ {
+		if l >= nl {
+			lo[l], hi[l] = 0, 0
+			for d := 0; d < s.size; d++ {
+				qT[d*laneWidth+l] = 0
+			}
+			continue
+		}
+		i, h := (l0+l)/group, g*group+(l0+l)%group
+		pos := int(s.pos[i])
+		first := 0
+		if s.p.Window > 0 {
+			first = max(0, pos-s.p.Window+1)
+		}
+		lo[l], hi[l] = int32(first), int32(pos+1)
+		cmin, cmax = min(cmin, first), max(cmax, pos)
+		q := s.q[(i*s.heads+h)*s.size:][:s.size]
+		for d, v := range q { // ggml converts q to the cache type before the F16 dot product
+			qT[d*laneWidth+l] = f16Round(v)
+		}
+	}
+	n := cmax - cmin + 1
+	sc := scores[:n*laneWidth]
+	kStride, vStride := 2*s.kvHeads*s.size, 2*s.kvHeads*s.vsize
+	attnScoresF16(s.size, &qT[0], &s.k[(cmin*s.kvHeads+g)*2*s.size], kStride, n, &sc[0], &kbuf[0])
+	if s.p.SoftCap > 0 {
+		capInv := 1 / s.p.SoftCap
+		for j, v := range sc {
+			sc[j] = float32(math.Tanh(float64(float32(v*capInv)))) * s.p.SoftCap
+		}
+	}
+	attnSoftmaxF16(n, &sc[0], cmin, &lohi[0], s.p.Scale, &tmp[0])
+	clear(acc)
+	// value sums: tiles of four lanes over the cells all four see, each lane alone over the rest (before
+	// and after, keeping every lane's cell order)
+	l := 0
+	for ; l+4 <= nl; l += 4 {
+		jlo, jhi := max(lo[l], lo[l+1], lo[l+2], lo[l+3]), min(hi[l], hi[l+1], hi[l+2], hi[l+3])
+		if jhi <= jlo {
+			for t := l; t < l+4; t++ {
+				s.valueOne(g, t, cmin, int(lo[t]), int(hi[t]), sc, acc)
+			}
+			continue
+		}
+		for t := l; t < l+4; t++ {
+			s.valueOne(g, t, cmin, int(lo[t]), int(jlo), sc, acc)
+		}
+		attnValue4F16(int(jhi-jlo), &sc[(int(jlo)-cmin)*laneWidth+l], &s.v[(int(jlo)*s.kvHeads+g)*2*s.vsize], vStride,
+			s.vsize, &acc[l*s.vsize])
+		for t := l; t < l+4; t++ {
+			s.valueOne(g, t, cmin, int(jhi), int(hi[t]), sc, acc)
+		}
+	}
+	for ; l < nl; l++ {
+		s.valueOne(g, l, cmin, int(lo[l]), int(hi[l]), sc, acc)
+	}
+	for l := 0; l < nl; l++ {
+		i, h := (l0+l)/group, g*group+(l0+l)%group
+		copy(s.y[(i*s.heads+h)*s.vsize:][:s.vsize], acc[l*s.vsize:(l+1)*s.vsize])
+	}
+}
+
+// valueOne adds the values of cells [c0, c1) of KV head g weighted by lane l's probabilities (score rows
+// from cell cmin) to the lane's accumulator.
+func (s *attnStep) valueOne(g, l, cmin, c0, c1 int, sc, acc []float32) {
+	if c1 > c0 {
+		attnValue1F16(c1-c0, &sc[(c0-cmin)*laneWidth+l], &s.v[(c0*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
+			s.vsize, &acc[l*s.vsize])
+	}
+}

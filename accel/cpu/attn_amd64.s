@@ -1,0 +1,403 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+#include "vexp_amd64.h"
+
+// Attention over an F16 KV cache with 16 query lanes (AVX-512, hand-written): lane l of every vector is one
+// (query, head) pair, and each lane performs exactly the float operations of attnStep.head for its pair, in
+// the same order, so the results are bit-identical (see attention_lanes.go). Scores rows are 16 floats, one
+// per lane; row r is cell c0 + r.
+
+// func attnScoresF16(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32)
+//
+// s[16c + l] = Σ_d qT[16d + l]·K_c[d] for c < n, the sum in order of d starting from 0 (the products of
+// F16 values are exact, so each step is one fused multiply-add), K_c the size halves at k + c·kStride.
+// size is a positive multiple of 16; kbuf holds 8·size floats (cells converted to float32).
+TEXT ·attnScoresF16(SB), NOSPLIT, $0-56
+	MOVQ size+0(FP), BX
+	MOVQ k+16(FP), SI
+	MOVQ kStride+24(FP), R13
+	MOVQ n+32(FP), CX
+	MOVQ s+40(FP), DI
+	MOVQ BX, R12
+	SHLQ $2, R12          // R12 = bytes of a converted row
+	LEAQ (R12)(R12*2), R11 // R11 = 3 rows
+
+sc8:
+	CMPQ CX, $8
+	JLT  sc1
+	// convert 8 cells into kbuf rows 0…7
+	MOVQ kbuf+48(FP), R8
+	MOVQ SI, R9
+	MOVQ $8, DX
+
+scconv:
+	XORQ AX, AX
+
+scconvrow:
+	VCVTPH2PS (R9)(AX*1), Z8
+	VMOVUPS   Z8, (R8)(AX*2)
+	ADDQ      $32, AX
+	MOVQ      AX, R10
+	SHLQ      $1, R10
+	CMPQ      R10, R12
+	JLT       scconvrow
+	ADDQ      R13, R9
+	ADDQ      R12, R8
+	DECQ      DX
+	JNZ       scconv
+
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	MOVQ   kbuf+48(FP), R8 // row 0 of element d
+	LEAQ   (R8)(R12*4), R9 // row 4
+	MOVQ   qT+8(FP), R10
+	MOVQ   BX, DX
+
+scd:
+	VMOVUPS          (R10), Z8
+	VFMADD231PS.BCST (R8), Z8, Z0
+	VFMADD231PS.BCST (R8)(R12*1), Z8, Z1
+	VFMADD231PS.BCST (R8)(R12*2), Z8, Z2
+	VFMADD231PS.BCST (R8)(R11*1), Z8, Z3
+	VFMADD231PS.BCST (R9), Z8, Z4
+	VFMADD231PS.BCST (R9)(R12*1), Z8, Z5
+	VFMADD231PS.BCST (R9)(R12*2), Z8, Z6
+	VFMADD231PS.BCST (R9)(R11*1), Z8, Z7
+	ADDQ             $64, R10
+	ADDQ             $4, R8
+	ADDQ             $4, R9
+	DECQ             DX
+	JNZ              scd
+
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	ADDQ    $512, DI
+	LEAQ    (SI)(R13*8), SI
+	SUBQ    $8, CX
+	JMP     sc8
+
+sc1:
+	TESTQ CX, CX
+	JZ    scdone
+	MOVQ  kbuf+48(FP), R8
+	XORQ  AX, AX
+
+sc1conv:
+	VCVTPH2PS (SI)(AX*1), Z8
+	VMOVUPS   Z8, (R8)(AX*2)
+	ADDQ      $32, AX
+	MOVQ      AX, R10
+	SHLQ      $1, R10
+	CMPQ      R10, R12
+	JLT       sc1conv
+
+	VPXORD Z0, Z0, Z0
+	MOVQ   qT+8(FP), R10
+	MOVQ   BX, DX
+
+sc1d:
+	VMOVUPS          (R10), Z8
+	VFMADD231PS.BCST (R8), Z8, Z0
+	ADDQ             $64, R10
+	ADDQ             $4, R8
+	DECQ             DX
+	JNZ              sc1d
+	VMOVUPS          Z0, (DI)
+	ADDQ             $64, DI
+	ADDQ             R13, SI
+	DECQ             CX
+	JMP              sc1
+
+scdone:
+	VZEROUPPER
+	RET
+
+DATA attnOneD<>+0(SB)/8, $0x3ff0000000000000
+GLOBL attnOneD<>(SB), RODATA|NOPTR, $8
+
+// LANEMASK sets K3 to the lanes whose range [lo (Z10), hi (Z11)) holds cell R (a general register);
+// clobbers Z9.
+#define LANEMASK(R) \
+	VPBROADCASTD R, Z9         \
+	VPCMPD       $5, Z10, Z9, K3 \
+	VPCMPD       $1, Z11, Z9, K3, K3
+
+// func attnSoftmaxF16(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
+//
+// The softmax of attnStep.head for 16 lanes at once, over score rows s (row r is cell c0 + r, r < n); lane
+// l takes part in row r iff lohi[l] ≤ c0 + r < lohi[16 + l]. In place: s = s·scale; m = the lanes' maxima;
+// e = vexpf(s − m) (0 outside a lane's range); the sum of e per aligned group of 16 cells as
+// _mm512_reduce_add_ps (quant.Reduce16), those added in float64; then every e becomes f16(e·float32(1/sum)).
+// tmp holds 16×16 floats.
+TEXT ·attnSoftmaxF16(SB), NOSPLIT, $0-48
+	MOVQ         n+0(FP), CX
+	MOVQ         s+8(FP), SI
+	MOVQ         c0+16(FP), BX
+	MOVQ         lohi+24(FP), AX
+	VMOVDQU32    (AX), Z10
+	VMOVDQU32    64(AX), Z11
+	VBROADCASTSS scale+32(FP), Z12
+	VBROADCASTSS VX_INF, Z13
+	VXORPS.BCST  VX_SIGN, Z13, Z13 // m = −Inf
+
+	// pass 1: scale, lane maxima
+	MOVQ SI, R8
+	XORQ DX, DX
+
+smp1:
+	CMPQ    DX, CX
+	JGE     smp1done
+	LEAQ    (BX)(DX*1), AX
+	LANEMASK(AX)
+	VMULPS  (R8), Z12, Z8
+	VMOVUPS Z8, (R8)
+	VMAXPS  Z8, Z13, K3, Z13
+	ADDQ    $64, R8
+	INCQ    DX
+	JMP     smp1
+
+smp1done:
+	// pass 2: exponentials and the sums per aligned group of 16 cells
+	VXORPD Z14, Z14, Z14
+	VXORPD Z15, Z15, Z15
+	MOVQ   BX, R9
+	ANDQ   $15, R9
+	NEGQ   R9 // R9 = first row of the group (≤ 0)
+
+smgroup:
+	CMPQ R9, CX
+	JGE  smp2done
+	MOVQ tmp+40(FP), DI
+	XORQ R10, R10
+
+smrow:
+	LEAQ   (R9)(R10*1), DX // row
+	VPXORD Z8, Z8, Z8
+	TESTQ  DX, DX
+	JL     smstore
+	CMPQ   DX, CX
+	JGE    smstore
+	MOVQ   DX, R11
+	SHLQ   $6, R11
+	VMOVUPS (SI)(R11*1), Z0
+	VSUBPS  Z13, Z0, Z0
+	VEXP(smbig, smexpdone)
+	LEAQ    (BX)(DX*1), AX
+	LANEMASK(AX)
+	VMOVAPS Z0, K3, Z8
+	VMOVUPS Z8, (SI)(R11*1)
+
+smstore:
+	VMOVUPS Z8, (DI)
+	ADDQ    $64, DI
+	INCQ    R10
+	CMPQ    R10, $16
+	JLT     smrow
+
+	// the group's 16 rows: t_i = e_i + e_{i+8}, u_i = t_i + t_{i+4}, (u0 + u2) + (u1 + u3)
+	MOVQ    tmp+40(FP), DI
+	VMOVUPS 0(DI), Z16
+	VADDPS  512(DI), Z16, Z16
+	VMOVUPS 64(DI), Z17
+	VADDPS  576(DI), Z17, Z17
+	VMOVUPS 128(DI), Z18
+	VADDPS  640(DI), Z18, Z18
+	VMOVUPS 192(DI), Z19
+	VADDPS  704(DI), Z19, Z19
+	VMOVUPS 256(DI), Z20
+	VADDPS  768(DI), Z20, Z20
+	VMOVUPS 320(DI), Z21
+	VADDPS  832(DI), Z21, Z21
+	VMOVUPS 384(DI), Z22
+	VADDPS  896(DI), Z22, Z22
+	VMOVUPS 448(DI), Z23
+	VADDPS  960(DI), Z23, Z23
+	VADDPS  Z20, Z16, Z16
+	VADDPS  Z21, Z17, Z17
+	VADDPS  Z22, Z18, Z18
+	VADDPS  Z23, Z19, Z19
+	VADDPS  Z18, Z16, Z16
+	VADDPS  Z19, Z17, Z17
+	VADDPS  Z17, Z16, Z16
+	VCVTPS2PD     Y16, Z24
+	VADDPD        Z24, Z14, Z14
+	VEXTRACTF32X8 $1, Z16, Y25
+	VCVTPS2PD     Y25, Z25
+	VADDPD        Z25, Z15, Z15
+	ADDQ          $16, R9
+	JMP           smgroup
+
+smp2done:
+	// pass 3: p = f16(e·float32(1/sum))
+	VBROADCASTSD  attnOneD<>(SB), Z24
+	VDIVPD        Z14, Z24, Z14
+	VDIVPD        Z15, Z24, Z15
+	VCVTPD2PS     Z14, Y14
+	VCVTPD2PS     Z15, Y15
+	VINSERTF32X8  $1, Y15, Z14, Z14
+	MOVQ          SI, R8
+	MOVQ          CX, DX
+	TESTQ         DX, DX
+	JZ            smdone
+
+smp3:
+	VMULPS    (R8), Z14, Z0
+	VCVTPS2PH $0, Z0, Y1
+	VCVTPH2PS Y1, Z0
+	VMOVUPS   Z0, (R8)
+	ADDQ      $64, R8
+	DECQ      DX
+	JNZ       smp3
+
+smdone:
+	VZEROUPPER
+	RET
+
+smbig:
+	VEXPBIG(smexpdone)
+
+// func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+//
+// For lanes j < 4: acc[j·vsize + d] += p[16c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize halves
+// at v + c·vStride; the products of F16 values are exact, so each step is one fused multiply-add). vsize is
+// a positive multiple of 16.
+TEXT ·attnValue4F16(SB), NOSPLIT, $0-48
+	MOVQ vsize+32(FP), BX
+	MOVQ acc+40(FP), DI
+	MOVQ vStride+24(FP), R13
+	SHLQ $2, BX            // acc row bytes
+	LEAQ (BX)(BX*2), R11   // 3 rows
+	XORQ R10, R10          // chunk offset (bytes of float32)
+
+v4chunk:
+	CMPQ    R10, BX
+	JGE     v4done
+	LEAQ    (DI)(R10*1), R8
+	VMOVUPS (R8), Z0
+	VMOVUPS (R8)(BX*1), Z1
+	VMOVUPS (R8)(BX*2), Z2
+	VMOVUPS (R8)(R11*1), Z3
+	MOVQ    p+8(FP), SI
+	MOVQ    v+16(FP), R9
+	MOVQ    R10, AX
+	SHRQ    $1, AX
+	ADDQ    AX, R9
+	MOVQ    n+0(FP), CX
+	TESTQ   CX, CX
+	JZ      v4store
+
+v4cell:
+	VCVTPH2PS        (R9), Z4
+	VFMADD231PS.BCST 0(SI), Z4, Z0
+	VFMADD231PS.BCST 4(SI), Z4, Z1
+	VFMADD231PS.BCST 8(SI), Z4, Z2
+	VFMADD231PS.BCST 12(SI), Z4, Z3
+	ADDQ             $64, SI
+	ADDQ             R13, R9
+	DECQ             CX
+	JNZ              v4cell
+
+v4store:
+	VMOVUPS Z0, (R8)
+	VMOVUPS Z1, (R8)(BX*1)
+	VMOVUPS Z2, (R8)(BX*2)
+	VMOVUPS Z3, (R8)(R11*1)
+	ADDQ    $64, R10
+	JMP     v4chunk
+
+v4done:
+	VZEROUPPER
+	RET
+
+// func attnValue1F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+//
+// attnValue4F16 for one lane (p[16c]), four chunks of 16 at a time where there are four.
+TEXT ·attnValue1F16(SB), NOSPLIT, $0-48
+	MOVQ vsize+32(FP), BX
+	MOVQ acc+40(FP), DI
+	MOVQ vStride+24(FP), R13
+	SHLQ $2, BX
+	XORQ R10, R10
+
+v1chunk4:
+	LEAQ    256(R10), AX
+	CMPQ    AX, BX
+	JGT     v1chunk1
+	VMOVUPS (DI)(R10*1), Z0
+	VMOVUPS 64(DI)(R10*1), Z1
+	VMOVUPS 128(DI)(R10*1), Z2
+	VMOVUPS 192(DI)(R10*1), Z3
+	MOVQ    p+8(FP), SI
+	MOVQ    v+16(FP), R9
+	MOVQ    R10, AX
+	SHRQ    $1, AX
+	ADDQ    AX, R9
+	MOVQ    n+0(FP), CX
+	TESTQ   CX, CX
+	JZ      v1store4
+
+v1cell4:
+	VBROADCASTSS (SI), Z8
+	VCVTPH2PS    (R9), Z4
+	VCVTPH2PS    32(R9), Z5
+	VCVTPH2PS    64(R9), Z6
+	VCVTPH2PS    96(R9), Z7
+	VFMADD231PS  Z8, Z4, Z0
+	VFMADD231PS  Z8, Z5, Z1
+	VFMADD231PS  Z8, Z6, Z2
+	VFMADD231PS  Z8, Z7, Z3
+	ADDQ         $64, SI
+	ADDQ         R13, R9
+	DECQ         CX
+	JNZ          v1cell4
+
+v1store4:
+	VMOVUPS Z0, (DI)(R10*1)
+	VMOVUPS Z1, 64(DI)(R10*1)
+	VMOVUPS Z2, 128(DI)(R10*1)
+	VMOVUPS Z3, 192(DI)(R10*1)
+	ADDQ    $256, R10
+	JMP     v1chunk4
+
+v1chunk1:
+	CMPQ    R10, BX
+	JGE     v1done
+	VMOVUPS (DI)(R10*1), Z0
+	MOVQ    p+8(FP), SI
+	MOVQ    v+16(FP), R9
+	MOVQ    R10, AX
+	SHRQ    $1, AX
+	ADDQ    AX, R9
+	MOVQ    n+0(FP), CX
+	TESTQ   CX, CX
+	JZ      v1store1
+
+v1cell1:
+	VCVTPH2PS        (R9), Z4
+	VFMADD231PS.BCST (SI), Z4, Z0
+	ADDQ             $64, SI
+	ADDQ             R13, R9
+	DECQ             CX
+	JNZ              v1cell1
+
+v1store1:
+	VMOVUPS Z0, (DI)(R10*1)
+	ADDQ    $64, R10
+	JMP     v1chunk1
+
+v1done:
+	VZEROUPPER
+	RET

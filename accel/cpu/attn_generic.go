@@ -1,0 +1,18 @@
+//go:build !amd64 || noasm
+
+package cpu
+
+// hasAttnLanes is false: attention runs attnStep.head per (query, head) pair.
+const hasAttnLanes = false
+
+func attnScoresF16(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32) {
+	panic("unreachable")
+}
+
+func attnSoftmaxF16(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32) {
+	panic("unreachable")
+}
+
+func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) { panic("unreachable") }
+
+func attnValue1F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) { panic("unreachable") }
