@@ -13,6 +13,10 @@ func attnSoftmaxF16(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *
 	panic("unreachable")
 }
 
-func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) { panic("unreachable") }
+func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) {
+	panic("unreachable")
+}
 
-func attnValue1F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) { panic("unreachable") }
+func attnValue1F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) {
+	panic("unreachable")
+}
