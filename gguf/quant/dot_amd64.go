@@ -32,6 +32,7 @@ func init() {
 	setFast(Q5_1, OrderVecDot, dotQ5_1Fast)
 	setFast(Q8_0, OrderVecDot, dotQ8_0Fast)
 	setFast(Q4_0, OrderRepacked, dotQ4_0RepackedFast)
+	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
 	}
@@ -56,6 +57,15 @@ func dotQ4_1Fast(n int, w, a []byte) float32 { return blocks(dotQ4_1Q8_1AVX2, n,
 func dotQ5_0Fast(n int, w, a []byte) float32 { return blocks(dotQ5_0Q8_0AVX2, n, QK, 22, 34, w, a) }
 func dotQ5_1Fast(n int, w, a []byte) float32 { return blocks(dotQ5_1Q8_1AVX2, n, QK, 24, 36, w, a) }
 func dotQ8_0Fast(n int, w, a []byte) float32 { return blocks(dotQ8_0Q8_0AVX2, n, QK, 34, 34, w, a) }
+
+func dotQ4_KFast(n int, w, a []byte) float32 {
+	nb := n / QKK
+	if nb <= 0 {
+		return 0
+	}
+	_, _ = w[nb*144-1], a[nb*292-1]
+	return dotQ4_KQ8_KAVX2(nb, &w[0], &a[0], 292)
+}
 
 func dotQ8_0FastVNNI(n int, w, a []byte) float32 {
 	return blocks(dotQ8_0Q8_0VNNI, n, QK, 34, 34, w, a)
@@ -153,6 +163,11 @@ func dotQ8_0Q8_0VNNI(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ4_0Q8_0RepackedAVX2(nb int, w, a *byte) float32
+
+// dotQ4_KQ8_KAVX2 reads the activation's Q8_K blocks aStride bytes apart.
+//
+//go:noescape
+func dotQ4_KQ8_KAVX2(nb int, w, a *byte, aStride int) float32
 
 //go:noescape
 func dotF32VecAVX2(n int, w, a *byte) float32

@@ -16,5 +16,6 @@ func archVariants() []dotVariant {
 		{Q8_0, OrderVecDot, "avx2", dotQ8_0Fast, hasAVX2},
 		{Q8_0, OrderVecDot, "vnni", dotQ8_0FastVNNI, hasVNNI},
 		{Q4_0, OrderRepacked, "avx2", dotQ4_0RepackedFast, hasAVX2},
+		{Q4_K, OrderVecDot, "avx2", dotQ4_KFast, hasAVX2},
 	}
 }
