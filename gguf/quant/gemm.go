@@ -28,6 +28,7 @@ type Gemm struct {
 	o         Order
 	actBlock  int // bytes per activation block
 	packBlock int // bytes per packed block of GemmRows rows
+	extra     int // scratch the kernel needs beyond the packed blocks
 	quantize  func(src []float32, dst []byte)
 	fromRef   func(ref, dst []byte) // converts an activation row of ActivationType(w) (tests)
 	pack      func(nb int, w []byte, wStride, rows int, dst []byte)
@@ -67,7 +68,7 @@ func (g *Gemm) Order() Order { return g.o }
 func (g *Gemm) ActivationRowBytes(n int) int { return n / g.w.BlockElems() * g.actBlock }
 
 // ScratchBytes returns the scratch a Mul over rows of n elements needs.
-func (g *Gemm) ScratchBytes(n int) int { return n / g.w.BlockElems() * g.packBlock }
+func (g *Gemm) ScratchBytes(n int) int { return n/g.w.BlockElems()*g.packBlock + g.extra }
 
 // QuantizeActivation quantizes one activation row (len(src) a multiple of the weight's block size) into dst,
 // which must hold ActivationRowBytes(len(src)) bytes.
@@ -97,8 +98,8 @@ func (g *Gemm) Mul(n int, w []byte, wStride, rows int, a []byte, aStride, cols i
 	if wStride < wRow || aStride < aRow || outStride < rows {
 		panic("quant: gemm: overlapping rows")
 	}
-	if len(scratch) < nb*g.packBlock {
-		panic(fmt.Sprintf("quant: gemm: scratch of %d bytes, need %d", len(scratch), nb*g.packBlock))
+	if len(scratch) < nb*g.packBlock+g.extra {
+		panic(fmt.Sprintf("quant: gemm: scratch of %d bytes, need %d", len(scratch), nb*g.packBlock+g.extra))
 	}
 	if g.vec != nil && cols < g.minCols {
 		for c := 0; c < cols; c++ {
@@ -106,7 +107,7 @@ func (g *Gemm) Mul(n int, w []byte, wStride, rows int, a []byte, aStride, cols i
 		}
 		return
 	}
-	packed := scratch[:nb*g.packBlock]
+	packed := scratch[:nb*g.packBlock+g.extra]
 	for r0 := 0; r0 < rows; r0 += GemmRows {
 		nr := min(GemmRows, rows-r0)
 		g.pack(nb, w[r0*wStride:], wStride, nr, packed)

@@ -15,6 +15,37 @@ func init() {
 	gemms[OrderVecDot][Q8_0] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, packBlock: q8PackBlock,
 		quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128), pack: packQ8_0, kernel: gemmCols(gemm2Q8G, gemm1Q8G, 2),
 		vec: gemvQ8G, minCols: 8}
+	gemms[OrderVecDot][Q4_K] = &Gemm{w: Q4_K, o: OrderVecDot, actBlock: q8kwBlock, packBlock: q4kPackBlock,
+		extra: q4kAccCols * q4kAccBytes, quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_K,
+		kernel: gemmQ4_K, vec: gemvQ4_K, minCols: 16}
+	q8kwLanes = func(dst, q []byte) {
+		_, _ = dst[511], q[255]
+		q8kwQuants(&dst[0], &q[0])
+	}
+	packLane = func(p, qs []byte, scales *[8]uint16) {
+		_, _ = p[q4kPackD-4*GemmRows+3], qs[127] // the last dword written, the last byte read
+		packQ4KLane(&p[0], &qs[0], scales)
+	}
+}
+
+// gemmQ4_K runs the packed rows over the columns q4kAccCols at a time: the accumulators (in packed after the
+// nb packed super-blocks) are zeroed, every super-block is added in, and the sums are finished into out.
+func gemmQ4_K(nb int, packed, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	acc := packed[nb*q4kPackBlock : nb*q4kPackBlock+q4kAccCols*q4kAccBytes]
+	for c0 := 0; c0 < cols; c0 += q4kAccCols {
+		nc := min(q4kAccCols, cols-c0)
+		clear(acc[:nc*q4kAccBytes])
+		gemmQ4K16(nb, &packed[0], &a[c0*aStride], aStride, nc, &acc[0])
+		gemmQ4K16Finish(nc, &acc[0], &out[c0*outStride], outStride, 1<<rows-1)
+	}
+}
+
+// gemvQ4_K multiplies rows Q4_K rows with one Q8_KW row through the decode kernel. Mul has checked the
+// bounds.
+func gemvQ4_K(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
+	for r := 0; r < rows; r++ {
+		out[r] = dotQ4_KQ8_KAVX2(nb, &w[r*wStride], &a[0], q8kwBlock)
+	}
 }
 
 type (
@@ -97,3 +128,26 @@ func gemvQ4_0R16(nb int, w *byte, wStride int, a *byte, out *float32, mask int)
 //
 //go:noescape
 func dotQ8_0Q8GVNNI(nb int, w, a *byte) float32
+
+// gemmQ4K16 adds nb packed Q4_K super-blocks times cols Q8_KW columns (aStride bytes apart) into the
+// accumulators at acc (q4kAccBytes per column).
+//
+//go:noescape
+func gemmQ4K16(nb int, packed, a *byte, aStride, cols int, acc *byte)
+
+// gemmQ4K16Finish writes sum + sums[0] + … + sums[7] of cols columns' accumulators to out[c*outStride+r] for
+// the rows r of mask.
+//
+//go:noescape
+func gemmQ4K16Finish(cols int, acc *byte, out *float32, outStride, mask int)
+
+// packQ4KLane writes the 256 scaled quants of one Q4_K super-block (qs: its 128 quant bytes) into lane dst of
+// a packed block.
+//
+//go:noescape
+func packQ4KLane(dst, qs *byte, scales *[8]uint16)
+
+// q8kwQuants writes the 512 bytes of int16 quant pairs of a Q8_KW block from its 256 quants q.
+//
+//go:noescape
+func q8kwQuants(dst, q *byte)

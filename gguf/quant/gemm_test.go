@@ -72,7 +72,7 @@ func TestGemmExact(t *testing.T) {
 		wt := g.Weight()
 		t.Run(fmt.Sprintf("%s/%s", g.Order(), wt), func(t *testing.T) {
 			be, at := wt.BlockElems(), ActivationType(wt)
-			for _, shape := range [][3]int{{1, 1, 1}, {2, 8, 8}, {8, 5, 3}, {16, 13, 9}, {64, 16, 17}, {3, 40, 24}, {5, 33, 2}} {
+			for _, shape := range [][3]int{{1, 1, 1}, {2, 8, 8}, {8, 5, 3}, {16, 13, 9}, {64, 16, 17}, {3, 40, 24}, {5, 33, 2}, {2, 17, 70}} {
 				n, rows, cols := shape[0]*be, shape[1], shape[2]
 				var w, a []byte
 				for i := 0; i < rows; i++ {
@@ -252,5 +252,23 @@ func BenchmarkGemmSmall(b *testing.B) {
 				loopCPU(b, func() { g.Mul(n, w, wRow, rows, ga, gRow, cols, out, rows, scratch) })
 			})
 		}
+	}
+}
+
+// TestGemmQ4_KPortablePack runs the Q4_K Gemm with the portable packer and activation layout, which the SIMD
+// ones replace.
+func TestGemmQ4_KPortablePack(t *testing.T) {
+	g := GemmFor(Q4_K, OrderVecDot)
+	if g == nil || packLane == nil {
+		t.Skip("no Q4_K Gemm with a SIMD packer on this CPU")
+	}
+	savedPack, savedLanes := packLane, q8kwLanes
+	packLane, q8kwLanes = nil, nil
+	defer func() { packLane, q8kwLanes = savedPack, savedLanes }()
+	r := rand.New(rand.NewPCG(23, 24))
+	for trial := 0; trial < 10; trial++ {
+		n, rows, cols := QKK*(1+r.IntN(6)), 1+r.IntN(40), 1+r.IntN(40)
+		checkGemm(t, g, n, rows, cols, randScaled(r, Q4_K, n*rows/QKK), randScaled(r, Q8_K, n*cols/QKK),
+			fmt.Sprintf("random bytes %d", trial))
 	}
 }
