@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -39,12 +41,13 @@ type benchResult struct {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench", "-m MODEL [-p 512] [-n 128] [-r 3] [-t N] [--backend NAME] [--json]", stderr)
+	fs := newFlags("bench", "-m MODEL [-p 512] [-n 128] [-r 3] [-t N] [--backend NAME] [--json] [--cpuprofile FILE]", stderr)
 	modelArg := fs.String("m", "", "model `file` or name")
 	nPrompt := fs.Int("p", 512, "prompt `tokens` evaluated in one batch (0: skip)")
 	nGen := fs.Int("n", 128, "`tokens` generated one at a time (0: skip)")
 	reps := fs.Int("r", 3, "`repetitions` of each test")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
+	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the measured runs to `file` (go tool pprof)")
 	be := addBackendFlags(fs, stderr)
 	if _, err := parseFlags(fs, args); err != nil {
 		return errUsage
@@ -76,6 +79,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		base.Threads = t.Threads()
 	}
 	tokens := benchTokens(max(*nPrompt, 1), m.HParams().Vocab)
+	if *cpuProfile != "" {
+		stop, err := startProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	var results []benchResult
 	if *nPrompt > 0 {
 		r := base
@@ -108,6 +118,19 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	printBenchTable(stdout, results)
 	return nil
+}
+
+// startProfile starts a CPU profile into the file at path; the returned function stops it and closes the file.
+func startProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // measure runs fn once to warm up (compiling its programs), then reps times on an empty cache, and records the
