@@ -20,7 +20,7 @@ func main() {
 	log.SetPrefix("shadergen: ")
 	glslang, err := exec.LookPath("glslangValidator")
 	if err != nil {
-		log.Fatal("glslangValidator not found: install glslang-tools (.ci/vulkan-deps)")
+		log.Fatal("glslangValidator not found: install glslang-tools (.ci/test-deps)")
 	}
 	spirvVal, _ := exec.LookPath("spirv-val")
 	version, err := spvc.GlslangVersion(glslang)
