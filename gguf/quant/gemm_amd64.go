@@ -10,10 +10,10 @@ func init() {
 		return
 	}
 	gemms[OrderRepacked][Q4_0] = &Gemm{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, packBlock: q8PackBlock,
-		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ4_0, kernel: gemmCols(gemm8Q8S, gemm1Q8S, 8),
+		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: gatherPack(packQ4_0G, packQ4_0, 18), kernel: gemmCols(gemm8Q8S, gemm1Q8S, 8),
 		vec: gemvQ4_0R, minCols: 16}
 	gemms[OrderVecDot][Q8_0] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, packBlock: q8PackBlock,
-		quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128), pack: packQ8_0, kernel: gemmCols(gemm2Q8G, gemm1Q8G, 2),
+		quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128), pack: gatherPack(packQ8_0G, packQ8_0, 34), kernel: gemmCols(gemm2Q8G, gemm1Q8G, 2),
 		vec: gemvQ8G, minCols: 8}
 	gemms[OrderVecDot][Q4_K] = &Gemm{w: Q4_K, o: OrderVecDot, actBlock: q8kwBlock, packBlock: q4kPackBlock,
 		extra: q4kAccCols * q4kAccBytes, quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_K,
@@ -45,6 +45,20 @@ func gemmQ4_K(nb int, packed, a []byte, aStride, cols int, out []float32, outStr
 func gemvQ4_K(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
 	for r := 0; r < rows; r++ {
 		out[r] = dotQ4_KQ8_KAVX2(nb, &w[r*wStride], &a[0], q8kwBlock)
+	}
+}
+
+// gatherPack returns a packer of a 32-element format (wBlock bytes per block) that gathers each packed
+// vector's lanes straight from the rows with kernel k; portable does the same in Go where the gathers'
+// int32 offsets would overflow.
+func gatherPack(k func(nb int, w *byte, wStride int, dst *byte, mask int), portable func(nb int, w []byte, wStride, rows int, dst []byte), wBlock int) func(nb int, w []byte, wStride, rows int, dst []byte) {
+	return func(nb int, w []byte, wStride, rows int, dst []byte) {
+		if (GemmRows-1)*wStride >= 1<<31 {
+			portable(nb, w, wStride, rows, dst)
+			return
+		}
+		_, _ = w[(rows-1)*wStride+nb*wBlock-1], dst[nb*q8PackBlock-1]
+		k(nb, &w[0], wStride, &dst[0], 1<<rows-1)
 	}
 }
 
@@ -151,3 +165,11 @@ func packQ4KLane(dst, qs *byte, scales *[8]uint16)
 //
 //go:noescape
 func q8kwQuants(dst, q *byte)
+
+// packQ4_0G and packQ8_0G are packQ4_0 and packQ8_0 for the rows of mask (the others zero), with gathers.
+//
+//go:noescape
+func packQ4_0G(nb int, w *byte, wStride int, dst *byte, mask int)
+
+//go:noescape
+func packQ8_0G(nb int, w *byte, wStride int, dst *byte, mask int)

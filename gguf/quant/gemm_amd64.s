@@ -373,3 +373,105 @@ q8gloop:
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET
+
+// PGATHER gathers dword off of the current block of every row in K7 into Z (zeroed first; rows Z31 bytes
+// apart).
+#define PGATHER(off, Z) \
+	VPXORD     Z, Z, Z \
+	KMOVW      K7, K1  \
+	VPGATHERDD off(SI)(Z31*1), K1, Z
+
+// PSCALES converts the rows' f16 scales (the low words of Z) to float32 at q8PackD(DI).
+#define PSCALES(Z) \
+	VPMOVDW   Z, Y0     \
+	VCVTPH2PS Y0, Z0    \
+	VMOVUPS   Z0, 512(DI)
+
+// P40 stores the low and high nibbles of the gathered quant dword Z as groups g and g+4.
+#define P40(Z, g) \
+	VPANDD    Z30, Z, Z5          \
+	VMOVDQU32 Z5, (g*64)(DI)      \
+	VPSRLD    $4, Z, Z            \
+	VPANDD    Z30, Z, Z           \
+	VMOVDQU32 Z, ((g+4)*64)(DI)
+
+// func packQ4_0G(nb int, w *byte, wStride int, dst *byte, mask int)
+//
+// packQ4_0 with gathers: lane r of each packed vector is loaded straight from row r (Z31: the rows' offsets,
+// K7 the rows).
+TEXT ·packQ4_0G(SB), NOSPLIT, $0-40
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         wStride+16(FP), AX
+	MOVQ         dst+24(FP), DI
+	MOVQ         mask+32(FP), BX
+	KMOVW        BX, K7
+	VPBROADCASTD AX, Z31
+	VPMULLD      gIota<>(SB), Z31, Z31
+	VPBROADCASTD gNib<>(SB), Z30
+
+p40loop:
+	PGATHER(0, Z1)
+	PGATHER(2, Z2)
+	PGATHER(6, Z3)
+	PGATHER(10, Z4)
+	PGATHER(14, Z6)
+	PSCALES(Z1)
+	P40(Z2, 0)
+	P40(Z3, 1)
+	P40(Z4, 2)
+	P40(Z6, 3)
+	ADDQ $18, SI
+	ADDQ $576, DI
+	DECQ CX
+	JNZ  p40loop
+	VZEROUPPER
+	RET
+
+DATA gSign<>+0(SB)/4, $0x80808080
+GLOBL gSign<>(SB), RODATA|NOPTR, $4
+
+// P80 stores the gathered quant dword Z, its bytes offset to unsigned, as group g.
+#define P80(Z, g) \
+	VPXORD    Z30, Z, Z \
+	VMOVDQU32 Z, (g*64)(DI)
+
+// func packQ8_0G(nb int, w *byte, wStride int, dst *byte, mask int)
+//
+// packQ8_0 with gathers.
+TEXT ·packQ8_0G(SB), NOSPLIT, $0-40
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         wStride+16(FP), AX
+	MOVQ         dst+24(FP), DI
+	MOVQ         mask+32(FP), BX
+	KMOVW        BX, K7
+	VPBROADCASTD AX, Z31
+	VPMULLD      gIota<>(SB), Z31, Z31
+	VPBROADCASTD gSign<>(SB), Z30
+
+p80loop:
+	PGATHER(0, Z1)
+	PSCALES(Z1)
+	PGATHER(2, Z2)
+	PGATHER(6, Z3)
+	PGATHER(10, Z4)
+	PGATHER(14, Z5)
+	PGATHER(18, Z6)
+	PGATHER(22, Z7)
+	PGATHER(26, Z8)
+	PGATHER(30, Z9)
+	P80(Z2, 0)
+	P80(Z3, 1)
+	P80(Z4, 2)
+	P80(Z5, 3)
+	P80(Z6, 4)
+	P80(Z7, 5)
+	P80(Z8, 6)
+	P80(Z9, 7)
+	ADDQ $34, SI
+	ADDQ $576, DI
+	DECQ CX
+	JNZ  p80loop
+	VZEROUPPER
+	RET

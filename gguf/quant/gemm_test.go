@@ -255,20 +255,27 @@ func BenchmarkGemmSmall(b *testing.B) {
 	}
 }
 
-// TestGemmQ4_KPortablePack runs the Q4_K Gemm with the portable packer and activation layout, which the SIMD
-// ones replace.
-func TestGemmQ4_KPortablePack(t *testing.T) {
-	g := GemmFor(Q4_K, OrderVecDot)
-	if g == nil || packLane == nil {
-		t.Skip("no Q4_K Gemm with a SIMD packer on this CPU")
-	}
+// TestGemmPortablePack runs the Gemms with the portable packers and activation layouts, which SIMD ones
+// replace on this CPU.
+func TestGemmPortablePack(t *testing.T) {
+	portable := map[Type]func(nb int, w []byte, wStride, rows int, dst []byte){Q4_0: packQ4_0, Q8_0: packQ8_0, Q4_K: packQ4_K}
 	savedPack, savedLanes := packLane, q8kwLanes
 	packLane, q8kwLanes = nil, nil
 	defer func() { packLane, q8kwLanes = savedPack, savedLanes }()
 	r := rand.New(rand.NewPCG(23, 24))
-	for trial := 0; trial < 10; trial++ {
-		n, rows, cols := QKK*(1+r.IntN(6)), 1+r.IntN(40), 1+r.IntN(40)
-		checkGemm(t, g, n, rows, cols, randScaled(r, Q4_K, n*rows/QKK), randScaled(r, Q8_K, n*cols/QKK),
-			fmt.Sprintf("random bytes %d", trial))
+	for _, g := range allGemms() {
+		wt := g.Weight()
+		t.Run(fmt.Sprintf("%s/%s", g.Order(), wt), func(t *testing.T) {
+			gp := *g
+			if gp.pack = portable[wt]; gp.pack == nil {
+				t.Fatalf("no portable packer listed for %s", wt)
+			}
+			be, at := wt.BlockElems(), ActivationType(wt)
+			for trial := 0; trial < 10; trial++ {
+				n, rows, cols := be*(1+r.IntN(9)), 1+r.IntN(40), 1+r.IntN(40)
+				checkGemm(t, &gp, n, rows, cols, randScaled(r, wt, n*rows/be), randScaled(r, at, n*cols/be),
+					fmt.Sprintf("random bytes %d", trial))
+			}
+		})
 	}
 }
