@@ -212,8 +212,9 @@ func BenchmarkGemmPack(b *testing.B) {
 	}
 }
 
-// BenchmarkGemmSmall compares Gemm with the dot-product loop for small batches (the backend's gemmMinRows):
-// 256 rows of 2048 against 1…32 activation rows, MACs per second as bytes.
+// BenchmarkGemmSmall compares, for small batches, the dot-product loop with the Gemm's packed kernel and its
+// vector kernel (Gemm.minCols picks between those two): 256 rows of 2048 against 1…32 activation rows, MACs
+// per second as bytes.
 func BenchmarkGemmSmall(b *testing.B) {
 	const n, rows = 2048, 256
 	for _, g := range allGemms() {
@@ -247,10 +248,20 @@ func BenchmarkGemmSmall(b *testing.B) {
 				})
 			})
 			scratch := make([]byte, g.ScratchBytes(n))
-			b.Run(fmt.Sprintf("%s/cols=%d/gemm", benchName(wt), cols), func(b *testing.B) {
-				b.SetBytes(int64(rows * n * cols))
-				loopCPU(b, func() { g.Mul(n, w, wRow, rows, ga, gRow, cols, out, rows, scratch) })
-			})
+			for _, path := range []struct {
+				name    string
+				minCols int
+			}{{"packed", 0}, {"vec", 1 << 30}} {
+				if path.name == "vec" && g.vec == nil {
+					continue
+				}
+				gp := *g
+				gp.minCols = path.minCols
+				b.Run(fmt.Sprintf("%s/cols=%d/%s", benchName(wt), cols, path.name), func(b *testing.B) {
+					b.SetBytes(int64(rows * n * cols))
+					loopCPU(b, func() { gp.Mul(n, w, wRow, rows, ga, gRow, cols, out, rows, scratch) })
+				})
+			}
 		}
 	}
 }
