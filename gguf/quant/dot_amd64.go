@@ -33,6 +33,8 @@ func init() {
 	setFast(Q8_0, OrderVecDot, dotQ8_0Fast)
 	setFast(Q4_0, OrderRepacked, dotQ4_0RepackedFast)
 	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
+	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
+	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
 	}
@@ -66,6 +68,9 @@ func dotQ4_KFast(n int, w, a []byte) float32 {
 	_, _ = w[nb*144-1], a[nb*292-1]
 	return dotQ4_KQ8_KAVX2(nb, &w[0], &a[0], 292)
 }
+
+func dotQ5_KFast(n int, w, a []byte) float32 { return blocks(dotQ5_KQ8_KAVX2, n, QKK, 176, 292, w, a) }
+func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KAVX2, n, QKK, 210, 292, w, a) }
 
 func dotQ8_0FastVNNI(n int, w, a []byte) float32 {
 	return blocks(dotQ8_0Q8_0VNNI, n, QK, 34, 34, w, a)
@@ -168,6 +173,12 @@ func dotQ4_0Q8_0RepackedAVX2(nb int, w, a *byte) float32
 //
 //go:noescape
 func dotQ4_KQ8_KAVX2(nb int, w, a *byte, aStride int) float32
+
+//go:noescape
+func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ6_KQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotF32VecAVX2(n int, w, a *byte) float32
