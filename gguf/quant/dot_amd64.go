@@ -32,6 +32,8 @@ func init() {
 	setFast(Q5_1, OrderVecDot, dotQ5_1Fast)
 	setFast(Q8_0, OrderVecDot, dotQ8_0Fast)
 	setFast(Q4_0, OrderRepacked, dotQ4_0RepackedFast)
+	setFast(Q2_K, OrderVecDot, dotQ2_KFast)
+	setFast(Q3_K, OrderVecDot, dotQ3_KFast)
 	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
 	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
 	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
@@ -69,6 +71,8 @@ func dotQ4_KFast(n int, w, a []byte) float32 {
 	return dotQ4_KQ8_KAVX2(nb, &w[0], &a[0], 292)
 }
 
+func dotQ2_KFast(n int, w, a []byte) float32 { return blocks(dotQ2_KQ8_KAVX2, n, QKK, 84, 292, w, a) }
+func dotQ3_KFast(n int, w, a []byte) float32 { return blocks(dotQ3_KQ8_KAVX2, n, QKK, 110, 292, w, a) }
 func dotQ5_KFast(n int, w, a []byte) float32 { return blocks(dotQ5_KQ8_KAVX2, n, QKK, 176, 292, w, a) }
 func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KAVX2, n, QKK, 210, 292, w, a) }
 
@@ -173,6 +177,12 @@ func dotQ4_0Q8_0RepackedAVX2(nb int, w, a *byte) float32
 //
 //go:noescape
 func dotQ4_KQ8_KAVX2(nb int, w, a *byte, aStride int) float32
+
+//go:noescape
+func dotQ2_KQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ3_KQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32

@@ -32,6 +32,23 @@ GLOBL kBits45<>(SB), RODATA|NOPTR, $4
 DATA k32<>+0(SB)/4, $0x20202020
 GLOBL k32<>(SB), RODATA|NOPTR, $4
 
+DATA k03<>+0(SB)/4, $0x03030303
+GLOBL k03<>(SB), RODATA|NOPTR, $4
+
+DATA k04<>+0(SB)/4, $0x04040404
+GLOBL k04<>(SB), RODATA|NOPTR, $4
+
+DATA kW32<>+0(SB)/8, $0x0020002000200020
+DATA kW32<>+8(SB)/8, $0x0020002000200020
+DATA kW32<>+16(SB)/8, $0x0020002000200020
+DATA kW32<>+24(SB)/8, $0x0020002000200020
+GLOBL kW32<>(SB), RODATA|NOPTR, $32
+
+// kEvOd orders 16 bytes as 0, 2, 4, …, 14 | 1, 3, 5, …, 15.
+DATA kEvOd<>+0(SB)/8, $0x0e0c0a0806040200
+DATA kEvOd<>+8(SB)/8, $0x0f0d0b0907050301
+GLOBL kEvOd<>(SB), RODATA|NOPTR, $16
+
 // kQ6Sc orders the 16 Q6_K scales as s0, s4, s2, s6, s8, s12, s10, s14 | s1, s5, s3, s7, s9, s13, s11, s15
 // (see dotQ6_KQ8_KAVX2).
 DATA kQ6Sc<>+0(SB)/8, $0x0e0a0c0806020400
@@ -245,9 +262,9 @@ q5kloop:
 	MOVSS      X0, ret+24(FP)
 	RET
 
-// Q6KY multiplies the quants q (q+32, shuffled) by the activations at ya(DI) and subtracts 32·y, leaving
-// int16 words Σ (q−32)·y over residue pairs in q: |(q+32)·y pair| ≤ 2·63·128, |32·y pair| ≤ 2·32·128, and
-// their difference ≤ 2·32·128. Clobbers Y3; Y8 = 32 in every byte.
+// Q6KY multiplies the quants q (q+c, unsigned, shuffled) by the activations at ya(DI) and subtracts c·y,
+// with c in every byte of Y8 (32 for Q6_K, 4 for Q3_K), leaving int16 words Σ q·y over residue pairs in q:
+// |(q+32)·y pair| ≤ 2·63·128, |32·y pair| ≤ 2·32·128, and their difference ≤ 2·32·128. Clobbers Y3.
 #define Q6KY(ya, q) \
 	VMOVDQU    ya(DI), Y3  \
 	VPSHUFB    Y14, Y3, Y3 \
@@ -319,5 +336,184 @@ q6kloop:
 	JNZ        q6kloop
 	VXORPS     X10, X10, X10
 	KDONE
+	MOVSS      X0, ret+24(FP)
+	RET
+
+// Q3KQ leaves quarter j's q+4 = low2 | 4·hbit in dst: low2 = bits 2j, 2j+1 of the shuffled qs bytes in Y4
+// (VPSRLW $n, n = 2j), hbit = bit 4h+j of the shuffled hmask bytes in Y10 moved to bit 2 by sh $hn (word
+// shifts; the masks Y15 = 3 and Y8 = 4 keep each byte's own bits). Clobbers Y3.
+#define Q3KQ(n, sh, hn, dst) \
+	VPSRLW $n, Y4, dst     \
+	VPAND  Y15, dst, dst   \
+	sh     $hn, Y10, Y3    \
+	VPAND  Y8, Y3, Y3      \
+	VPOR   Y3, dst, dst
+
+// Q3KPAIR adds quarters j and j+1 of half h (pair i = 2h + j/2, activations at ya(DI) and ya+32(DI)).
+#define Q3KPAIR(ya, i, n0, sh0, hn0, n1, sh1, hn1) \
+	Q3KQ(n0, sh0, hn0, Y1) \
+	Q3KQ(n1, sh1, hn1, Y2) \
+	Q6KY(ya, Y1)           \
+	Q6KY(ya+32, Y2)        \
+	KMADD(i)
+
+// func dotQ3_KQ8_KAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotQ3_KQ8_K. Quarter j of half h (elements 128h+32j…+31: groups 8h+2j and 8h+2j+1 in the two
+// 16-byte halves) has q = low2 + 4·hbit − 4 with low2 = bits 2j, 2j+1 of qs[32h…] and hbit = bit 4h+j of
+// hmask; the unsigned q+4 (0…7) is multiplied and 4·y subtracted as in Q6_K. Quarters j and j+1 are paired,
+// so pair i = 2h + j/2 needs the scales (s_{4i}, s_{4i+2}) in dword i of the low halves and (s_{4i+1},
+// s_{4i+3}) in the high halves: the even then the odd scales (kEvOd), decoded as in ggml (four 32-bit
+// words of 6-bit scales) and less 32.
+TEXT ·dotQ3_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD k03<>(SB), Y15
+	VMOVDQU      kShuf<>(SB), Y14
+	VPBROADCASTD k04<>(SB), Y8
+	VMOVDQU      kEvOd<>(SB), X9
+	VXORPS       Y0, Y0, Y0
+
+q3kloop:
+	PREFETCHT0 PFD(SI)
+	PREFETCHT0 PFD+64(SI)
+	MOVL       96(SI), R8
+	MOVL       100(SI), R9
+	MOVL       104(SI), R10
+	MOVL       R8, AX
+	ANDL       $0x0f0f0f0f, AX
+	MOVL       R10, BX
+	ANDL       $0x03030303, BX
+	SHLL       $4, BX
+	ORL        BX, AX
+	MOVL       R9, DX
+	ANDL       $0x0f0f0f0f, DX
+	MOVL       R10, BX
+	SHRL       $2, BX
+	ANDL       $0x03030303, BX
+	SHLL       $4, BX
+	ORL        BX, DX
+	SHLQ       $32, DX
+	ORQ        DX, AX
+	SHRL       $4, R8
+	ANDL       $0x0f0f0f0f, R8
+	MOVL       R10, BX
+	SHRL       $4, BX
+	ANDL       $0x03030303, BX
+	SHLL       $4, BX
+	ORL        BX, R8
+	SHRL       $4, R9
+	ANDL       $0x0f0f0f0f, R9
+	SHRL       $6, R10
+	ANDL       $0x03030303, R10
+	SHLL       $4, R10
+	ORL        R10, R9
+	SHLQ       $32, R9
+	ORQ        R9, R8
+	VMOVQ      AX, X13
+	VPINSRQ    $1, R8, X13, X13
+	VPSHUFB    X9, X13, X13
+	VPMOVZXBW  X13, Y13
+	VPSUBW     kW32<>(SB), Y13, Y13
+	VPXOR      Y11, Y11, Y11
+	VPXOR      Y12, Y12, Y12
+	VMOVDQU    0(SI), Y10
+	VPSHUFB    Y14, Y10, Y10
+	VMOVDQU    32(SI), Y4
+	VPSHUFB    Y14, Y4, Y4
+	Q3KPAIR(4, 0, 0, VPSLLW, 2, 2, VPSLLW, 1)
+	Q3KPAIR(68, 1, 4, VPSRLW, 0, 6, VPSRLW, 1)
+	VMOVDQU    64(SI), Y4
+	VPSHUFB    Y14, Y4, Y4
+	Q3KPAIR(132, 2, 0, VPSRLW, 2, 2, VPSRLW, 3)
+	Q3KPAIR(196, 3, 4, VPSRLW, 4, 6, VPSRLW, 5)
+	KFINISH(108)
+	ADDQ       $110, SI
+	ADDQ       $292, DI
+	DECQ       CX
+	JNZ        q3kloop
+	VXORPS     X10, X10, X10
+	KDONE
+	MOVSS      X0, ret+24(FP)
+	RET
+
+// HSUMD leaves the sum of the eight int32 of y in r. Clobbers x and t (x is y's low half).
+#define HSUMD(y, x, t, r) \
+	VEXTRACTI128 $1, y, t \
+	VPADDD       t, x, x  \
+	VPSHUFD      $0x4e, x, t \
+	VPADDD       t, x, x  \
+	VPSHUFD      $0xb1, x, t \
+	VPADDD       t, x, x  \
+	VMOVD        x, r
+
+// Q2KPAIR adds quarters j and j+1 of a half (2-bit quants: bits n0, n0+1 and n1, n1+1 of the qs bytes in
+// Y4), unshuffled: Q2_K's block sum is one exact integer, so any pairing of the elements is the
+// reference's; only the group scales must match, as in Q3_K.
+#define Q2KPAIR(ya, i, n0, n1) \
+	VPSRLW     $n0, Y4, Y1     \
+	VPAND      Y15, Y1, Y1     \
+	VPSRLW     $n1, Y4, Y2     \
+	VPAND      Y15, Y2, Y2     \
+	VPMADDUBSW ya(DI), Y1, Y1  \
+	VPMADDUBSW ya+32(DI), Y2, Y2 \
+	KMADD(i)
+
+// func dotQ2_KQ8_KAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotQ2_KQ8_K: per super-block the exact Σ scale·q·y and Σ bsums·min, then the reference's float
+// steps in order.
+TEXT ·dotQ2_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD k03<>(SB), Y15
+	VPBROADCASTD kNib<>(SB), Y9
+	VMOVDQU      kEvOd<>(SB), X14
+	VXORPS       X10, X10, X10
+
+q2kloop:
+	PREFETCHT0 PFD(SI)
+	PREFETCHT0 PFD+64(SI)
+	VMOVDQU    0(SI), X1
+	VPAND      X9, X1, X2
+	VPSHUFB    X14, X2, X2
+	VPMOVZXBW  X2, Y13
+	VPSRLW     $4, X1, X3
+	VPAND      X9, X3, X3
+	VPMOVZXBW  X3, Y3
+	VPMADDWD   260(DI), Y3, Y3
+	HSUMD(Y3, X3, X4, AX)
+	VPXOR      Y11, Y11, Y11
+	VPXOR      Y12, Y12, Y12
+	VMOVDQU    16(SI), Y4
+	Q2KPAIR(4, 0, 0, 2)
+	Q2KPAIR(68, 1, 4, 6)
+	VMOVDQU    48(SI), Y4
+	Q2KPAIR(132, 2, 0, 2)
+	Q2KPAIR(196, 3, 4, 6)
+	VPADDD     Y12, Y11, Y11
+	HSUMD(Y11, X11, X4, DX)
+	MOVWLZX    80(SI), BX
+	VMOVD      BX, X2
+	VCVTPH2PS  X2, X2
+	VMULSS     0(DI), X2, X2
+	VCVTSI2SSL DX, X1, X1
+	VMULSS     X1, X2, X2
+	MOVWLZX    82(SI), BX
+	VMOVD      BX, X3
+	VCVTPH2PS  X3, X3
+	VMULSS     0(DI), X3, X3
+	VCVTSI2SSL AX, X1, X1
+	VMULSS     X1, X3, X3
+	VSUBSS     X3, X2, X2
+	VADDSS     X2, X10, X10
+	ADDQ       $84, SI
+	ADDQ       $292, DI
+	DECQ       CX
+	JNZ        q2kloop
+	VMOVAPS    X10, X0
+	VZEROUPPER
 	MOVSS      X0, ret+24(FP)
 	RET
