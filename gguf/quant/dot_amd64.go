@@ -2,7 +2,8 @@
 
 package quant
 
-// SIMD dot products for amd64, in Go assembly written by hand (dot_amd64.s, dotf_amd64.s, dotk_amd64.s).
+// SIMD dot products for amd64, in Go assembly written by hand (dot_amd64.s, dotf_amd64.s, dotk_amd64.s,
+// doti_amd64.s).
 // Each kernel returns its reference's bits for every input: the same exact integer block sums, and the
 // same float32 operations in the same order (see dot_blocks32.go, dot_float.go, dot_kquants.go); only the
 // instructions differ. dot_exact_test.go checks every variant against its reference bit for bit.
@@ -37,6 +38,8 @@ func init() {
 	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
 	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
 	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
+	setFast(IQ4_NL, OrderVecDot, dotIQ4_NLFast)
+	setFast(IQ4_XS, OrderVecDot, dotIQ4_XSFast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
 	}
@@ -75,6 +78,14 @@ func dotQ2_KFast(n int, w, a []byte) float32 { return blocks(dotQ2_KQ8_KAVX2, n,
 func dotQ3_KFast(n int, w, a []byte) float32 { return blocks(dotQ3_KQ8_KAVX2, n, QKK, 110, 292, w, a) }
 func dotQ5_KFast(n int, w, a []byte) float32 { return blocks(dotQ5_KQ8_KAVX2, n, QKK, 176, 292, w, a) }
 func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KAVX2, n, QKK, 210, 292, w, a) }
+
+func dotIQ4_NLFast(n int, w, a []byte) float32 {
+	return blocks(dotIQ4_NLQ8_0AVX2, n, QK, 18, 34, w, a)
+}
+
+func dotIQ4_XSFast(n int, w, a []byte) float32 {
+	return blocks(dotIQ4_XSQ8_KAVX2, n, QKK, 136, 292, w, a)
+}
 
 func dotQ8_0FastVNNI(n int, w, a []byte) float32 {
 	return blocks(dotQ8_0Q8_0VNNI, n, QK, 34, 34, w, a)
@@ -189,6 +200,12 @@ func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ6_KQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_NLQ8_0AVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotF32VecAVX2(n int, w, a *byte) float32

@@ -21,5 +21,7 @@ func archVariants() []dotVariant {
 		{Q4_K, OrderVecDot, "avx2", dotQ4_KFast, hasAVX2},
 		{Q5_K, OrderVecDot, "avx2", dotQ5_KFast, hasAVX2},
 		{Q6_K, OrderVecDot, "avx2", dotQ6_KFast, hasAVX2},
+		{IQ4_NL, OrderVecDot, "avx2", dotIQ4_NLFast, hasAVX2},
+		{IQ4_XS, OrderVecDot, "avx2", dotIQ4_XSFast, hasAVX2},
 	}
 }
