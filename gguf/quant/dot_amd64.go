@@ -3,7 +3,7 @@
 package quant
 
 // SIMD dot products for amd64, in Go assembly written by hand (dot_amd64.s, dotf_amd64.s, dotk_amd64.s,
-// doti_amd64.s).
+// doti_amd64.s, dotbf_amd64.s).
 // Each kernel returns its reference's bits for every input: the same exact integer block sums, and the
 // same float32 operations in the same order (see dot_blocks32.go, dot_float.go, dot_kquants.go); only the
 // instructions differ. dot_exact_test.go checks every variant against its reference bit for bit.
@@ -40,6 +40,7 @@ func init() {
 	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
 	setFast(IQ4_NL, OrderVecDot, dotIQ4_NLFast)
 	setFast(IQ4_XS, OrderVecDot, dotIQ4_XSFast)
+	setFast(BF16, OrderVecDot, dotBF16Fast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
 	}
@@ -130,6 +131,25 @@ func dotF16Vec(n int, w, a []byte) float32 {
 	return float32(sum)
 }
 
+// dotBF16Fast is DotBF16BF16: the kernel sums the whole steps of 8, the rest continue its float64 sum here.
+func dotBF16Fast(n int, w, a []byte) float32 {
+	if n <= 0 {
+		return 0
+	}
+	_, _ = w[2*n-1], a[2*n-1]
+	np := n &^ 7
+	var sum float64
+	if np > 0 {
+		sum = dotBF16AVX2(np, &w[0], &a[0])
+	}
+	for i := np; i < n; i++ {
+		x := BF16ToF32(uint16(w[2*i]) | uint16(w[2*i+1])<<8)
+		y := BF16ToF32(uint16(a[2*i]) | uint16(a[2*i+1])<<8)
+		sum += float64(x * y)
+	}
+	return float32(sum)
+}
+
 func dotF32Tiled(n int, w, a []byte) float32 {
 	if n < f32Lanes || n%f32Lanes != 0 {
 		return DotF32F32Tiled(n, w, a)
@@ -206,6 +226,9 @@ func dotIQ4_NLQ8_0AVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotBF16AVX2(n int, w, a *byte) float64
 
 //go:noescape
 func dotF32VecAVX2(n int, w, a *byte) float32
