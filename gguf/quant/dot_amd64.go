@@ -2,7 +2,8 @@
 
 package quant
 
-// SIMD dot products for amd64, in Go assembly written by hand (dot_amd64.s, dotf_amd64.s, dotk_amd64.s).
+// SIMD dot products for amd64, in Go assembly written by hand (dot_amd64.s, dotf_amd64.s, dotk_amd64.s,
+// doti_amd64.s, dotbf_amd64.s).
 // Each kernel returns its reference's bits for every input: the same exact integer block sums, and the
 // same float32 operations in the same order (see dot_blocks32.go, dot_float.go, dot_kquants.go); only the
 // instructions differ. dot_exact_test.go checks every variant against its reference bit for bit.
@@ -32,7 +33,14 @@ func init() {
 	setFast(Q5_1, OrderVecDot, dotQ5_1Fast)
 	setFast(Q8_0, OrderVecDot, dotQ8_0Fast)
 	setFast(Q4_0, OrderRepacked, dotQ4_0RepackedFast)
+	setFast(Q2_K, OrderVecDot, dotQ2_KFast)
+	setFast(Q3_K, OrderVecDot, dotQ3_KFast)
 	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
+	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
+	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
+	setFast(IQ4_NL, OrderVecDot, dotIQ4_NLFast)
+	setFast(IQ4_XS, OrderVecDot, dotIQ4_XSFast)
+	setFast(BF16, OrderVecDot, dotBF16Fast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
 	}
@@ -65,6 +73,19 @@ func dotQ4_KFast(n int, w, a []byte) float32 {
 	}
 	_, _ = w[nb*144-1], a[nb*292-1]
 	return dotQ4_KQ8_KAVX2(nb, &w[0], &a[0], 292)
+}
+
+func dotQ2_KFast(n int, w, a []byte) float32 { return blocks(dotQ2_KQ8_KAVX2, n, QKK, 84, 292, w, a) }
+func dotQ3_KFast(n int, w, a []byte) float32 { return blocks(dotQ3_KQ8_KAVX2, n, QKK, 110, 292, w, a) }
+func dotQ5_KFast(n int, w, a []byte) float32 { return blocks(dotQ5_KQ8_KAVX2, n, QKK, 176, 292, w, a) }
+func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KAVX2, n, QKK, 210, 292, w, a) }
+
+func dotIQ4_NLFast(n int, w, a []byte) float32 {
+	return blocks(dotIQ4_NLQ8_0AVX2, n, QK, 18, 34, w, a)
+}
+
+func dotIQ4_XSFast(n int, w, a []byte) float32 {
+	return blocks(dotIQ4_XSQ8_KAVX2, n, QKK, 136, 292, w, a)
 }
 
 func dotQ8_0FastVNNI(n int, w, a []byte) float32 {
@@ -106,6 +127,25 @@ func dotF16Vec(n int, w, a []byte) float32 {
 	}
 	for i := np; i < n; i++ {
 		sum += float64(f16at(w, 2*i) * f16at(a, 2*i))
+	}
+	return float32(sum)
+}
+
+// dotBF16Fast is DotBF16BF16: the kernel sums the whole steps of 8, the rest continue its float64 sum here.
+func dotBF16Fast(n int, w, a []byte) float32 {
+	if n <= 0 {
+		return 0
+	}
+	_, _ = w[2*n-1], a[2*n-1]
+	np := n &^ 7
+	var sum float64
+	if np > 0 {
+		sum = dotBF16AVX2(np, &w[0], &a[0])
+	}
+	for i := np; i < n; i++ {
+		x := BF16ToF32(uint16(w[2*i]) | uint16(w[2*i+1])<<8)
+		y := BF16ToF32(uint16(a[2*i]) | uint16(a[2*i+1])<<8)
+		sum += float64(x * y)
 	}
 	return float32(sum)
 }
@@ -168,6 +208,27 @@ func dotQ4_0Q8_0RepackedAVX2(nb int, w, a *byte) float32
 //
 //go:noescape
 func dotQ4_KQ8_KAVX2(nb int, w, a *byte, aStride int) float32
+
+//go:noescape
+func dotQ2_KQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ3_KQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ6_KQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_NLQ8_0AVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotBF16AVX2(n int, w, a *byte) float64
 
 //go:noescape
 func dotF32VecAVX2(n int, w, a *byte) float32

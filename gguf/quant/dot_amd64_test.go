@@ -2,6 +2,11 @@
 
 package quant
 
+import (
+	"math/rand/v2"
+	"testing"
+)
+
 // archVariants are every amd64 kernel, not only those Dot picks on this CPU.
 func archVariants() []dotVariant {
 	return []dotVariant{
@@ -16,6 +21,45 @@ func archVariants() []dotVariant {
 		{Q8_0, OrderVecDot, "avx2", dotQ8_0Fast, hasAVX2},
 		{Q8_0, OrderVecDot, "vnni", dotQ8_0FastVNNI, hasVNNI},
 		{Q4_0, OrderRepacked, "avx2", dotQ4_0RepackedFast, hasAVX2},
+		{Q2_K, OrderVecDot, "avx2", dotQ2_KFast, hasAVX2},
+		{Q3_K, OrderVecDot, "avx2", dotQ3_KFast, hasAVX2},
 		{Q4_K, OrderVecDot, "avx2", dotQ4_KFast, hasAVX2},
+		{Q5_K, OrderVecDot, "avx2", dotQ5_KFast, hasAVX2},
+		{Q6_K, OrderVecDot, "avx2", dotQ6_KFast, hasAVX2},
+		{IQ4_NL, OrderVecDot, "avx2", dotIQ4_NLFast, hasAVX2},
+		{IQ4_XS, OrderVecDot, "avx2", dotIQ4_XSFast, hasAVX2},
+		{BF16, OrderVecDot, "avx2", dotBF16Fast, hasAVX2},
+	}
+}
+
+// TestDotBF16Order checks that the BF16 kernel adds the products in the reference's order. Random rows
+// rarely tell: the float64 sum is rounded to float32 at the end. Here products of ±2^60 cancel each other
+// between small ones, which survive only while the running sum is near zero, so any other order of the
+// additions changes the result.
+func TestDotBF16Order(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("not on this CPU")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	put := func(b []byte, i int, f float32) {
+		h := F32ToBF16(f)
+		b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+	}
+	for trial := 0; trial < 2000; trial++ {
+		n := 1 + r.IntN(100)
+		w, a := make([]byte, 2*n), make([]byte, 2*n)
+		for i := 0; i < n; i++ {
+			switch r.IntN(3) {
+			case 0:
+				put(w, i, 1<<30)
+				put(a, i, float32(1-2*r.IntN(2))*(1<<30))
+			default:
+				put(w, i, 1+r.Float32())
+				put(a, i, float32(1-2*r.IntN(2))*(1+r.Float32())*float32(int(1)<<r.IntN(9)))
+			}
+		}
+		if got, want := dotBF16Fast(n, w, a), DotBF16BF16(n, w, a); !sameBits(got, want) {
+			t.Fatalf("n=%d: %v, reference %v", n, got, want)
+		}
 	}
 }

@@ -23,6 +23,38 @@ GLOBL kShuf<>(SB), RODATA|NOPTR, $32
 DATA kNib<>+0(SB)/4, $0x0f0f0f0f
 GLOBL kNib<>(SB), RODATA|NOPTR, $4
 
+DATA kBit4<>+0(SB)/4, $0x10101010
+GLOBL kBit4<>(SB), RODATA|NOPTR, $4
+
+DATA kBits45<>+0(SB)/4, $0x30303030
+GLOBL kBits45<>(SB), RODATA|NOPTR, $4
+
+DATA k32<>+0(SB)/4, $0x20202020
+GLOBL k32<>(SB), RODATA|NOPTR, $4
+
+DATA k03<>+0(SB)/4, $0x03030303
+GLOBL k03<>(SB), RODATA|NOPTR, $4
+
+DATA k04<>+0(SB)/4, $0x04040404
+GLOBL k04<>(SB), RODATA|NOPTR, $4
+
+DATA kW32<>+0(SB)/8, $0x0020002000200020
+DATA kW32<>+8(SB)/8, $0x0020002000200020
+DATA kW32<>+16(SB)/8, $0x0020002000200020
+DATA kW32<>+24(SB)/8, $0x0020002000200020
+GLOBL kW32<>(SB), RODATA|NOPTR, $32
+
+// kEvOd orders 16 bytes as 0, 2, 4, …, 14 | 1, 3, 5, …, 15.
+DATA kEvOd<>+0(SB)/8, $0x0e0c0a0806040200
+DATA kEvOd<>+8(SB)/8, $0x0f0d0b0907050301
+GLOBL kEvOd<>(SB), RODATA|NOPTR, $16
+
+// kQ6Sc orders the 16 Q6_K scales as s0, s4, s2, s6, s8, s12, s10, s14 | s1, s5, s3, s7, s9, s13, s11, s15
+// (see dotQ6_KQ8_KAVX2).
+DATA kQ6Sc<>+0(SB)/8, $0x0e0a0c0806020400
+DATA kQ6Sc<>+8(SB)/8, $0x0f0b0d0907030501
+GLOBL kQ6Sc<>(SB), RODATA|NOPTR, $16
+
 // K4SCALES reads the 12 packed scale bytes at 4(SI) (scaleMinK4): the eight 6-bit scales as int16 words in
 // both halves of Y13, and leaves Σ_k bsums_k·min_{k/2} (the bsums at 260(DI)) as an int32 in AX.
 // Clobbers BX, DX, R8, R9, R10, X4, X5.
@@ -65,6 +97,18 @@ GLOBL kNib<>(SB), RODATA|NOPTR, $4
 	VPADDD      X4, X5, X5       \
 	VMOVD       X5, AX
 
+// KMADD interleaves the int16 residue words of two groups (Y1, Y2; word r of a 16-byte half is residue r),
+// multiplies them by the scale pair in dword i of each half of Y13 and adds them to the residue
+// accumulators Y11 (residues 0…3) and Y12 (4…7). Clobbers Y5…Y7.
+#define KMADD(i) \
+	VPSHUFD    $(i*0x55), Y13, Y5 \
+	VPUNPCKLWD Y2, Y1, Y6       \
+	VPUNPCKHWD Y2, Y1, Y7       \
+	VPMADDWD   Y5, Y6, Y6       \
+	VPMADDWD   Y5, Y7, Y7       \
+	VPADDD     Y6, Y11, Y11     \
+	VPADDD     Y7, Y12, Y12
+
 // KPAIR adds groups 2i and 2i+1 (quants in Y1 and Y2, already shuffled; activations at ya(DI), ya+32(DI))
 // to the residue accumulators Y11 (residues 0…3) and Y12 (4…7); the scale pair is dword i of Y13.
 #define KPAIR(ya, i) \
@@ -74,13 +118,7 @@ GLOBL kNib<>(SB), RODATA|NOPTR, $4
 	VPSHUFB    Y14, Y4, Y4      \
 	VPMADDUBSW Y3, Y1, Y1       \
 	VPMADDUBSW Y4, Y2, Y2       \
-	VPSHUFD    $(i*0x55), Y13, Y5 \
-	VPUNPCKLWD Y2, Y1, Y6       \
-	VPUNPCKHWD Y2, Y1, Y7       \
-	VPMADDWD   Y5, Y6, Y6       \
-	VPMADDWD   Y5, Y7, Y7       \
-	VPADDD     Y6, Y11, Y11     \
-	VPADDD     Y7, Y12, Y12
+	KMADD(i)
 
 // Q4KPAIR loads the 32 quant bytes of groups 2i, 2i+1 at qo(SI), splits the nibbles and shuffles them.
 #define Q4KPAIR(qo, ya, i) \
@@ -168,4 +206,314 @@ q4kloop:
 	JNZ        q4kloop
 	KDONE
 	MOVSS      X0, ret+32(FP)
+	RET
+
+// Q5KPAIR is Q4KPAIR for Q5_K: the quant bytes at qo(SI) are shuffled, split into nibbles, and the fifth bits
+// of groups 2i and 2i+1 (bits 2i and 2i+1 of the shuffled qh bytes in Y8) are moved to bit 4 by sh0 $n0 and
+// sh1 $n1 (word shifts; the mask Y9 = 0x10 keeps only each byte's own bit).
+#define Q5KPAIR(qo, ya, i, sh0, n0, sh1, n1) \
+	VMOVDQU qo(SI), Y1    \
+	VPSHUFB Y14, Y1, Y1   \
+	VPSRLW  $4, Y1, Y2    \
+	VPAND   Y15, Y1, Y1   \
+	VPAND   Y15, Y2, Y2   \
+	sh0     $n0, Y8, Y3   \
+	VPAND   Y9, Y3, Y3    \
+	VPOR    Y3, Y1, Y1    \
+	sh1     $n1, Y8, Y3   \
+	VPAND   Y9, Y3, Y3    \
+	VPOR    Y3, Y2, Y2    \
+	KPAIR(ya, i)
+
+// func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotQ5_KQ8_K. As dotQ4_KQ8_KAVX2, with q = nibble + 16·(fifth bit) in 0…31 (|int16 pair| ≤
+// 2·31·128).
+TEXT ·dotQ5_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD kNib<>(SB), Y15
+	VMOVDQU      kShuf<>(SB), Y14
+	VPBROADCASTD kBit4<>(SB), Y9
+	VXORPS       Y0, Y0, Y0
+	VXORPS       X10, X10, X10
+
+q5kloop:
+	PREFETCHT0 PFD(SI)
+	PREFETCHT0 PFD+64(SI)
+	PREFETCHT0 PFD+128(SI)
+	K4SCALES
+	VPXOR      Y11, Y11, Y11
+	VPXOR      Y12, Y12, Y12
+	VMOVDQU    16(SI), Y8
+	VPSHUFB    Y14, Y8, Y8
+	Q5KPAIR(48, 4, 0, VPSLLW, 4, VPSLLW, 3)
+	Q5KPAIR(80, 68, 1, VPSLLW, 2, VPSLLW, 1)
+	Q5KPAIR(112, 132, 2, VPSRLW, 0, VPSRLW, 1)
+	Q5KPAIR(144, 196, 3, VPSRLW, 2, VPSRLW, 3)
+	KFINISH(0)
+	KMINS
+	ADDQ       $176, SI
+	ADDQ       $292, DI
+	DECQ       CX
+	JNZ        q5kloop
+	KDONE
+	MOVSS      X0, ret+24(FP)
+	RET
+
+// Q6KY multiplies the quants q (q+c, unsigned, shuffled) by the activations at ya(DI) and subtracts c·y,
+// with c in every byte of Y8 (32 for Q6_K, 4 for Q3_K), leaving int16 words Σ q·y over residue pairs in q:
+// |(q+32)·y pair| ≤ 2·63·128, |32·y pair| ≤ 2·32·128, and their difference ≤ 2·32·128. Clobbers Y3.
+#define Q6KY(ya, q) \
+	VMOVDQU    ya(DI), Y3  \
+	VPSHUFB    Y14, Y3, Y3 \
+	VPMADDUBSW Y3, q, q    \
+	VPMADDUBSW Y3, Y8, Y3  \
+	VPSUBW     Y3, q, q
+
+// Q6KPAIR adds the two quarters (32 elements each, groups of 16 in the 16-byte halves) whose low nibbles are
+// the low and high nibbles of the 32 ql bytes at qo(SI): their high bits are the shuffled qh bytes in Y10
+// moved to bits 4-5 by sh0 $n0 and sh1 $n1 (word shifts; the mask Y9 = 0x30 keeps each byte's own bits);
+// their activations are at ya(DI) and yb(DI), their scales dword i of each half of Y13.
+#define Q6KPAIR(qo, ya, yb, i, sh0, n0, sh1, n1) \
+	VMOVDQU qo(SI), Y1    \
+	VPSHUFB Y14, Y1, Y1   \
+	VPSRLW  $4, Y1, Y2    \
+	VPAND   Y15, Y1, Y1   \
+	VPAND   Y15, Y2, Y2   \
+	sh0     $n0, Y10, Y3  \
+	VPAND   Y9, Y3, Y3    \
+	VPOR    Y3, Y1, Y1    \
+	sh1     $n1, Y10, Y3  \
+	VPAND   Y9, Y3, Y3    \
+	VPOR    Y3, Y2, Y2    \
+	Q6KY(ya, Y1)          \
+	Q6KY(yb, Y2)          \
+	KMADD(i)
+
+// func dotQ6_KQ8_KAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotQ6_KQ8_K. Quarter k of half h (elements 128h+32k…+31, groups 8h+2k and 8h+2k+1 in the two
+// 16-byte halves of a register) takes its low nibbles from ql[64h+32(k%2)…] (the high nibble for k ≥ 2)
+// and its high bits from bits 2k, 2k+1 of qh[32h…]. Quarters k and k+2 (k = 0, 1) are paired, so pair
+// i = 2h+k needs the scales (s_{8h+2k}, s_{8h+2k+4}) in dword i of the low halves and (s_{8h+2k+1},
+// s_{8h+2k+5}) in the high halves: kQ6Sc's order, sign-extended to words.
+// With signed int8 scales the residue sums stay within int32 (|lane| ≤ 32·128·32·128).
+TEXT ·dotQ6_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD kNib<>(SB), Y15
+	VMOVDQU      kShuf<>(SB), Y14
+	VPBROADCASTD kBits45<>(SB), Y9
+	VPBROADCASTD k32<>(SB), Y8
+	VMOVDQU      kQ6Sc<>(SB), X4
+	VXORPS       Y0, Y0, Y0
+
+q6kloop:
+	PREFETCHT0 PFD(SI)
+	PREFETCHT0 PFD+64(SI)
+	PREFETCHT0 PFD+128(SI)
+	PREFETCHT0 PFD+192(SI)
+	VMOVDQU    192(SI), X13
+	VPSHUFB    X4, X13, X13
+	VPMOVSXBW  X13, Y13
+	VPXOR      Y11, Y11, Y11
+	VPXOR      Y12, Y12, Y12
+	VMOVDQU    128(SI), Y10
+	VPSHUFB    Y14, Y10, Y10
+	Q6KPAIR(0, 4, 68, 0, VPSLLW, 4, VPSRLW, 0)
+	Q6KPAIR(32, 36, 100, 1, VPSLLW, 2, VPSRLW, 2)
+	VMOVDQU    160(SI), Y10
+	VPSHUFB    Y14, Y10, Y10
+	Q6KPAIR(64, 132, 196, 2, VPSLLW, 4, VPSRLW, 0)
+	Q6KPAIR(96, 164, 228, 3, VPSLLW, 2, VPSRLW, 2)
+	KFINISH(208)
+	ADDQ       $210, SI
+	ADDQ       $292, DI
+	DECQ       CX
+	JNZ        q6kloop
+	VXORPS     X10, X10, X10
+	KDONE
+	MOVSS      X0, ret+24(FP)
+	RET
+
+// Q3KQ leaves quarter j's q+4 = low2 | 4·hbit in dst: low2 = bits 2j, 2j+1 of the shuffled qs bytes in Y4
+// (VPSRLW $n, n = 2j), hbit = bit 4h+j of the shuffled hmask bytes in Y10 moved to bit 2 by sh $hn (word
+// shifts; the masks Y15 = 3 and Y8 = 4 keep each byte's own bits). Clobbers Y3.
+#define Q3KQ(n, sh, hn, dst) \
+	VPSRLW $n, Y4, dst     \
+	VPAND  Y15, dst, dst   \
+	sh     $hn, Y10, Y3    \
+	VPAND  Y8, Y3, Y3      \
+	VPOR   Y3, dst, dst
+
+// Q3KPAIR adds quarters j and j+1 of half h (pair i = 2h + j/2, activations at ya(DI) and ya+32(DI)).
+#define Q3KPAIR(ya, i, n0, sh0, hn0, n1, sh1, hn1) \
+	Q3KQ(n0, sh0, hn0, Y1) \
+	Q3KQ(n1, sh1, hn1, Y2) \
+	Q6KY(ya, Y1)           \
+	Q6KY(ya+32, Y2)        \
+	KMADD(i)
+
+// func dotQ3_KQ8_KAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotQ3_KQ8_K. Quarter j of half h (elements 128h+32j…+31: groups 8h+2j and 8h+2j+1 in the two
+// 16-byte halves) has q = low2 + 4·hbit − 4 with low2 = bits 2j, 2j+1 of qs[32h…] and hbit = bit 4h+j of
+// hmask; the unsigned q+4 (0…7) is multiplied and 4·y subtracted as in Q6_K. Quarters j and j+1 are paired,
+// so pair i = 2h + j/2 needs the scales (s_{4i}, s_{4i+2}) in dword i of the low halves and (s_{4i+1},
+// s_{4i+3}) in the high halves: the even then the odd scales (kEvOd), decoded as in ggml (four 32-bit
+// words of 6-bit scales) and less 32.
+TEXT ·dotQ3_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD k03<>(SB), Y15
+	VMOVDQU      kShuf<>(SB), Y14
+	VPBROADCASTD k04<>(SB), Y8
+	VMOVDQU      kEvOd<>(SB), X9
+	VXORPS       Y0, Y0, Y0
+
+q3kloop:
+	PREFETCHT0 PFD(SI)
+	PREFETCHT0 PFD+64(SI)
+	MOVL       96(SI), R8
+	MOVL       100(SI), R9
+	MOVL       104(SI), R10
+	MOVL       R8, AX
+	ANDL       $0x0f0f0f0f, AX
+	MOVL       R10, BX
+	ANDL       $0x03030303, BX
+	SHLL       $4, BX
+	ORL        BX, AX
+	MOVL       R9, DX
+	ANDL       $0x0f0f0f0f, DX
+	MOVL       R10, BX
+	SHRL       $2, BX
+	ANDL       $0x03030303, BX
+	SHLL       $4, BX
+	ORL        BX, DX
+	SHLQ       $32, DX
+	ORQ        DX, AX
+	SHRL       $4, R8
+	ANDL       $0x0f0f0f0f, R8
+	MOVL       R10, BX
+	SHRL       $4, BX
+	ANDL       $0x03030303, BX
+	SHLL       $4, BX
+	ORL        BX, R8
+	SHRL       $4, R9
+	ANDL       $0x0f0f0f0f, R9
+	SHRL       $6, R10
+	ANDL       $0x03030303, R10
+	SHLL       $4, R10
+	ORL        R10, R9
+	SHLQ       $32, R9
+	ORQ        R9, R8
+	VMOVQ      AX, X13
+	VPINSRQ    $1, R8, X13, X13
+	VPSHUFB    X9, X13, X13
+	VPMOVZXBW  X13, Y13
+	VPSUBW     kW32<>(SB), Y13, Y13
+	VPXOR      Y11, Y11, Y11
+	VPXOR      Y12, Y12, Y12
+	VMOVDQU    0(SI), Y10
+	VPSHUFB    Y14, Y10, Y10
+	VMOVDQU    32(SI), Y4
+	VPSHUFB    Y14, Y4, Y4
+	Q3KPAIR(4, 0, 0, VPSLLW, 2, 2, VPSLLW, 1)
+	Q3KPAIR(68, 1, 4, VPSRLW, 0, 6, VPSRLW, 1)
+	VMOVDQU    64(SI), Y4
+	VPSHUFB    Y14, Y4, Y4
+	Q3KPAIR(132, 2, 0, VPSRLW, 2, 2, VPSRLW, 3)
+	Q3KPAIR(196, 3, 4, VPSRLW, 4, 6, VPSRLW, 5)
+	KFINISH(108)
+	ADDQ       $110, SI
+	ADDQ       $292, DI
+	DECQ       CX
+	JNZ        q3kloop
+	VXORPS     X10, X10, X10
+	KDONE
+	MOVSS      X0, ret+24(FP)
+	RET
+
+// HSUMD leaves the sum of the eight int32 of y in r. Clobbers x and t (x is y's low half).
+#define HSUMD(y, x, t, r) \
+	VEXTRACTI128 $1, y, t \
+	VPADDD       t, x, x  \
+	VPSHUFD      $0x4e, x, t \
+	VPADDD       t, x, x  \
+	VPSHUFD      $0xb1, x, t \
+	VPADDD       t, x, x  \
+	VMOVD        x, r
+
+// Q2KPAIR adds quarters j and j+1 of a half (2-bit quants: bits n0, n0+1 and n1, n1+1 of the qs bytes in
+// Y4), unshuffled: Q2_K's block sum is one exact integer, so any pairing of the elements is the
+// reference's; only the group scales must match, as in Q3_K.
+#define Q2KPAIR(ya, i, n0, n1) \
+	VPSRLW     $n0, Y4, Y1     \
+	VPAND      Y15, Y1, Y1     \
+	VPSRLW     $n1, Y4, Y2     \
+	VPAND      Y15, Y2, Y2     \
+	VPMADDUBSW ya(DI), Y1, Y1  \
+	VPMADDUBSW ya+32(DI), Y2, Y2 \
+	KMADD(i)
+
+// func dotQ2_KQ8_KAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotQ2_KQ8_K: per super-block the exact Σ scale·q·y and Σ bsums·min, then the reference's float
+// steps in order.
+TEXT ·dotQ2_KQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD k03<>(SB), Y15
+	VPBROADCASTD kNib<>(SB), Y9
+	VMOVDQU      kEvOd<>(SB), X14
+	VXORPS       X10, X10, X10
+
+q2kloop:
+	PREFETCHT0 PFD(SI)
+	PREFETCHT0 PFD+64(SI)
+	VMOVDQU    0(SI), X1
+	VPAND      X9, X1, X2
+	VPSHUFB    X14, X2, X2
+	VPMOVZXBW  X2, Y13
+	VPSRLW     $4, X1, X3
+	VPAND      X9, X3, X3
+	VPMOVZXBW  X3, Y3
+	VPMADDWD   260(DI), Y3, Y3
+	HSUMD(Y3, X3, X4, AX)
+	VPXOR      Y11, Y11, Y11
+	VPXOR      Y12, Y12, Y12
+	VMOVDQU    16(SI), Y4
+	Q2KPAIR(4, 0, 0, 2)
+	Q2KPAIR(68, 1, 4, 6)
+	VMOVDQU    48(SI), Y4
+	Q2KPAIR(132, 2, 0, 2)
+	Q2KPAIR(196, 3, 4, 6)
+	VPADDD     Y12, Y11, Y11
+	HSUMD(Y11, X11, X4, DX)
+	MOVWLZX    80(SI), BX
+	VMOVD      BX, X2
+	VCVTPH2PS  X2, X2
+	VMULSS     0(DI), X2, X2
+	VCVTSI2SSL DX, X1, X1
+	VMULSS     X1, X2, X2
+	MOVWLZX    82(SI), BX
+	VMOVD      BX, X3
+	VCVTPH2PS  X3, X3
+	VMULSS     0(DI), X3, X3
+	VCVTSI2SSL AX, X1, X1
+	VMULSS     X1, X3, X3
+	VSUBSS     X3, X2, X2
+	VADDSS     X2, X10, X10
+	ADDQ       $84, SI
+	ADDQ       $292, DI
+	DECQ       CX
+	JNZ        q2kloop
+	VMOVAPS    X10, X0
+	VZEROUPPER
+	MOVSS      X0, ret+24(FP)
 	RET

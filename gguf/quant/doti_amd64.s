@@ -1,0 +1,253 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// IQ4_NL and IQ4_XS dot products in the reference's arithmetic (DotIQ4_NLQ8_0, DotIQ4_XSQ8_K), AVX2 + FMA +
+// F16C, hand-written.
+//
+// Both references take one exact integer sum per 32 elements (a block of IQ4_NL, a sub-block of IQ4_XS) and
+// add float32(scale·float32(sum)) to one float32 running sum, in order. The kernels compute eight such
+// sums at a time (IQ4SUB, then a VPHADDD tree that leaves them in order in the eight dwords of a register),
+// their scales and products in eight float32 lanes (the same roundings: each lane is one of the reference's
+// float32 products), and then add the eight terms to the running sum one by one (ADD8).
+//
+// The quants are 4-bit indices into kvaluesIQ4 (−127…113): VPSHUFB looks them up, and since VPMADDUBSW
+// needs one unsigned operand the signs move to the quant side (VPSIGNB q, y; VPABSB y): |y| ≤ 128 is an
+// unsigned byte and ±q stays within −127…127, so every pair sum |y·q + y'·q'| ≤ 2·128·127 fits an int16.
+
+#define PFD 4096
+
+DATA kIQ4<>+0(SB)/8, $0xf6eaddcfbfad9881 // −127, −104, −83, −65, −49, −35, −22, −10
+DATA kIQ4<>+8(SB)/8, $0x7159453526190d01 // 1, 13, 25, 38, 53, 69, 89, 113
+DATA kIQ4<>+16(SB)/8, $0xf6eaddcfbfad9881
+DATA kIQ4<>+24(SB)/8, $0x7159453526190d01
+GLOBL kIQ4<>(SB), RODATA|NOPTR, $32
+
+// kNibShift shifts the upper 16 bytes right by 4 (the high nibbles: elements 16…31).
+DATA kNibShift<>+0(SB)/8, $0
+DATA kNibShift<>+8(SB)/8, $0
+DATA kNibShift<>+16(SB)/8, $4
+DATA kNibShift<>+24(SB)/8, $4
+GLOBL kNibShift<>(SB), RODATA|NOPTR, $32
+
+DATA kI0F<>+0(SB)/4, $0x0f0f0f0f
+GLOBL kI0F<>(SB), RODATA|NOPTR, $4
+
+DATA kOnes16<>+0(SB)/4, $0x00010001
+GLOBL kOnes16<>(SB), RODATA|NOPTR, $4
+
+// kXSLo and kXSHi shift the low and high scale bits of IQ4_XS sub-block k into place (dword k).
+DATA kXSLo<>+0(SB)/8, $0x0000000400000000
+DATA kXSLo<>+8(SB)/8, $0x0000000c00000008
+DATA kXSLo<>+16(SB)/8, $0x0000001400000010
+DATA kXSLo<>+24(SB)/8, $0x0000001c00000018
+GLOBL kXSLo<>(SB), RODATA|NOPTR, $32
+
+DATA kXSHi<>+0(SB)/8, $0x0000000200000000
+DATA kXSHi<>+8(SB)/8, $0x0000000600000004
+DATA kXSHi<>+16(SB)/8, $0x0000000a00000008
+DATA kXSHi<>+24(SB)/8, $0x0000000e0000000c
+GLOBL kXSHi<>(SB), RODATA|NOPTR, $32
+
+DATA kD0F<>+0(SB)/4, $0x0f
+GLOBL kD0F<>(SB), RODATA|NOPTR, $4
+
+DATA kD03<>+0(SB)/4, $0x03
+GLOBL kD03<>(SB), RODATA|NOPTR, $4
+
+DATA kD32<>+0(SB)/4, $32
+GLOBL kD32<>(SB), RODATA|NOPTR, $4
+
+// IQ4SUB leaves in the eight dwords of dst partial sums whose total is the exact Σ y·kvaluesIQ4[q] of the 32
+// elements with quant nibbles at qo(SI) (16 bytes: element j low nibble of byte j, element j+16 its high
+// nibble) and activations at yo(DI). Needs Y12 = 1 in every word, Y13 = kNibShift, Y14 = kIQ4, Y15 = 0x0f;
+// clobbers Y8, Y9.
+#define IQ4SUB(qo, yo, dst) \
+	VBROADCASTI128 qo(SI), Y8  \
+	VPSRLVQ        Y13, Y8, Y8 \
+	VPAND          Y15, Y8, Y8 \
+	VPSHUFB        Y8, Y14, Y8 \
+	VMOVDQU        yo(DI), Y9  \
+	VPSIGNB        Y9, Y8, Y8  \
+	VPABSB         Y9, Y9      \
+	VPMADDUBSW     Y8, Y9, Y8  \
+	VPMADDWD       Y12, Y8, dst
+
+// IQ4SUMS8 leaves in Y0 the eight exact sums of the 32-element blocks whose quants are at q0…q7(SI) and
+// activations at y0…y7(DI), in order (dword b: block b). Clobbers Y1…Y3, Y8, Y9.
+#define IQ4SUMS8(q0, y0, q1, y1, q2, y2, q3, y3, q4, y4, q5, y5, q6, y6, q7, y7) \
+	IQ4SUB(q0, y0, Y0)         \
+	IQ4SUB(q1, y1, Y1)         \
+	VPHADDD    Y1, Y0, Y0      \
+	IQ4SUB(q2, y2, Y1)         \
+	IQ4SUB(q3, y3, Y2)         \
+	VPHADDD    Y2, Y1, Y1      \
+	VPHADDD    Y1, Y0, Y0      \
+	IQ4SUB(q4, y4, Y1)         \
+	IQ4SUB(q5, y5, Y2)         \
+	VPHADDD    Y2, Y1, Y1      \
+	IQ4SUB(q6, y6, Y2)         \
+	IQ4SUB(q7, y7, Y3)         \
+	VPHADDD    Y3, Y2, Y2      \
+	VPHADDD    Y2, Y1, Y1      \
+	VPERM2I128 $0x20, Y1, Y0, Y2 \
+	VPERM2I128 $0x31, Y1, Y0, Y3 \
+	VPADDD     Y3, Y2, Y0
+
+// ADD8 adds the eight float32 of Y0 to X10, lane 0 first. Clobbers X0, X1.
+#define ADD8 \
+	VADDSS       X0, X10, X10  \
+	VMOVSHDUP    X0, X1        \
+	VADDSS       X1, X10, X10  \
+	VMOVHLPS     X0, X0, X1    \
+	VADDSS       X1, X10, X10  \
+	VPSHUFD      $0xff, X0, X1 \
+	VADDSS       X1, X10, X10  \
+	VEXTRACTF128 $1, Y0, X0    \
+	VADDSS       X0, X10, X10  \
+	VMOVSHDUP    X0, X1        \
+	VADDSS       X1, X10, X10  \
+	VMOVHLPS     X0, X0, X1    \
+	VADDSS       X1, X10, X10  \
+	VPSHUFD      $0xff, X0, X1 \
+	VADDSS       X1, X10, X10
+
+#define IQ4CONSTS \
+	VPBROADCASTD kOnes16<>(SB), Y12 \
+	VMOVDQU      kNibShift<>(SB), Y13 \
+	VMOVDQU      kIQ4<>(SB), Y14 \
+	VPBROADCASTD kI0F<>(SB), Y15 \
+	VXORPS       X10, X10, X10
+
+// func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotIQ4_XSQ8_K. Per super-block the eight sub-block sums s_k, the scales dl_k =
+// float32(d·yd)·float32(scale_k − 32) and the terms float32(dl_k·float32(s_k)) in eight lanes, then
+// sum += term_0, …, term_7.
+TEXT ·dotIQ4_XSQ8_KAVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	IQ4CONSTS
+	VPBROADCASTD kD0F<>(SB), Y11
+	VPBROADCASTD kD03<>(SB), Y7
+	VPBROADCASTD kD32<>(SB), Y6
+
+iq4xsloop:
+	PREFETCHT0 PFD(SI)
+	PREFETCHT0 PFD+64(SI)
+	PREFETCHT0 PFD+128(SI)
+	IQ4SUMS8(8, 4, 24, 36, 40, 68, 56, 100, 72, 132, 88, 164, 104, 196, 120, 228)
+	VCVTDQ2PS    Y0, Y0
+	VPBROADCASTD 4(SI), Y4
+	VPSRLVD      kXSLo<>(SB), Y4, Y4
+	VPAND        Y11, Y4, Y4
+	VPBROADCASTD 2(SI), Y5
+	VPSRLVD      kXSHi<>(SB), Y5, Y5
+	VPAND        Y7, Y5, Y5
+	VPSLLD       $4, Y5, Y5
+	VPOR         Y5, Y4, Y4
+	VPSUBD       Y6, Y4, Y4
+	VCVTDQ2PS    Y4, Y4
+	MOVWLZX      0(SI), BX
+	VMOVD        BX, X5
+	VCVTPH2PS    X5, X5
+	VMULSS       0(DI), X5, X5
+	VBROADCASTSS X5, Y5
+	VMULPS       Y4, Y5, Y4
+	VMULPS       Y0, Y4, Y0
+	ADD8
+	ADDQ         $136, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          iq4xsloop
+	VMOVAPS      X10, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
+	RET
+
+// func dotIQ4_NLQ8_0AVX2(nb int, w, a *byte) float32
+//
+// Reference: DotIQ4_NLQ8_0. Eight blocks at a time: their sums, the f16 scales gathered into eight lanes,
+// the terms float32(float32(dy·dx)·float32(s)), added to the running sum one by one; the last nb mod 8
+// blocks one at a time.
+TEXT ·dotIQ4_NLQ8_0AVX2(SB), NOSPLIT, $0-28
+	MOVQ nb+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	IQ4CONSTS
+	CMPQ CX, $8
+	JLT  iq4nltail
+
+iq4nlloop:
+	PREFETCHT0 PFD(SI)
+	PREFETCHT0 PFD+64(SI)
+	PREFETCHT0 PFD+128(SI)
+	PREFETCHT0 2*PFD(DI)
+	PREFETCHT0 2*PFD+64(DI)
+	PREFETCHT0 2*PFD+128(DI)
+	PREFETCHT0 2*PFD+192(DI)
+	PREFETCHT0 2*PFD+256(DI)
+	IQ4SUMS8(2, 2, 20, 36, 38, 70, 56, 104, 74, 138, 92, 172, 110, 206, 128, 240)
+	VCVTDQ2PS Y0, Y0
+	MOVWLZX   0(SI), AX
+	VMOVD     AX, X4
+	VPINSRW   $1, 18(SI), X4, X4
+	VPINSRW   $2, 36(SI), X4, X4
+	VPINSRW   $3, 54(SI), X4, X4
+	VPINSRW   $4, 72(SI), X4, X4
+	VPINSRW   $5, 90(SI), X4, X4
+	VPINSRW   $6, 108(SI), X4, X4
+	VPINSRW   $7, 126(SI), X4, X4
+	MOVWLZX   0(DI), AX
+	VMOVD     AX, X5
+	VPINSRW   $1, 34(DI), X5, X5
+	VPINSRW   $2, 68(DI), X5, X5
+	VPINSRW   $3, 102(DI), X5, X5
+	VPINSRW   $4, 136(DI), X5, X5
+	VPINSRW   $5, 170(DI), X5, X5
+	VPINSRW   $6, 204(DI), X5, X5
+	VPINSRW   $7, 238(DI), X5, X5
+	VCVTPH2PS X4, Y4
+	VCVTPH2PS X5, Y5
+	VMULPS    Y4, Y5, Y4
+	VMULPS    Y0, Y4, Y0
+	ADD8
+	ADDQ      $144, SI
+	ADDQ      $272, DI
+	SUBQ      $8, CX
+	CMPQ      CX, $8
+	JGE       iq4nlloop
+
+iq4nltail:
+	TESTQ        CX, CX
+	JZ           iq4nldone
+
+iq4nlone:
+	IQ4SUB(2, 2, Y0)
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0xb1, X0, X1
+	VPADDD       X1, X0, X0
+	VCVTDQ2PS    X0, X0
+	MOVWLZX      0(SI), AX
+	VMOVD        AX, X4
+	VCVTPH2PS    X4, X4
+	MOVWLZX      0(DI), AX
+	VMOVD        AX, X5
+	VCVTPH2PS    X5, X5
+	VMULSS       X4, X5, X4
+	VMULSS       X0, X4, X4
+	VADDSS       X4, X10, X10
+	ADDQ         $18, SI
+	ADDQ         $34, DI
+	DECQ         CX
+	JNZ          iq4nlone
+
+iq4nldone:
+	VMOVAPS X10, X0
+	VZEROUPPER
+	MOVSS   X0, ret+24(FP)
+	RET
