@@ -2,104 +2,76 @@
 
 package quant
 
-// NEON dot products for arm64 (dot_arm64.s), chosen at start-up: with the dotprod extension (SDOT) where
-// the CPU has it, else widening multiplies. Like the amd64 kernels they compute the reference's integer
-// block sums exactly and differ from it only in the order of the float32 accumulation. Types without an
-// arm64 kernel yet keep their references.
+// NEON dot products for arm64, in Go assembly written by hand (dot_arm64.s). Each kernel returns its
+// reference's bits for every input: the same exact integer block sums, and the same float32 operations in
+// the same order (see dot_blocks32.go); only the instructions differ. dot_exact_test.go checks every
+// variant against its reference bit for bit.
+//
+// NEON (ASIMD) is part of every arm64 CPU. The 32-element block types have two variants, chosen at
+// start-up: with the dotprod extension's SDOT where the CPU has it (it would fault elsewhere), else with
+// widening multiplies (SMULL).
 
 import "golang.org/x/sys/cpu"
 
 var hasDotProd = cpu.ARM64.HasASIMDDP
 
 func init() {
-	// The NEON kernels are checked against the references in dot_arm64_test.go; only those that return
-	// the references' bits are installed.
-}
-
-func dotQ4_KFast(n int, w, a []byte) float32 {
-	nb := n / QKK
-	if nb <= 0 {
-		return 0
+	if hasDotProd {
+		setFast(Q4_0, OrderVecDot, dotQ4_0FastSDOT)
+		setFast(Q4_1, OrderVecDot, dotQ4_1FastSDOT)
+		setFast(Q5_0, OrderVecDot, dotQ5_0FastSDOT)
+		setFast(Q5_1, OrderVecDot, dotQ5_1FastSDOT)
+		setFast(Q8_0, OrderVecDot, dotQ8_0FastSDOT)
+	} else {
+		setFast(Q4_0, OrderVecDot, dotQ4_0FastNEON)
+		setFast(Q4_1, OrderVecDot, dotQ4_1FastNEON)
+		setFast(Q5_0, OrderVecDot, dotQ5_0FastNEON)
+		setFast(Q5_1, OrderVecDot, dotQ5_1FastNEON)
+		setFast(Q8_0, OrderVecDot, dotQ8_0FastNEON)
 	}
-	_, _ = w[nb*144-1], a[nb*292-1]
-	return dotQ4_KQ8_KSDOT(nb, &w[0], &a[0])
 }
 
-func dotQ6_KFast(n int, w, a []byte) float32 {
-	nb := n / QKK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*210-1], a[nb*292-1]
-	return dotQ6_KQ8_KSDOT(nb, &w[0], &a[0])
-}
-
-// The integer kernels of this CPU, and the other variant (for tests).
-var (
-	q40Kernel, q40Other = pickKernel(dotQ4_0Q8_0SDOT, dotQ4_0Q8_0NEON)
-	q80Kernel, q80Other = pickKernel(dotQ8_0Q8_0SDOT, dotQ8_0Q8_0NEON)
-)
-
+// blockKernel is an assembly kernel over nb ≥ 1 blocks starting at w and a.
 type blockKernel func(nb int, w, a *byte) float32
 
-func pickKernel(sdot, neon blockKernel) (blockKernel, blockKernel) {
-	if hasDotProd {
-		return sdot, neon
-	}
-	return neon, nil // without dotprod SDOT would fault
-}
-
-func dotQ4_0Fast(n int, w, a []byte) float32 {
-	nb := n / QK
+// blocks checks that both rows hold the nb = n/be whole blocks a kernel reads (so the assembly never reads
+// past a slice; a short row panics here) and runs k.
+func blocks(k blockKernel, n, be, wb, ab int, w, a []byte) float32 {
+	nb := n / be
 	if nb <= 0 {
 		return 0
 	}
-	_, _ = w[nb*18-1], a[nb*34-1]
-	return q40Kernel(nb, &w[0], &a[0])
+	_, _ = w[nb*wb-1], a[nb*ab-1]
+	return k(nb, &w[0], &a[0])
 }
 
-func dotQ8_0Fast(n int, w, a []byte) float32 {
-	nb := n / QK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*34-1], a[nb*34-1]
-	return q80Kernel(nb, &w[0], &a[0])
+func dotQ4_0FastNEON(n int, w, a []byte) float32 { return blocks(dotQ4_0Q8_0NEON, n, QK, 18, 34, w, a) }
+func dotQ4_1FastNEON(n int, w, a []byte) float32 { return blocks(dotQ4_1Q8_1NEON, n, QK, 20, 36, w, a) }
+func dotQ5_0FastNEON(n int, w, a []byte) float32 { return blocks(dotQ5_0Q8_0NEON, n, QK, 22, 34, w, a) }
+func dotQ5_1FastNEON(n int, w, a []byte) float32 { return blocks(dotQ5_1Q8_1NEON, n, QK, 24, 36, w, a) }
+func dotQ8_0FastNEON(n int, w, a []byte) float32 { return blocks(dotQ8_0Q8_0NEON, n, QK, 34, 34, w, a) }
+
+func dotQ4_0FastSDOT(n int, w, a []byte) float32 {
+	return blocks(dotQ4_0Q8_0SDOT, n, QK, 18, 34, w, a)
+}
+func dotQ4_1FastSDOT(n int, w, a []byte) float32 {
+	return blocks(dotQ4_1Q8_1SDOT, n, QK, 20, 36, w, a)
+}
+func dotQ5_0FastSDOT(n int, w, a []byte) float32 {
+	return blocks(dotQ5_0Q8_0SDOT, n, QK, 22, 34, w, a)
+}
+func dotQ5_1FastSDOT(n int, w, a []byte) float32 {
+	return blocks(dotQ5_1Q8_1SDOT, n, QK, 24, 36, w, a)
+}
+func dotQ8_0FastSDOT(n int, w, a []byte) float32 {
+	return blocks(dotQ8_0Q8_0SDOT, n, QK, 34, 34, w, a)
 }
 
-// Float rows: the kernels take whole groups of 16 elements; the rest is added here in float32.
+// VecDotF32s is VecDotF32.
+func VecDotF32s(x, y []float32) float32 { return VecDotF32(x, y) }
 
-func dotF32Fast(n int, w, a []byte) float32 {
-	if n <= 0 {
-		return 0
-	}
-	_, _ = w[4*n-1], a[4*n-1]
-	m := n &^ 15
-	var s float32
-	if m > 0 {
-		s = dotF32NEON(m, &w[0], &a[0])
-	}
-	for i := m; i < n; i++ {
-		s += f32at(w, 4*i) * f32at(a, 4*i)
-	}
-	return s
-}
-
-func dotF16Fast(n int, w, a []byte) float32 {
-	if n <= 0 {
-		return 0
-	}
-	_, _ = w[2*n-1], a[2*n-1]
-	m := n &^ 15
-	var s float32
-	if m > 0 {
-		s = dotF16NEON(m, &w[0], &a[0])
-	}
-	for i := m; i < n; i++ {
-		s += f16at(w, 2*i) * f16at(a, 2*i)
-	}
-	return s
-}
+// Assembly kernels: nb blocks starting at w and a. The SDOT kernels need
+// the dotprod extension.
 
 //go:noescape
 func dotQ4_0Q8_0SDOT(nb int, w, a *byte) float32
@@ -108,22 +80,25 @@ func dotQ4_0Q8_0SDOT(nb int, w, a *byte) float32
 func dotQ4_0Q8_0NEON(nb int, w, a *byte) float32
 
 //go:noescape
+func dotQ4_1Q8_1SDOT(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ4_1Q8_1NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_0Q8_0SDOT(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_0Q8_0NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_1Q8_1SDOT(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_1Q8_1NEON(nb int, w, a *byte) float32
+
+//go:noescape
 func dotQ8_0Q8_0SDOT(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ8_0Q8_0NEON(nb int, w, a *byte) float32
-
-//go:noescape
-func dotQ4_KQ8_KSDOT(nb int, w, a *byte) float32
-
-//go:noescape
-func dotQ6_KQ8_KSDOT(nb int, w, a *byte) float32
-
-//go:noescape
-func dotF32NEON(n int, w, a *byte) float32
-
-//go:noescape
-func dotF16NEON(n int, w, a *byte) float32
-
-// VecDotF32s is VecDotF32.
-func VecDotF32s(x, y []float32) float32 { return VecDotF32(x, y) }
