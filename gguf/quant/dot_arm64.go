@@ -2,20 +2,24 @@
 
 package quant
 
-// NEON dot products for arm64, in Go assembly written by hand (dot_arm64.s). Each kernel returns its
-// reference's bits for every input: the same exact integer block sums, and the same float32 operations in
-// the same order (see dot_blocks32.go); only the instructions differ. dot_exact_test.go checks every
-// variant against its reference bit for bit.
+// NEON dot products for arm64, in Go assembly written by hand (dot_arm64.s, dotf_arm64.s). Each kernel
+// returns its reference's bits for every input: the same exact integer block sums, and the same float32
+// operations in the same order (see dot_blocks32.go, dot_float.go); only the instructions differ.
+// dot_exact_test.go checks every variant against its reference bit for bit.
 //
 // NEON (ASIMD) is part of every arm64 CPU. The 32-element block types have two variants, chosen at
 // start-up: with the dotprod extension's SDOT where the CPU has it (it would fault elsewhere), else with
-// widening multiplies (SMULL).
+// widening multiplies (SMULL). The float kernels need nothing beyond NEON.
 
 import "golang.org/x/sys/cpu"
 
 var hasDotProd = cpu.ARM64.HasASIMDDP
 
 func init() {
+	setFast(F32, OrderVecDot, dotF32Vec)
+	setFast(F16, OrderVecDot, dotF16Vec)
+	setFast(F32, OrderTiled, dotF32Tiled)
+	setFast(F16, OrderTiled, dotF16Tiled)
 	if hasDotProd {
 		setFast(Q4_0, OrderVecDot, dotQ4_0FastSDOT)
 		setFast(Q4_1, OrderVecDot, dotQ4_1FastSDOT)
@@ -67,10 +71,73 @@ func dotQ8_0FastSDOT(n int, w, a []byte) float32 {
 	return blocks(dotQ8_0Q8_0SDOT, n, QK, 34, 34, w, a)
 }
 
-// VecDotF32s is VecDotF32.
-func VecDotF32s(x, y []float32) float32 { return VecDotF32(x, y) }
+// Float rows: the kernels take the whole steps of 64 (16 for the tiled order); the elements after them are
+// added here as the references add them.
 
-// Assembly kernels: nb blocks starting at w and a. The SDOT kernels need
+func dotF32Vec(n int, w, a []byte) float32 {
+	if n <= 0 {
+		return 0
+	}
+	_, _ = w[4*n-1], a[4*n-1]
+	np := n &^ (f32Step - 1)
+	var sum float32
+	if np > 0 {
+		sum = dotF32VecNEON(np, &w[0], &a[0])
+	}
+	for i := np; i < n; i++ {
+		sum = fma32(f32at(w, 4*i), f32at(a, 4*i), sum)
+	}
+	return sum
+}
+
+func dotF16Vec(n int, w, a []byte) float32 {
+	if n <= 0 {
+		return 0
+	}
+	_, _ = w[2*n-1], a[2*n-1]
+	np := n &^ (f32Step - 1)
+	var sum float64
+	if np > 0 {
+		sum = float64(dotF16VecNEON(np, &w[0], &a[0]))
+	}
+	for i := np; i < n; i++ {
+		sum += float64(f16at(w, 2*i) * f16at(a, 2*i))
+	}
+	return float32(sum)
+}
+
+func dotF32Tiled(n int, w, a []byte) float32 {
+	if n < f32Lanes || n%f32Lanes != 0 {
+		return DotF32F32Tiled(n, w, a)
+	}
+	_, _ = w[4*n-1], a[4*n-1]
+	return dotF32TiledNEON(n, &w[0], &a[0])
+}
+
+func dotF16Tiled(n int, w, a []byte) float32 {
+	if n < f32Lanes || n%f32Lanes != 0 {
+		return DotF16F16Tiled(n, w, a)
+	}
+	_, _ = w[2*n-1], a[2*n-1]
+	return dotF16TiledNEON(n, &w[0], &a[0])
+}
+
+// VecDotF32s is VecDotF32 (ggml_vec_dot_f32 on float32 slices), with NEON.
+func VecDotF32s(x, y []float32) float32 {
+	n := len(x)
+	y = y[:n]
+	np := n &^ (f32Step - 1)
+	if np == 0 {
+		return VecDotF32(x, y)
+	}
+	sum := dotF32VecNEONf(np, &x[0], &y[0])
+	for i := np; i < n; i++ {
+		sum = fma32(x[i], y[i], sum)
+	}
+	return sum
+}
+
+// Assembly kernels: nb blocks (n elements for the float types) starting at w and a. The SDOT kernels need
 // the dotprod extension.
 
 //go:noescape
@@ -102,3 +169,20 @@ func dotQ8_0Q8_0SDOT(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ8_0Q8_0NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotF32VecNEON(n int, w, a *byte) float32
+
+//go:noescape
+func dotF16VecNEON(n int, w, a *byte) float32
+
+//go:noescape
+func dotF32TiledNEON(n int, w, a *byte) float32
+
+//go:noescape
+func dotF16TiledNEON(n int, w, a *byte) float32
+
+// dotF32VecNEONf is dotF32VecNEON on float32 pointers.
+//
+//go:noescape
+func dotF32VecNEONf(n int, x, y *float32) float32

@@ -7,6 +7,10 @@ package quant
 // there), the NEON variants everywhere.
 func archVariants() []dotVariant {
 	return []dotVariant{
+		{F32, OrderVecDot, "neon", dotF32Vec, true},
+		{F16, OrderVecDot, "neon", dotF16Vec, true},
+		{F32, OrderTiled, "neon", dotF32Tiled, true},
+		{F16, OrderTiled, "neon", dotF16Tiled, true},
 		{Q4_0, OrderVecDot, "neon", dotQ4_0FastNEON, true},
 		{Q4_1, OrderVecDot, "neon", dotQ4_1FastNEON, true},
 		{Q5_0, OrderVecDot, "neon", dotQ5_0FastNEON, true},
