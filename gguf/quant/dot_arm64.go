@@ -2,14 +2,14 @@
 
 package quant
 
-// NEON dot products for arm64, in Go assembly written by hand (dot_arm64.s, dotf_arm64.s). Each kernel
-// returns its reference's bits for every input: the same exact integer block sums, and the same float32
-// operations in the same order (see dot_blocks32.go, dot_float.go); only the instructions differ.
-// dot_exact_test.go checks every variant against its reference bit for bit.
+// NEON dot products for arm64, in Go assembly written by hand (dot_arm64.s, dotf_arm64.s, dotk_arm64.s).
+// Each kernel returns its reference's bits for every input: the same exact integer block sums, and the
+// same float32 operations in the same order (see dot_blocks32.go, dot_float.go, dot_kquants.go); only the
+// instructions differ. dot_exact_test.go checks every variant against its reference bit for bit.
 //
 // NEON (ASIMD) is part of every arm64 CPU. The 32-element block types have two variants, chosen at
 // start-up: with the dotprod extension's SDOT where the CPU has it (it would fault elsewhere), else with
-// widening multiplies (SMULL). The float kernels need nothing beyond NEON.
+// widening multiplies (SMULL). The float and K-quant kernels need nothing beyond NEON.
 
 import "golang.org/x/sys/cpu"
 
@@ -33,6 +33,9 @@ func init() {
 		setFast(Q5_1, OrderVecDot, dotQ5_1FastNEON)
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastNEON)
 	}
+	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
+	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
+	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
 }
 
 // blockKernel is an assembly kernel over nb ≥ 1 blocks starting at w and a.
@@ -70,6 +73,10 @@ func dotQ5_1FastSDOT(n int, w, a []byte) float32 {
 func dotQ8_0FastSDOT(n int, w, a []byte) float32 {
 	return blocks(dotQ8_0Q8_0SDOT, n, QK, 34, 34, w, a)
 }
+
+func dotQ4_KFast(n int, w, a []byte) float32 { return blocks(dotQ4_KQ8_KNEON, n, QKK, 144, 292, w, a) }
+func dotQ5_KFast(n int, w, a []byte) float32 { return blocks(dotQ5_KQ8_KNEON, n, QKK, 176, 292, w, a) }
+func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KNEON, n, QKK, 210, 292, w, a) }
 
 // Float rows: the kernels take the whole steps of 64 (16 for the tiled order); the elements after them are
 // added here as the references add them.
@@ -169,6 +176,15 @@ func dotQ8_0Q8_0SDOT(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ8_0Q8_0NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ4_KQ8_KNEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ6_KQ8_KNEON(nb int, w, a *byte) float32
 
 //go:noescape
 func dotF32VecNEON(n int, w, a *byte) float32
