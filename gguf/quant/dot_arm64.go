@@ -2,104 +2,150 @@
 
 package quant
 
-// NEON dot products for arm64 (dot_arm64.s), chosen at start-up: with the dotprod extension (SDOT) where
-// the CPU has it, else widening multiplies. Like the amd64 kernels they compute the reference's integer
-// block sums exactly and differ from it only in the order of the float32 accumulation. Types without an
-// arm64 kernel yet keep their references.
+// NEON dot products for arm64, in Go assembly written by hand (dot_arm64.s, dotf_arm64.s, dotk_arm64.s).
+// Each kernel returns its reference's bits for every input: the same exact integer block sums, and the
+// same float32 operations in the same order (see dot_blocks32.go, dot_float.go, dot_kquants.go); only the
+// instructions differ. dot_exact_test.go checks every variant against its reference bit for bit.
+//
+// NEON (ASIMD) is part of every arm64 CPU. The 32-element block types have two variants, chosen at
+// start-up: with the dotprod extension's SDOT where the CPU has it (it would fault elsewhere), else with
+// widening multiplies (SMULL). The float and K-quant kernels need nothing beyond NEON.
 
 import "golang.org/x/sys/cpu"
 
 var hasDotProd = cpu.ARM64.HasASIMDDP
 
 func init() {
-	// The NEON kernels are checked against the references in dot_arm64_test.go; only those that return
-	// the references' bits are installed.
-}
-
-func dotQ4_KFast(n int, w, a []byte) float32 {
-	nb := n / QKK
-	if nb <= 0 {
-		return 0
+	setFast(F32, OrderVecDot, dotF32Vec)
+	setFast(F16, OrderVecDot, dotF16Vec)
+	setFast(F32, OrderTiled, dotF32Tiled)
+	setFast(F16, OrderTiled, dotF16Tiled)
+	if hasDotProd {
+		setFast(Q4_0, OrderVecDot, dotQ4_0FastSDOT)
+		setFast(Q4_1, OrderVecDot, dotQ4_1FastSDOT)
+		setFast(Q5_0, OrderVecDot, dotQ5_0FastSDOT)
+		setFast(Q5_1, OrderVecDot, dotQ5_1FastSDOT)
+		setFast(Q8_0, OrderVecDot, dotQ8_0FastSDOT)
+	} else {
+		setFast(Q4_0, OrderVecDot, dotQ4_0FastNEON)
+		setFast(Q4_1, OrderVecDot, dotQ4_1FastNEON)
+		setFast(Q5_0, OrderVecDot, dotQ5_0FastNEON)
+		setFast(Q5_1, OrderVecDot, dotQ5_1FastNEON)
+		setFast(Q8_0, OrderVecDot, dotQ8_0FastNEON)
 	}
-	_, _ = w[nb*144-1], a[nb*292-1]
-	return dotQ4_KQ8_KSDOT(nb, &w[0], &a[0])
+	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
+	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
+	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
 }
 
-func dotQ6_KFast(n int, w, a []byte) float32 {
-	nb := n / QKK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*210-1], a[nb*292-1]
-	return dotQ6_KQ8_KSDOT(nb, &w[0], &a[0])
-}
-
-// The integer kernels of this CPU, and the other variant (for tests).
-var (
-	q40Kernel, q40Other = pickKernel(dotQ4_0Q8_0SDOT, dotQ4_0Q8_0NEON)
-	q80Kernel, q80Other = pickKernel(dotQ8_0Q8_0SDOT, dotQ8_0Q8_0NEON)
-)
-
+// blockKernel is an assembly kernel over nb ≥ 1 blocks starting at w and a.
 type blockKernel func(nb int, w, a *byte) float32
 
-func pickKernel(sdot, neon blockKernel) (blockKernel, blockKernel) {
-	if hasDotProd {
-		return sdot, neon
-	}
-	return neon, nil // without dotprod SDOT would fault
-}
-
-func dotQ4_0Fast(n int, w, a []byte) float32 {
-	nb := n / QK
+// blocks checks that both rows hold the nb = n/be whole blocks a kernel reads (so the assembly never reads
+// past a slice; a short row panics here) and runs k.
+func blocks(k blockKernel, n, be, wb, ab int, w, a []byte) float32 {
+	nb := n / be
 	if nb <= 0 {
 		return 0
 	}
-	_, _ = w[nb*18-1], a[nb*34-1]
-	return q40Kernel(nb, &w[0], &a[0])
+	_, _ = w[nb*wb-1], a[nb*ab-1]
+	return k(nb, &w[0], &a[0])
 }
 
-func dotQ8_0Fast(n int, w, a []byte) float32 {
-	nb := n / QK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*34-1], a[nb*34-1]
-	return q80Kernel(nb, &w[0], &a[0])
+func dotQ4_0FastNEON(n int, w, a []byte) float32 { return blocks(dotQ4_0Q8_0NEON, n, QK, 18, 34, w, a) }
+func dotQ4_1FastNEON(n int, w, a []byte) float32 { return blocks(dotQ4_1Q8_1NEON, n, QK, 20, 36, w, a) }
+func dotQ5_0FastNEON(n int, w, a []byte) float32 { return blocks(dotQ5_0Q8_0NEON, n, QK, 22, 34, w, a) }
+func dotQ5_1FastNEON(n int, w, a []byte) float32 { return blocks(dotQ5_1Q8_1NEON, n, QK, 24, 36, w, a) }
+func dotQ8_0FastNEON(n int, w, a []byte) float32 { return blocks(dotQ8_0Q8_0NEON, n, QK, 34, 34, w, a) }
+
+func dotQ4_0FastSDOT(n int, w, a []byte) float32 {
+	return blocks(dotQ4_0Q8_0SDOT, n, QK, 18, 34, w, a)
+}
+func dotQ4_1FastSDOT(n int, w, a []byte) float32 {
+	return blocks(dotQ4_1Q8_1SDOT, n, QK, 20, 36, w, a)
+}
+func dotQ5_0FastSDOT(n int, w, a []byte) float32 {
+	return blocks(dotQ5_0Q8_0SDOT, n, QK, 22, 34, w, a)
+}
+func dotQ5_1FastSDOT(n int, w, a []byte) float32 {
+	return blocks(dotQ5_1Q8_1SDOT, n, QK, 24, 36, w, a)
+}
+func dotQ8_0FastSDOT(n int, w, a []byte) float32 {
+	return blocks(dotQ8_0Q8_0SDOT, n, QK, 34, 34, w, a)
 }
 
-// Float rows: the kernels take whole groups of 16 elements; the rest is added here in float32.
+func dotQ4_KFast(n int, w, a []byte) float32 { return blocks(dotQ4_KQ8_KNEON, n, QKK, 144, 292, w, a) }
+func dotQ5_KFast(n int, w, a []byte) float32 { return blocks(dotQ5_KQ8_KNEON, n, QKK, 176, 292, w, a) }
+func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KNEON, n, QKK, 210, 292, w, a) }
 
-func dotF32Fast(n int, w, a []byte) float32 {
+// Float rows: the kernels take the whole steps of 64 (16 for the tiled order); the elements after them are
+// added here as the references add them.
+
+func dotF32Vec(n int, w, a []byte) float32 {
 	if n <= 0 {
 		return 0
 	}
 	_, _ = w[4*n-1], a[4*n-1]
-	m := n &^ 15
-	var s float32
-	if m > 0 {
-		s = dotF32NEON(m, &w[0], &a[0])
+	np := n &^ (f32Step - 1)
+	var sum float32
+	if np > 0 {
+		sum = dotF32VecNEON(np, &w[0], &a[0])
 	}
-	for i := m; i < n; i++ {
-		s += f32at(w, 4*i) * f32at(a, 4*i)
+	for i := np; i < n; i++ {
+		sum = fma32(f32at(w, 4*i), f32at(a, 4*i), sum)
 	}
-	return s
+	return sum
 }
 
-func dotF16Fast(n int, w, a []byte) float32 {
+func dotF16Vec(n int, w, a []byte) float32 {
 	if n <= 0 {
 		return 0
 	}
 	_, _ = w[2*n-1], a[2*n-1]
-	m := n &^ 15
-	var s float32
-	if m > 0 {
-		s = dotF16NEON(m, &w[0], &a[0])
+	np := n &^ (f32Step - 1)
+	var sum float64
+	if np > 0 {
+		sum = float64(dotF16VecNEON(np, &w[0], &a[0]))
 	}
-	for i := m; i < n; i++ {
-		s += f16at(w, 2*i) * f16at(a, 2*i)
+	for i := np; i < n; i++ {
+		sum += float64(f16at(w, 2*i) * f16at(a, 2*i))
 	}
-	return s
+	return float32(sum)
 }
+
+func dotF32Tiled(n int, w, a []byte) float32 {
+	if n < f32Lanes || n%f32Lanes != 0 {
+		return DotF32F32Tiled(n, w, a)
+	}
+	_, _ = w[4*n-1], a[4*n-1]
+	return dotF32TiledNEON(n, &w[0], &a[0])
+}
+
+func dotF16Tiled(n int, w, a []byte) float32 {
+	if n < f32Lanes || n%f32Lanes != 0 {
+		return DotF16F16Tiled(n, w, a)
+	}
+	_, _ = w[2*n-1], a[2*n-1]
+	return dotF16TiledNEON(n, &w[0], &a[0])
+}
+
+// VecDotF32s is VecDotF32 (ggml_vec_dot_f32 on float32 slices), with NEON.
+func VecDotF32s(x, y []float32) float32 {
+	n := len(x)
+	y = y[:n]
+	np := n &^ (f32Step - 1)
+	if np == 0 {
+		return VecDotF32(x, y)
+	}
+	sum := dotF32VecNEONf(np, &x[0], &y[0])
+	for i := np; i < n; i++ {
+		sum = fma32(x[i], y[i], sum)
+	}
+	return sum
+}
+
+// Assembly kernels: nb blocks (n elements for the float types) starting at w and a. The SDOT kernels need
+// the dotprod extension.
 
 //go:noescape
 func dotQ4_0Q8_0SDOT(nb int, w, a *byte) float32
@@ -108,22 +154,51 @@ func dotQ4_0Q8_0SDOT(nb int, w, a *byte) float32
 func dotQ4_0Q8_0NEON(nb int, w, a *byte) float32
 
 //go:noescape
+func dotQ4_1Q8_1SDOT(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ4_1Q8_1NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_0Q8_0SDOT(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_0Q8_0NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_1Q8_1SDOT(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_1Q8_1NEON(nb int, w, a *byte) float32
+
+//go:noescape
 func dotQ8_0Q8_0SDOT(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ8_0Q8_0NEON(nb int, w, a *byte) float32
 
 //go:noescape
-func dotQ4_KQ8_KSDOT(nb int, w, a *byte) float32
+func dotQ4_KQ8_KNEON(nb int, w, a *byte) float32
 
 //go:noescape
-func dotQ6_KQ8_KSDOT(nb int, w, a *byte) float32
+func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
 
 //go:noescape
-func dotF32NEON(n int, w, a *byte) float32
+func dotQ6_KQ8_KNEON(nb int, w, a *byte) float32
 
 //go:noescape
-func dotF16NEON(n int, w, a *byte) float32
+func dotF32VecNEON(n int, w, a *byte) float32
 
-// VecDotF32s is VecDotF32.
-func VecDotF32s(x, y []float32) float32 { return VecDotF32(x, y) }
+//go:noescape
+func dotF16VecNEON(n int, w, a *byte) float32
+
+//go:noescape
+func dotF32TiledNEON(n int, w, a *byte) float32
+
+//go:noescape
+func dotF16TiledNEON(n int, w, a *byte) float32
+
+// dotF32VecNEONf is dotF32VecNEON on float32 pointers.
+//
+//go:noescape
+func dotF32VecNEONf(n int, x, y *float32) float32

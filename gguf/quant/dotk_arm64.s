@@ -1,0 +1,340 @@
+//go:build arm64 && !noasm
+
+#include "textflag.h"
+
+// K-quant dot products in the reference's arithmetic (dot_kquants.go), plain NEON, hand-written. The Go
+// assembler lacks SMULL/SMLAL, SXTL, SCVTF and the vector FADD/FMUL; they are WORD encodings with the
+// instruction in a comment beside each.
+//
+// The reference keeps eight integer lanes per super-block, lane l summing scale·q·y over the elements e ≡ l
+// (mod 8). That is the layout of SMULL/SMLAL on eight bytes: int16 product k of SMULL Vd.8H, Vn.8B, Vm.8B
+// (or SMLAL2 on the upper eight bytes) comes from element k of the eight, and every group of 16 or 32
+// elements starts at a multiple of 8, so int16 lane k of a group's SMULL/SMLAL2 chain is its residue k. A
+// group's residues (|Σ| ≤ 4·31·128 for Q4_K/Q5_K, 2·32·128 for Q6_K: no int16 overflow) are then multiplied
+// by the group's scale and widened into the int32 residue lanes (SMLAL/SMLAL2 by element: residues 0…3 in
+// V30, 4…7 in V31). Products of different groups are never mixed in int16, so the integer lanes are the
+// reference's exactly. SDOT does not help here: it adds four neighbouring bytes, which are four residues.
+//
+// Per super-block the lanes are converted to float32 (exactly, |lane| < 2^24), multiplied by d·yd and added
+// to the float lanes V28 (0…3), V29 (4…7) with FMUL then FADD, as the reference's
+// sums[l] += float32(d·float32(lane)); Q4_K/Q5_K subtract float32(dmin·yd)·float32(Σ bsums·mins) from the
+// scalar F27; at the end F27 + lane 0 + lane 1 + … + lane 7 is added in that order.
+//
+// Registers: R0 super-blocks left, R1 weights, R2 activations (Q8_K: d float32 at 0, quants at 4, bsums
+// int16 at 260; 292 bytes), R5 weight quants, R13 activation quants; F24 = d·yd, F25 = dmin·yd, V13 the
+// group scales as int16 (the next ones in lanes 0 and 1 for Q4_K/Q5_K), V15 = 0x0F bytes.
+
+// KD sets F24 to f16(doff(R1))·yd (yd the float32 at (R2)). Clobbers R4, F26.
+#define KD(doff) \
+	MOVHU  doff(R1), R4 \
+	FMOVS  R4, F24      \
+	FCVTHS F24, F24     \
+	FMOVS  (R2), F26    \
+	FMULS  F26, F24, F24
+
+// KMINS sets F25 to f16(2(R1))·yd and subtracts float32(F25·float32(Σ_k bsums_k·min_{k/2})) from F27, the
+// minimums packed as bytes in R11 (K4SCALES). The pair sums of bsums fit int16 (|bsum| ≤ 16·128); the sum
+// is exact in int32. Clobbers R4, R13, V0…V2, V12, F26.
+#define KMINS \
+	MOVHU   2(R1), R4                \
+	FMOVS   R4, F25                  \
+	FCVTHS  F25, F25                 \
+	FMOVS   (R2), F26                \
+	FMULS   F26, F25, F25            \
+	VMOV    R11, V12.D[0]            \
+	VUXTL   V12.B8, V12.H8           \
+	ADD     $260, R2, R13            \
+	VLD1    (R13), [V0.H8, V1.H8]    \
+	VADDP   V1.H8, V0.H8, V0.H8      \
+	WORD $0x0e6cc002 /* SMULL V2.4S, V0.4H, V12.4H */ \
+	WORD $0x4e6c8002 /* SMLAL2 V2.4S, V0.8H, V12.8H */ \
+	VADDV   V2.S4, V2                \
+	VMOV    V2.S[0], R13             \
+	SCVTFWS R13, F26                 \
+	FMULS   F25, F26, F26            \
+	FSUBS   F26, F27, F27
+
+// K4SCALES unpacks the 12 scale bytes at 4(R1) as scaleMinK4 (ggml's utmp shuffle): the eight 6-bit
+// scales as int16 into V13, the eight minimums as bytes into R11. Clobbers R6…R10, R12.
+#define K4SCALES \
+	MOVWU 4(R1), R6             \
+	MOVWU 8(R1), R7             \
+	MOVWU 12(R1), R8            \
+	LSRW  $4, R8, R9            \
+	ANDW  $0x0f0f0f0f, R9       \
+	LSRW  $6, R7, R10           \
+	ANDW  $0x03030303, R10      \
+	ORRW  R10<<4, R9, R9        \
+	ANDW  $0x3f3f3f3f, R7, R11  \
+	ANDW  $0x0f0f0f0f, R8, R12  \
+	LSRW  $6, R6, R10           \
+	ANDW  $0x03030303, R10      \
+	ORRW  R10<<4, R12, R12      \
+	ANDW  $0x3f3f3f3f, R6, R6   \
+	ORR   R12<<32, R6, R6       \
+	ORR   R9<<32, R11, R11      \
+	VMOV  R6, V13.D[0]          \
+	VUXTL V13.B8, V13.H8
+
+// K32PAIR adds groups 2c (quants V6, V7: elements 0…15, 16…31; activations V2, V3) and 2c+1 (quants V8,
+// V9; activations V4, V5) with the scales in lanes 0 and 1 of V13 to the residue lanes V30, V31, and moves
+// the next two scales to lanes 0 and 1. Clobbers V10, V11.
+#define K32PAIR \
+	WORD $0x0e22c0ca /* SMULL V10.8H, V6.8B, V2.8B */ \
+	WORD $0x4e2280ca /* SMLAL2 V10.8H, V6.16B, V2.16B */ \
+	WORD $0x0e2380ea /* SMLAL V10.8H, V7.8B, V3.8B */ \
+	WORD $0x4e2380ea /* SMLAL2 V10.8H, V7.16B, V3.16B */ \
+	WORD $0x0e24c10b /* SMULL V11.8H, V8.8B, V4.8B */ \
+	WORD $0x4e24810b /* SMLAL2 V11.8H, V8.16B, V4.16B */ \
+	WORD $0x0e25812b /* SMLAL V11.8H, V9.8B, V5.8B */ \
+	WORD $0x4e25812b /* SMLAL2 V11.8H, V9.16B, V5.16B */ \
+	WORD $0x0f4d215e /* SMLAL V30.4S, V10.4H, V13.H[0] */ \
+	WORD $0x4f4d215f /* SMLAL2 V31.4S, V10.8H, V13.H[0] */ \
+	WORD $0x0f5d217e /* SMLAL V30.4S, V11.4H, V13.H[1] */ \
+	WORD $0x4f5d217f /* SMLAL2 V31.4S, V11.8H, V13.H[1] */ \
+	VEXT $4, V13.B16, V13.B16, V13.B16
+
+// KFINISH adds the super-block's integer lanes V30, V31 into the float lanes V28, V29:
+// sums[l] += float32(F24·float32(lane l)).
+#define KFINISH \
+	WORD $0x4e21dbde /* SCVTF V30.4S, V30.4S */ \
+	WORD $0x4e21dbff /* SCVTF V31.4S, V31.4S */ \
+	VDUP V24.S[0], V26.S4 \
+	WORD $0x6e3adfde /* FMUL V30.4S, V30.4S, V26.4S */ \
+	WORD $0x6e3adfff /* FMUL V31.4S, V31.4S, V26.4S */ \
+	WORD $0x4e3ed79c /* FADD V28.4S, V28.4S, V30.4S */ \
+	WORD $0x4e3fd7bd /* FADD V29.4S, V29.4S, V31.4S */
+
+// KDONE leaves F27 + lane 0 + lane 1 + … + lane 7 (V28, then V29), added in that order, in F27.
+#define KDONE \
+	FADDS F28, F27, F27    \
+	VDUP  V28.S[1], V0.S4  \
+	FADDS F0, F27, F27     \
+	VDUP  V28.S[2], V0.S4  \
+	FADDS F0, F27, F27     \
+	VDUP  V28.S[3], V0.S4  \
+	FADDS F0, F27, F27     \
+	FADDS F29, F27, F27    \
+	VDUP  V29.S[1], V0.S4  \
+	FADDS F0, F27, F27     \
+	VDUP  V29.S[2], V0.S4  \
+	FADDS F0, F27, F27     \
+	VDUP  V29.S[3], V0.S4  \
+	FADDS F0, F27, F27
+
+// KSTART loads the arguments and clears the float lanes V28, V29 and the scalar sum F27.
+#define KSTART \
+	MOVD  nb+0(FP), R0 \
+	MOVD  w+8(FP), R1  \
+	MOVD  a+16(FP), R2 \
+	VMOVI $15, V15.B16 \
+	VEOR  V27.B16, V27.B16, V27.B16 \
+	VEOR  V28.B16, V28.B16, V28.B16 \
+	VEOR  V29.B16, V29.B16, V29.B16
+
+// func dotQ4_KQ8_KNEON(nb int, w, a *byte) float32
+//
+// Reference: DotQ4_KQ8_K. Q4_K block (144 bytes): d, dmin (f16) at 0, 2; 12 packed 6-bit scales and
+// minimums at 4; 128 bytes of quants at 16, 32 bytes per pair of groups (low nibbles group 2c, high
+// nibbles group 2c+1).
+TEXT ·dotQ4_KQ8_KNEON(SB), NOSPLIT, $0-28
+	KSTART
+
+q4ksb:
+	PRFM  4096(R1), PLDL1KEEP
+	PRFM  4160(R1), PLDL1KEEP
+	PRFM  4224(R1), PLDL1KEEP
+	KD(0)
+	K4SCALES
+	KMINS
+	VEOR  V30.B16, V30.B16, V30.B16
+	VEOR  V31.B16, V31.B16, V31.B16
+	ADD   $16, R1, R5
+	ADD   $4, R2, R13
+	MOVD  $4, R10
+
+q4kpair:
+	VLD1.P 32(R5), [V0.B16, V1.B16]
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16]
+	VAND  V15.B16, V0.B16, V6.B16
+	VAND  V15.B16, V1.B16, V7.B16
+	VUSHR $4, V0.B16, V8.B16
+	VUSHR $4, V1.B16, V9.B16
+	K32PAIR
+	SUBS  $1, R10
+	BNE   q4kpair
+	KFINISH
+	ADD   $144, R1
+	ADD   $292, R2
+	SUBS  $1, R0
+	BNE   q4ksb
+	KDONE
+	FMOVS F27, ret+24(FP)
+	RET
+
+// func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
+//
+// Reference: DotQ5_KQ8_K. Q5_K block (176 bytes): as Q4_K with 32 bytes of fifth bits at 16 (bit j of
+// byte l: element l of group j) and the quants at 48. The fifth bits are kept in V16, V17, shifted right
+// by two per pair of groups.
+TEXT ·dotQ5_KQ8_KNEON(SB), NOSPLIT, $0-28
+	KSTART
+	VMOVI $16, V14.B16
+
+q5ksb:
+	PRFM  4096(R1), PLDL1KEEP
+	PRFM  4160(R1), PLDL1KEEP
+	PRFM  4224(R1), PLDL1KEEP
+	KD(0)
+	K4SCALES
+	KMINS
+	VEOR  V30.B16, V30.B16, V30.B16
+	VEOR  V31.B16, V31.B16, V31.B16
+	ADD   $16, R1, R5
+	VLD1.P 32(R5), [V16.B16, V17.B16]
+	ADD   $4, R2, R13
+	MOVD  $4, R10
+
+q5kpair:
+	VLD1.P 32(R5), [V0.B16, V1.B16]
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16]
+	VAND  V15.B16, V0.B16, V6.B16
+	VAND  V15.B16, V1.B16, V7.B16
+	VUSHR $4, V0.B16, V8.B16
+	VUSHR $4, V1.B16, V9.B16
+	VSHL  $4, V16.B16, V18.B16         // bit 2c → 16
+	VSHL  $4, V17.B16, V19.B16
+	VAND  V14.B16, V18.B16, V18.B16
+	VAND  V14.B16, V19.B16, V19.B16
+	VORR  V18.B16, V6.B16, V6.B16
+	VORR  V19.B16, V7.B16, V7.B16
+	VSHL  $3, V16.B16, V18.B16         // bit 2c+1 → 16
+	VSHL  $3, V17.B16, V19.B16
+	VAND  V14.B16, V18.B16, V18.B16
+	VAND  V14.B16, V19.B16, V19.B16
+	VORR  V18.B16, V8.B16, V8.B16
+	VORR  V19.B16, V9.B16, V9.B16
+	VUSHR $2, V16.B16, V16.B16
+	VUSHR $2, V17.B16, V17.B16
+	K32PAIR
+	SUBS  $1, R10
+	BNE   q5kpair
+	KFINISH
+	ADD   $176, R1
+	ADD   $292, R2
+	SUBS  $1, R0
+	BNE   q5ksb
+	KDONE
+	FMOVS F27, ret+24(FP)
+	RET
+
+// Q6Q sets V6, V7 to the 6-bit quants minus 32 (signed bytes) of two groups of 16: low four bits already
+// in V6, V7, the two high bits at bits 4-5 of HA, HB (other bits anything). Needs V11 = 0x30 bytes and
+// V10 = 32 bytes.
+#define Q6Q(HA, HB) \
+	VAND V11.B16, HA.B16, V8.B16 \
+	VAND V11.B16, HB.B16, V9.B16 \
+	VORR V8.B16, V6.B16, V6.B16  \
+	VORR V9.B16, V7.B16, V7.B16  \
+	VSUB V10.B16, V6.B16, V6.B16 \
+	VSUB V10.B16, V7.B16, V7.B16
+
+// func dotQ6_KQ8_KNEON(nb int, w, a *byte) float32
+//
+// Reference: DotQ6_KQ8_K. Q6_K block (210 bytes): ql (128 bytes, low four bits) at 0, qh (64 bytes, two
+// high bits) at 128, 16 int8 group scales at 192, d (f16) at 208. Each half of 128 elements takes 64 bytes
+// of ql and 32 of qh; its quarter k (groups 2k and 2k+1 of 16 elements) takes the low (k = 0, 1) or high
+// (k = 2, 3) nibbles of ql bytes 32·(k mod 2)… and bits 2k, 2k+1 of qh. V13 holds the current half's eight
+// scales, V14 the second half's.
+TEXT ·dotQ6_KQ8_KNEON(SB), NOSPLIT, $0-28
+	KSTART
+	VMOVI $0x30, V11.B16
+	VMOVI $32, V10.B16
+
+q6ksb:
+	PRFM  4096(R1), PLDL1KEEP
+	PRFM  4160(R1), PLDL1KEEP
+	PRFM  4224(R1), PLDL1KEEP
+	PRFM  4288(R1), PLDL1KEEP
+	KD(208)
+	ADD   $192, R1, R4
+	VLD1  (R4), [V12.B16]
+	WORD $0x0f08a58d // SXTL V13.8H, V12.8B
+	WORD $0x4f08a58e // SXTL2 V14.8H, V12.16B
+	VEOR  V30.B16, V30.B16, V30.B16
+	VEOR  V31.B16, V31.B16, V31.B16
+	MOVD  R1, R5                      // ql
+	ADD   $128, R1, R6                // qh
+	ADD   $4, R2, R13                 // activation quants
+	MOVD  $2, R10
+
+q6khalf:
+	VLD1.P 64(R5), [V0.B16, V1.B16, V2.B16, V3.B16]
+	VLD1.P 32(R6), [V4.B16, V5.B16]
+	VLD1.P 64(R13), [V16.B16, V17.B16, V18.B16, V19.B16]
+	VLD1.P 64(R13), [V20.B16, V21.B16, V22.B16, V23.B16]
+	// quarter 0: low nibbles of ql[0:32], qh bits 0-1; activations V16, V17; scales 0, 1
+	VAND  V15.B16, V0.B16, V6.B16
+	VAND  V15.B16, V1.B16, V7.B16
+	VSHL  $4, V4.B16, V8.B16
+	VSHL  $4, V5.B16, V9.B16
+	Q6Q(V8, V9)
+	WORD $0x0e30c0c8 // SMULL V8.8H, V6.8B, V16.8B
+	WORD $0x4e3080c8 // SMLAL2 V8.8H, V6.16B, V16.16B
+	WORD $0x0e31c0e9 // SMULL V9.8H, V7.8B, V17.8B
+	WORD $0x4e3180e9 // SMLAL2 V9.8H, V7.16B, V17.16B
+	WORD $0x0f4d211e // SMLAL V30.4S, V8.4H, V13.H[0]
+	WORD $0x4f4d211f // SMLAL2 V31.4S, V8.8H, V13.H[0]
+	WORD $0x0f5d213e // SMLAL V30.4S, V9.4H, V13.H[1]
+	WORD $0x4f5d213f // SMLAL2 V31.4S, V9.8H, V13.H[1]
+	// quarter 1: low nibbles of ql[32:64], qh bits 2-3; activations V18, V19; scales 2, 3
+	VAND  V15.B16, V2.B16, V6.B16
+	VAND  V15.B16, V3.B16, V7.B16
+	VSHL  $2, V4.B16, V8.B16
+	VSHL  $2, V5.B16, V9.B16
+	Q6Q(V8, V9)
+	WORD $0x0e32c0c8 // SMULL V8.8H, V6.8B, V18.8B
+	WORD $0x4e3280c8 // SMLAL2 V8.8H, V6.16B, V18.16B
+	WORD $0x0e33c0e9 // SMULL V9.8H, V7.8B, V19.8B
+	WORD $0x4e3380e9 // SMLAL2 V9.8H, V7.16B, V19.16B
+	WORD $0x0f6d211e // SMLAL V30.4S, V8.4H, V13.H[2]
+	WORD $0x4f6d211f // SMLAL2 V31.4S, V8.8H, V13.H[2]
+	WORD $0x0f7d213e // SMLAL V30.4S, V9.4H, V13.H[3]
+	WORD $0x4f7d213f // SMLAL2 V31.4S, V9.8H, V13.H[3]
+	// quarter 2: high nibbles of ql[0:32], qh bits 4-5; activations V20, V21; scales 4, 5
+	VUSHR $4, V0.B16, V6.B16
+	VUSHR $4, V1.B16, V7.B16
+	Q6Q(V4, V5)
+	WORD $0x0e34c0c8 // SMULL V8.8H, V6.8B, V20.8B
+	WORD $0x4e3480c8 // SMLAL2 V8.8H, V6.16B, V20.16B
+	WORD $0x0e35c0e9 // SMULL V9.8H, V7.8B, V21.8B
+	WORD $0x4e3580e9 // SMLAL2 V9.8H, V7.16B, V21.16B
+	WORD $0x0f4d291e // SMLAL V30.4S, V8.4H, V13.H[4]
+	WORD $0x4f4d291f // SMLAL2 V31.4S, V8.8H, V13.H[4]
+	WORD $0x0f5d293e // SMLAL V30.4S, V9.4H, V13.H[5]
+	WORD $0x4f5d293f // SMLAL2 V31.4S, V9.8H, V13.H[5]
+	// quarter 3: high nibbles of ql[32:64], qh bits 6-7; activations V22, V23; scales 6, 7
+	VUSHR $4, V2.B16, V6.B16
+	VUSHR $4, V3.B16, V7.B16
+	VUSHR $2, V4.B16, V8.B16
+	VUSHR $2, V5.B16, V9.B16
+	Q6Q(V8, V9)
+	WORD $0x0e36c0c8 // SMULL V8.8H, V6.8B, V22.8B
+	WORD $0x4e3680c8 // SMLAL2 V8.8H, V6.16B, V22.16B
+	WORD $0x0e37c0e9 // SMULL V9.8H, V7.8B, V23.8B
+	WORD $0x4e3780e9 // SMLAL2 V9.8H, V7.16B, V23.16B
+	WORD $0x0f6d291e // SMLAL V30.4S, V8.4H, V13.H[6]
+	WORD $0x4f6d291f // SMLAL2 V31.4S, V8.8H, V13.H[6]
+	WORD $0x0f7d293e // SMLAL V30.4S, V9.4H, V13.H[7]
+	WORD $0x4f7d293f // SMLAL2 V31.4S, V9.8H, V13.H[7]
+	VMOV  V14.B16, V13.B16
+	SUBS  $1, R10
+	BNE   q6khalf
+	KFINISH
+	ADD   $210, R1
+	ADD   $292, R2
+	SUBS  $1, R0
+	BNE   q6ksb
+	KDONE
+	FMOVS F27, ret+24(FP)
+	RET
