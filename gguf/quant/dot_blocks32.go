@@ -112,7 +112,7 @@ func DotQ4_1Q8_1(n int, w, a []byte) float32 {
 	var summs float32
 	for ib := 0; ib < n/QK; ib++ {
 		x, y := w[ib*20:ib*20+20], a[ib*36:ib*36+36]
-		summs += f16at(x, 2) * f16at(y, 2)
+		summs += float32(f16at(x, 2) * f16at(y, 2)) // rounded before the add: no fused multiply-add on arm64
 		l.addNibbles(f16at(x, 0)*f16at(y, 0), x[4:20], 0, y[4:36])
 	}
 	return l.sum() + summs
@@ -145,7 +145,7 @@ func DotQ5_1Q8_1(n int, w, a []byte) float32 {
 	var summs float32
 	for ib := 0; ib < n/QK; ib++ {
 		x, y := w[ib*24:ib*24+24], a[ib*36:ib*36+36]
-		summs += f16at(x, 2) * f16at(y, 2)
+		summs += float32(f16at(x, 2) * f16at(y, 2)) // rounded before the add: no fused multiply-add on arm64
 		unpackQ5(binary.LittleEndian.Uint32(x[4:]), x[8:24], 0, &q)
 		l.add(f16at(x, 0)*f16at(y, 0), &q, y[4:36])
 	}
