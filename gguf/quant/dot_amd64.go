@@ -46,20 +46,6 @@ func init() {
 	}
 }
 
-// blockKernel is an assembly kernel over nb ≥ 1 blocks starting at w and a.
-type blockKernel func(nb int, w, a *byte) float32
-
-// blocks checks that both rows hold the nb = n/be whole blocks a kernel reads (so the assembly never reads
-// past a slice; a short row panics here) and runs k.
-func blocks(k blockKernel, n, be, wb, ab int, w, a []byte) float32 {
-	nb := n / be
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*wb-1], a[nb*ab-1]
-	return k(nb, &w[0], &a[0])
-}
-
 func dotQ4_0Fast(n int, w, a []byte) float32 { return blocks(dotQ4_0Q8_0AVX2, n, QK, 18, 34, w, a) }
 func dotQ4_1Fast(n int, w, a []byte) float32 { return blocks(dotQ4_1Q8_1AVX2, n, QK, 20, 36, w, a) }
 func dotQ5_0Fast(n int, w, a []byte) float32 { return blocks(dotQ5_0Q8_0AVX2, n, QK, 22, 34, w, a) }
@@ -96,40 +82,13 @@ func dotQ4_0RepackedFast(n int, w, a []byte) float32 {
 	return blocks(dotQ4_0Q8_0RepackedAVX2, n, QK, 18, 34, w, a)
 }
 
-// Float rows: the kernels take the whole steps of 64 (16 for the tiled order); the elements after them are
-// added here as the references add them.
-
-func dotF32Vec(n int, w, a []byte) float32 {
-	if n <= 0 {
-		return 0
-	}
-	_, _ = w[4*n-1], a[4*n-1]
-	np := n &^ (f32Step - 1)
-	var sum float32
-	if np > 0 {
-		sum = dotF32VecAVX2(np, &w[0], &a[0])
-	}
-	for i := np; i < n; i++ {
-		sum = fma32(f32at(w, 4*i), f32at(a, 4*i), sum)
-	}
-	return sum
-}
-
-func dotF16Vec(n int, w, a []byte) float32 {
-	if n <= 0 {
-		return 0
-	}
-	_, _ = w[2*n-1], a[2*n-1]
-	np := n &^ (f32Step - 1)
-	var sum float64
-	if np > 0 {
-		sum = float64(dotF16VecAVX2(np, &w[0], &a[0]))
-	}
-	for i := np; i < n; i++ {
-		sum += float64(f16at(w, 2*i) * f16at(a, 2*i))
-	}
-	return float32(sum)
-}
+// The float kernels take the whole steps of 64 (16 for the tiled order); dot_simd.go's wrappers do the rest.
+var (
+	dotF32Vec   = f32VecDot(dotF32VecAVX2)
+	dotF16Vec   = f16VecDot(dotF16VecAVX2)
+	dotF32Tiled = tiledDot(dotF32TiledAVX2, 4, DotF32F32Tiled)
+	dotF16Tiled = tiledDot(dotF16TiledAVX2, 2, DotF16F16Tiled)
+)
 
 // dotBF16Fast is DotBF16BF16: the kernel sums the whole steps of 8, the rest continue its float64 sum here.
 func dotBF16Fast(n int, w, a []byte) float32 {
@@ -150,35 +109,12 @@ func dotBF16Fast(n int, w, a []byte) float32 {
 	return float32(sum)
 }
 
-func dotF32Tiled(n int, w, a []byte) float32 {
-	if n < f32Lanes || n%f32Lanes != 0 {
-		return DotF32F32Tiled(n, w, a)
-	}
-	_, _ = w[4*n-1], a[4*n-1]
-	return dotF32TiledAVX2(n, &w[0], &a[0])
-}
-
-func dotF16Tiled(n int, w, a []byte) float32 {
-	if n < f32Lanes || n%f32Lanes != 0 {
-		return DotF16F16Tiled(n, w, a)
-	}
-	_, _ = w[2*n-1], a[2*n-1]
-	return dotF16TiledAVX2(n, &w[0], &a[0])
-}
-
 // VecDotF32s is VecDotF32 (ggml_vec_dot_f32 on float32 slices), with SIMD where the CPU has it.
 func VecDotF32s(x, y []float32) float32 {
-	n := len(x)
-	y = y[:n]
-	np := n &^ (f32Step - 1)
-	if !hasAVX2 || np == 0 {
-		return VecDotF32(x, y)
+	if !hasAVX2 {
+		return VecDotF32(x, y[:len(x)])
 	}
-	sum := dotF32VecAVX2f(np, &x[0], &y[0])
-	for i := np; i < n; i++ {
-		sum = fma32(x[i], y[i], sum)
-	}
-	return sum
+	return vecDotF32sWith(dotF32VecAVX2f, x, y)
 }
 
 // Assembly kernels: nb blocks (n elements for the float types) starting at w and a.
