@@ -85,6 +85,22 @@ type Graph struct {
 // Node returns the node t refers to.
 func (g *Graph) Node(t Tensor) *Node { return &g.Nodes[t.ID()] }
 
+// Output returns the node of t for a Program.Read of n values, or an error naming what is wrong: t is not a
+// node of g, not an output, or has another number of values.
+func (g *Graph) Output(t Tensor, n int) (*Node, error) {
+	if !t.Valid() || t.ID() >= len(g.Nodes) {
+		return nil, fmt.Errorf("tensor %d is not in the program's graph", t.ID())
+	}
+	nd := &g.Nodes[t.ID()]
+	if !nd.Output {
+		return nil, fmt.Errorf("node %s is not an output", nd.Label(t.ID()))
+	}
+	if n != nd.Elements() {
+		return nil, fmt.Errorf("output %s has %d values, dst %d", nd.Label(t.ID()), nd.Elements(), n)
+	}
+	return nd, nil
+}
+
 // Outputs returns the tensors marked as outputs.
 func (g *Graph) Outputs() []Tensor {
 	var out []Tensor

@@ -240,15 +240,8 @@ func (p *program) Read(t accel.Tensor, dst []float32) error {
 	if p.isClosed() {
 		return accel.ErrClosed
 	}
-	if !t.Valid() || t.ID() >= len(p.g.Nodes) {
-		return fmt.Errorf("cpu: tensor %d is not in the program's graph", t.ID())
-	}
-	nd := &p.g.Nodes[t.ID()]
-	if !nd.Output {
-		return fmt.Errorf("cpu: node %s is not an output", nd.Label(t.ID()))
-	}
-	if len(dst) != nd.Elements() {
-		return fmt.Errorf("cpu: output %s has %d values, dst %d", nd.Label(t.ID()), nd.Elements(), len(dst))
+	if _, err := p.g.Output(t, len(dst)); err != nil {
+		return fmt.Errorf("cpu: %w", err)
 	}
 	return p.values(t.ID(), dst)
 }

@@ -360,15 +360,8 @@ func (p *program) Read(t accel.Tensor, dst []float32) error {
 	if p.isClosed() {
 		return accel.ErrClosed
 	}
-	if !t.Valid() || t.ID() >= len(p.g.Nodes) {
-		return fmt.Errorf("vulkan: tensor %d is not in the program's graph", t.ID())
-	}
-	nd := &p.g.Nodes[t.ID()]
-	if !nd.Output {
-		return fmt.Errorf("vulkan: node %s is not an output", nd.Label(t.ID()))
-	}
-	if len(dst) != nd.Elements() {
-		return fmt.Errorf("vulkan: output %s has %d values, dst %d", nd.Label(t.ID()), nd.Elements(), len(dst))
+	if _, err := p.g.Output(t, len(dst)); err != nil {
+		return fmt.Errorf("vulkan: %w", err)
 	}
 	p.values(p.outs[t.ID()], dst)
 	return nil
