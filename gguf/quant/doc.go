@@ -31,4 +31,12 @@
 // order for the K-quants, IQ4, MXFP4 and BF16 — and are the reference that faster implementations must
 // equal. Every float32 expression is written with explicit conversions where ggml rounds, and fused
 // multiply-adds are explicit (fma32), so the results are the same on every platform.
+//
+// # Fast paths
+//
+// Dot(w, o) returns, per weight type and accumulation Order, an assembly kernel for this CPU (AVX2, AVX-512
+// and VNNI on amd64: dot*_amd64.s; NEON and SDOT on arm64: dot*_arm64.s) that returns the bits of its
+// reference RefDot(w, o) for every input, or the reference itself; GemmFor(w, o) returns a batched kernel
+// with the same bits (gemm*.go) that multiplies many activation rows at once. TestDotExact and TestGemmExact
+// check every variant bit for bit. The noasm build tag leaves only the references.
 package quant
