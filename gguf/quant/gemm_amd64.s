@@ -38,6 +38,18 @@
 	VMULPS.BCST (R)(DX*1), Z24, Z25 \
 	VFMADD231PS Z25, T, ACC
 
+// PSETUP loads a packer's arguments (func(nb int, w *byte, wStride int, dst *byte, mask int)): CX blocks,
+// the rows at SI (Z31: their offsets), the packed blocks at DI, the rows to pack in K7.
+#define PSETUP \
+	MOVQ         nb+0(FP), CX       \
+	MOVQ         w+8(FP), SI        \
+	MOVQ         wStride+16(FP), AX \
+	MOVQ         dst+24(FP), DI     \
+	MOVQ         mask+32(FP), BX    \
+	KMOVW        BX, K7             \
+	VPBROADCASTD AX, Z31            \
+	VPMULLD      gIota<>(SB), Z31, Z31
+
 // GSETUP8 points R8…R13, BX, DI at the 8 activation columns and zeroes the accumulators Z0…Z7.
 #define GSETUP8 \
 	MOVQ   nb+0(FP), CX        \
@@ -405,17 +417,9 @@ q8gloop:
 
 // func packQ4_0G(nb int, w *byte, wStride int, dst *byte, mask int)
 //
-// packQ4_0 with gathers: lane r of each packed vector is loaded straight from row r (Z31: the rows' offsets,
-// K7 the rows).
+// packQ4_0 with gathers: lane r of each packed vector is loaded straight from row r.
 TEXT ·packQ4_0G(SB), NOSPLIT, $0-40
-	MOVQ         nb+0(FP), CX
-	MOVQ         w+8(FP), SI
-	MOVQ         wStride+16(FP), AX
-	MOVQ         dst+24(FP), DI
-	MOVQ         mask+32(FP), BX
-	KMOVW        BX, K7
-	VPBROADCASTD AX, Z31
-	VPMULLD      gIota<>(SB), Z31, Z31
+	PSETUP
 	VPBROADCASTD gNib<>(SB), Z30
 
 p40loop:
@@ -448,14 +452,7 @@ GLOBL gSign<>(SB), RODATA|NOPTR, $4
 //
 // packQ8_0 with gathers.
 TEXT ·packQ8_0G(SB), NOSPLIT, $0-40
-	MOVQ         nb+0(FP), CX
-	MOVQ         w+8(FP), SI
-	MOVQ         wStride+16(FP), AX
-	MOVQ         dst+24(FP), DI
-	MOVQ         mask+32(FP), BX
-	KMOVW        BX, K7
-	VPBROADCASTD AX, Z31
-	VPMULLD      gIota<>(SB), Z31, Z31
+	PSETUP
 	VPBROADCASTD gSign<>(SB), Z30
 
 p80loop:
