@@ -17,6 +17,7 @@ var (
 	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
 	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 	hasVNNI   = hasAVX512 && cpu.X86.HasAVX512VNNI
+	hasVBMI   = hasAVX512 && cpu.X86.HasAVX512VBMI
 )
 
 func init() {

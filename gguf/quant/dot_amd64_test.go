@@ -3,6 +3,7 @@
 package quant
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -61,5 +62,23 @@ func TestDotBF16Order(t *testing.T) {
 		if got, want := dotBF16Fast(n, w, a), DotBF16BF16(n, w, a); !sameBits(got, want) {
 			t.Fatalf("n=%d: %v, reference %v", n, got, want)
 		}
+	}
+}
+
+// TestGemvQ4_KWithoutVBMI runs the Q4_K Gemm's vector path as on a CPU without AVX-512 VBMI (the AVX2
+// kernel on the Q8_K part of the activation blocks).
+func TestGemvQ4_KWithoutVBMI(t *testing.T) {
+	g := GemmFor(Q4_K, OrderVecDot)
+	if g == nil {
+		t.Skip("no Q4_K Gemm on this CPU")
+	}
+	saved := hasVBMI
+	hasVBMI = false
+	defer func() { hasVBMI = saved }()
+	r := rand.New(rand.NewPCG(25, 26))
+	for trial := 0; trial < 10; trial++ {
+		n, rows := QKK*(1+r.IntN(6)), 1+r.IntN(40)
+		checkGemm(t, g, n, rows, 1, randScaled(r, Q4_K, n*rows/QKK), randScaled(r, Q8_K, n/QKK),
+			fmt.Sprintf("random bytes %d", trial))
 	}
 }

@@ -1,5 +1,6 @@
 //go:build amd64 && !noasm
 
+#include "go_asm.h"
 #include "textflag.h"
 
 // K-quant dot products in the reference's arithmetic (dot_kquants.go), AVX2 + FMA + F16C, hand-written.
@@ -516,4 +517,149 @@ q2kloop:
 	VMOVAPS    X10, X0
 	VZEROUPPER
 	MOVSS      X0, ret+24(FP)
+	RET
+
+// VPERMB index of the VNNI Q4_K kernel (gemm_k4.go, "qr"): byte 4d+m of a 64-byte vector takes element
+// d+8m of the first 32-byte group (d < 8) or element d−8+8m of the second: each dword then holds the four
+// elements of one residue of one group.
+DATA k4PermB<>+0(SB)/8, $0x1911090118100800
+DATA k4PermB<>+8(SB)/8, $0x1b130b031a120a02
+DATA k4PermB<>+16(SB)/8, $0x1d150d051c140c04
+DATA k4PermB<>+24(SB)/8, $0x1f170f071e160e06
+DATA k4PermB<>+32(SB)/8, $0x3931292138302820
+DATA k4PermB<>+40(SB)/8, $0x3b332b233a322a22
+DATA k4PermB<>+48(SB)/8, $0x3d352d253c342c24
+DATA k4PermB<>+56(SB)/8, $0x3f372f273e362e26
+GLOBL k4PermB<>(SB), RODATA|NOPTR, $64
+
+// VPERMD indices of the scale vectors: vector v of a super-block holds groups 4k+h and 4k+h+2 (v = 2k+h),
+// so its dwords 0…7 take scale 4k+h and 8…15 scale 4k+h+2.
+DATA k4ScIdx<>+0(SB)/8, $0x0000000000000000
+DATA k4ScIdx<>+8(SB)/8, $0x0000000000000000
+DATA k4ScIdx<>+16(SB)/8, $0x0000000000000000
+DATA k4ScIdx<>+24(SB)/8, $0x0000000000000000
+DATA k4ScIdx<>+32(SB)/8, $0x0000000200000002
+DATA k4ScIdx<>+40(SB)/8, $0x0000000200000002
+DATA k4ScIdx<>+48(SB)/8, $0x0000000200000002
+DATA k4ScIdx<>+56(SB)/8, $0x0000000200000002
+DATA k4ScIdx<>+64(SB)/8, $0x0000000100000001
+DATA k4ScIdx<>+72(SB)/8, $0x0000000100000001
+DATA k4ScIdx<>+80(SB)/8, $0x0000000100000001
+DATA k4ScIdx<>+88(SB)/8, $0x0000000100000001
+DATA k4ScIdx<>+96(SB)/8, $0x0000000300000003
+DATA k4ScIdx<>+104(SB)/8, $0x0000000300000003
+DATA k4ScIdx<>+112(SB)/8, $0x0000000300000003
+DATA k4ScIdx<>+120(SB)/8, $0x0000000300000003
+DATA k4ScIdx<>+128(SB)/8, $0x0000000400000004
+DATA k4ScIdx<>+136(SB)/8, $0x0000000400000004
+DATA k4ScIdx<>+144(SB)/8, $0x0000000400000004
+DATA k4ScIdx<>+152(SB)/8, $0x0000000400000004
+DATA k4ScIdx<>+160(SB)/8, $0x0000000600000006
+DATA k4ScIdx<>+168(SB)/8, $0x0000000600000006
+DATA k4ScIdx<>+176(SB)/8, $0x0000000600000006
+DATA k4ScIdx<>+184(SB)/8, $0x0000000600000006
+DATA k4ScIdx<>+192(SB)/8, $0x0000000500000005
+DATA k4ScIdx<>+200(SB)/8, $0x0000000500000005
+DATA k4ScIdx<>+208(SB)/8, $0x0000000500000005
+DATA k4ScIdx<>+216(SB)/8, $0x0000000500000005
+DATA k4ScIdx<>+224(SB)/8, $0x0000000700000007
+DATA k4ScIdx<>+232(SB)/8, $0x0000000700000007
+DATA k4ScIdx<>+240(SB)/8, $0x0000000700000007
+DATA k4ScIdx<>+248(SB)/8, $0x0000000700000007
+GLOBL k4ScIdx<>(SB), RODATA|NOPTR, $256
+
+// K4VEC adds vector v (= 2k+h) of a super-block into the residue lanes Z11: the nibbles (already in Z, one
+// group per 256 bits) times the permuted activations at q8kwQR+64v(DI) give four-element residue sums per dword
+// (VPDPBUSD, exact, |sum| ≤ 7680), which VPDPWSSD multiplies by their group's scale (SC) into Z11.
+#define K4VEC(Z, v, SC) \
+	VPERMB   Z, Z14, Z            \
+	VPXORD   Z27, Z27, Z27        \
+	VPDPBUSD (const_q8kwQR+64*v)(DI), Z, Z27 \
+	VPDPWSSD SC, Z27, Z11
+
+// func dotQ4_KQ8_KWVNNI(nb int, w, a *byte, aStride int) float32
+//
+// Reference: DotQ4_KQ8_K, the activations in Q8_KW blocks (their permuted quants, d and bsums) aStride bytes
+// apart. Needs AVX-512 VNNI and VBMI.
+TEXT ·dotQ4_KQ8_KWVNNI(SB), NOSPLIT, $0-36
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	MOVQ         aStride+24(FP), R11
+	VPBROADCASTD kNib<>(SB), Z15
+	VMOVDQU64    k4PermB<>(SB), Z14
+	VMOVDQU64    k4ScIdx<>+0(SB), Z16
+	VMOVDQU64    k4ScIdx<>+64(SB), Z17
+	VMOVDQU64    k4ScIdx<>+128(SB), Z18
+	VMOVDQU64    k4ScIdx<>+192(SB), Z19
+	VXORPS       Y0, Y0, Y0
+	VXORPS       X10, X10, X10
+
+q4kwloop:
+	PREFETCHT0 PFD(SI)
+	PREFETCHT0 PFD+64(SI)
+	PREFETCHT0 PFD+128(SI)
+	K4SCALES
+	VPMOVZXWD  X13, Y20
+	VPERMD     Z20, Z16, Z21
+	VPERMD     Z20, Z17, Z22
+	VPERMD     Z20, Z18, Z23
+	VPERMD     Z20, Z19, Z24
+	VPXORD     Z11, Z11, Z11
+	VMOVDQU64  16(SI), Z25
+	VPSRLW     $4, Z25, Z26
+	VPANDQ     Z15, Z25, Z25
+	VPANDQ     Z15, Z26, Z26
+	K4VEC(Z25, 0, Z21)
+	K4VEC(Z26, 1, Z22)
+	VMOVDQU64  80(SI), Z25
+	VPSRLW     $4, Z25, Z26
+	VPANDQ     Z15, Z25, Z25
+	VPANDQ     Z15, Z26, Z26
+	K4VEC(Z25, 2, Z23)
+	K4VEC(Z26, 3, Z24)
+	VEXTRACTI64X4 $1, Z11, Y25
+	VPADDD     Y25, Y11, Y11
+	VCVTDQ2PS  Y11, Y1
+	MOVWLZX    0(SI), BX
+	VMOVD      BX, X2
+	VCVTPH2PS  X2, X2
+	VMULSS     0(DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VMULPS     Y2, Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	KMINS
+	ADDQ       $144, SI
+	ADDQ       R11, DI
+	DECQ       CX
+	JNZ        q4kwloop
+	KDONE
+	MOVSS      X0, ret+32(FP)
+	RET
+
+// func q8kwPermuted(dst, q *byte)
+//
+// The permuted quants of a Q8_KW block ("qr", 256 bytes) from its 256 Q8_K quants at q: vector v = 2k+h
+// holds groups 4k+h and 4k+h+2, permuted with k4PermB as the kernel permutes the weights.
+TEXT ·q8kwPermuted(SB), NOSPLIT, $0-16
+	MOVQ         dst+0(FP), DI
+	MOVQ         q+8(FP), SI
+	VMOVDQU64    k4PermB<>(SB), Z14
+	VMOVDQU      0(SI), Y0
+	VINSERTI64X4 $1, 64(SI), Z0, Z0
+	VPERMB       Z0, Z14, Z0
+	VMOVDQU64    Z0, 0(DI)
+	VMOVDQU      32(SI), Y0
+	VINSERTI64X4 $1, 96(SI), Z0, Z0
+	VPERMB       Z0, Z14, Z0
+	VMOVDQU64    Z0, 64(DI)
+	VMOVDQU      128(SI), Y0
+	VINSERTI64X4 $1, 192(SI), Z0, Z0
+	VPERMB       Z0, Z14, Z0
+	VMOVDQU64    Z0, 128(DI)
+	VMOVDQU      160(SI), Y0
+	VINSERTI64X4 $1, 224(SI), Z0, Z0
+	VPERMB       Z0, Z14, Z0
+	VMOVDQU64    Z0, 192(DI)
+	VZEROUPPER
 	RET

@@ -10,17 +10,20 @@ package quant
 // broadcast to all rows: every product and sum is an exact integer, so each lane gets the reference's lane
 // sums, and the float work per super-block is the reference's, lane by lane.
 
-// Activation layout ("Q8_KW"), 832 bytes per 256 elements:
+// Activation layout ("Q8_KW"), 1088 bytes per 256 elements:
 //
 //	q8k  [292]byte     the Q8_K block itself (the decode kernel reads it)
 //	_    [4]byte
 //	bp   [8]int16      bsum[2g] + bsum[2g+1]: the sum of group g's 32 quants, the mins' partner
 //	_    [8]byte
 //	qw   [8][8][2][2]int16  group j, residue l, half h: the quants 32j+16h+l and 32j+16h+l+8
+//	qr   [4][2][8][4]int8   the decode kernel's order: vector v = 2k+h holds groups 4k+h and 4k+h+2, and
+//	                        in each the four quants of residue d (d, d+8, d+16, d+24) as dword d
 const (
 	q8kwBP    = 296
 	q8kwQW    = 320
-	q8kwBlock = q8kwQW + 512
+	q8kwQR    = q8kwQW + 512
+	q8kwBlock = q8kwQR + 256
 )
 
 // Packed layout of GemmRows Q4_K rows, 8576 bytes per super-block:
@@ -61,7 +64,7 @@ func q8kwFromQ8_K(ref, dst []byte) {
 	}
 }
 
-// q8kwDerive fills the bsum pairs and the int16 quants of a block from its Q8_K part.
+// q8kwDerive fills the bsum pairs, the int16 quants and the permuted quants of a block from its Q8_K part.
 func q8kwDerive(y []byte) {
 	clear(y[292:q8kwBP])
 	for g := 0; g < 8; g++ {
@@ -73,6 +76,14 @@ func q8kwDerive(y []byte) {
 	if q8kwLanes != nil {
 		q8kwLanes(y[q8kwQW:q8kwBlock], q)
 		return
+	}
+	for v := 0; v < 4; v++ {
+		for d := 0; d < 16; d++ {
+			g := 4*(v/2) + v%2 + 2*(d/8)
+			for m := 0; m < 4; m++ {
+				y[q8kwQR+64*v+4*d+m] = q[32*g+d%8+8*m]
+			}
+		}
 	}
 	for j := 0; j < 8; j++ {
 		for l := 0; l < 8; l++ {
@@ -101,7 +112,8 @@ func packQ4_K(nb int, w []byte, wStride, rows int, dst []byte) {
 	}
 }
 
-// q8kwLanes, where the CPU has it, does q8kwDerive's quant loop: the 256 quants q into the 512-byte dst.
+// q8kwLanes, where the CPU has it, does q8kwDerive's quant loops: the 256 quants q into the 768 bytes dst
+// (qw, then qr).
 var q8kwLanes func(dst, q []byte)
 
 // packLane, where the CPU has it, does packQ4_KRow's quant loop: the 256 scaled quants qs (128 bytes) into

@@ -1,5 +1,6 @@
 //go:build amd64 && !noasm
 
+#include "go_asm.h"
 #include "textflag.h"
 
 // The batched Q4_K kernel (see gemm_k4.go for the layouts), AVX-512 VNNI, hand-written. Lane r of every
@@ -82,8 +83,8 @@ TEXT ·gemmQ4K16(SB), NOSPLIT, $0-48
 	MOVQ acc+40(FP), R10
 
 k4block:
-	VMOVUPS 8192(SI), Z24 // d
-	VMOVUPS 8256(SI), Z25 // dmin
+	VMOVUPS const_q4kPackD(SI), Z24
+	VMOVUPS const_q4kPackDmin(SI), Z25
 	MOVQ    DI, R11
 	MOVQ    R10, R12
 	MOVQ    R9, DX
@@ -184,8 +185,8 @@ k4one:
 	KMINS(R11, Z8, 512)
 
 k4next:
-	ADDQ $8576, SI
-	ADDQ $832, DI
+	ADDQ $const_q4kPackBlock, SI
+	ADDQ $const_q8kwBlock, DI
 	DECQ CX
 	JNZ  k4block
 	VZEROUPPER
