@@ -65,16 +65,16 @@ func TestDotBF16Order(t *testing.T) {
 	}
 }
 
-// TestGemvQ4_KWithoutVBMI runs the Q4_K Gemm's vector path as on a CPU without AVX-512 VBMI (the AVX2
-// kernel on the Q8_K part of the activation blocks).
+// TestGemvQ4_KWithoutVBMI runs the Q4_K Gemm as on a CPU without AVX-512 VBMI: quants in Q8_K's order, the
+// AVX2 kernel for the vector path.
 func TestGemvQ4_KWithoutVBMI(t *testing.T) {
 	g := GemmFor(Q4_K, OrderVecDot)
 	if g == nil {
 		t.Skip("no Q4_K Gemm on this CPU")
 	}
-	saved := hasVBMI
-	hasVBMI = false
-	defer func() { hasVBMI = saved }()
+	saved := q8kwPermute
+	q8kwPermute = false
+	defer func() { q8kwPermute = saved }()
 	r := rand.New(rand.NewPCG(25, 26))
 	for trial := 0; trial < 10; trial++ {
 		n, rows := QKK*(1+r.IntN(6)), 1+r.IntN(40)

@@ -569,17 +569,17 @@ DATA k4ScIdx<>+248(SB)/8, $0x0000000700000007
 GLOBL k4ScIdx<>(SB), RODATA|NOPTR, $256
 
 // K4VEC adds vector v (= 2k+h) of a super-block into the residue lanes Z11: the nibbles (already in Z, one
-// group per 256 bits) times the permuted activations at q8kwQR+64v(DI) give four-element residue sums per dword
+// group per 256 bits) times the permuted activation quants at 4+64v(DI) give four-element residue sums per dword
 // (VPDPBUSD, exact, |sum| ≤ 7680), which VPDPWSSD multiplies by their group's scale (SC) into Z11.
 #define K4VEC(Z, v, SC) \
 	VPERMB   Z, Z14, Z            \
 	VPXORD   Z27, Z27, Z27        \
-	VPDPBUSD (const_q8kwQR+64*v)(DI), Z, Z27 \
+	VPDPBUSD (4+64*v)(DI), Z, Z27 \
 	VPDPWSSD SC, Z27, Z11
 
 // func dotQ4_KQ8_KWVNNI(nb int, w, a *byte, aStride int) float32
 //
-// Reference: DotQ4_KQ8_K, the activations in Q8_KW blocks (their permuted quants, d and bsums) aStride bytes
+// Reference: DotQ4_KQ8_K, the activations in Q8_KW blocks with permuted quants (q8kwPermute) aStride bytes
 // apart. Needs AVX-512 VNNI and VBMI.
 TEXT ·dotQ4_KQ8_KWVNNI(SB), NOSPLIT, $0-36
 	MOVQ         nb+0(FP), CX
@@ -637,29 +637,29 @@ q4kwloop:
 	MOVSS      X0, ret+32(FP)
 	RET
 
-// func q8kwPermuted(dst, q *byte)
+// func q8kwPermuted(q *byte)
 //
-// The permuted quants of a Q8_KW block ("qr", 256 bytes) from its 256 Q8_K quants at q: vector v = 2k+h
-// holds groups 4k+h and 4k+h+2, permuted with k4PermB as the kernel permutes the weights.
-TEXT ·q8kwPermuted(SB), NOSPLIT, $0-16
-	MOVQ         dst+0(FP), DI
-	MOVQ         q+8(FP), SI
+// Permutes the 256 quants of a Q8_KW block at q in place into the decode kernel's order: vector v = 2k+h
+// holds groups 4k+h and 4k+h+2, permuted with k4PermB as the kernel permutes the weights. All are loaded
+// before any is stored.
+TEXT ·q8kwPermuted(SB), NOSPLIT, $0-8
+	MOVQ         q+0(FP), SI
 	VMOVDQU64    k4PermB<>(SB), Z14
 	VMOVDQU      0(SI), Y0
 	VINSERTI64X4 $1, 64(SI), Z0, Z0
+	VMOVDQU      32(SI), Y1
+	VINSERTI64X4 $1, 96(SI), Z1, Z1
+	VMOVDQU      128(SI), Y2
+	VINSERTI64X4 $1, 192(SI), Z2, Z2
+	VMOVDQU      160(SI), Y3
+	VINSERTI64X4 $1, 224(SI), Z3, Z3
 	VPERMB       Z0, Z14, Z0
-	VMOVDQU64    Z0, 0(DI)
-	VMOVDQU      32(SI), Y0
-	VINSERTI64X4 $1, 96(SI), Z0, Z0
-	VPERMB       Z0, Z14, Z0
-	VMOVDQU64    Z0, 64(DI)
-	VMOVDQU      128(SI), Y0
-	VINSERTI64X4 $1, 192(SI), Z0, Z0
-	VPERMB       Z0, Z14, Z0
-	VMOVDQU64    Z0, 128(DI)
-	VMOVDQU      160(SI), Y0
-	VINSERTI64X4 $1, 224(SI), Z0, Z0
-	VPERMB       Z0, Z14, Z0
-	VMOVDQU64    Z0, 192(DI)
+	VMOVDQU64    Z0, 0(SI)
+	VPERMB       Z1, Z14, Z1
+	VMOVDQU64    Z1, 64(SI)
+	VPERMB       Z2, Z14, Z2
+	VMOVDQU64    Z2, 128(SI)
+	VPERMB       Z3, Z14, Z3
+	VMOVDQU64    Z3, 192(SI)
 	VZEROUPPER
 	RET

@@ -18,10 +18,13 @@ func init() {
 	gemms[OrderVecDot][Q4_K] = &Gemm{w: Q4_K, o: OrderVecDot, actBlock: q8kwBlock, packBlock: q4kPackBlock,
 		extra: q4kAccCols * q4kAccBytes, quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_K,
 		kernel: gemmQ4_K, vec: gemvQ4_K, minCols: 12}
+	q8kwPermute = hasVBMI
 	q8kwLanes = func(dst, q []byte) {
-		_, _ = dst[767], q[255]
+		_, _ = dst[511], q[255]
 		q8kwQuants(&dst[0], &q[0])
-		q8kwPermuted(&dst[512], &q[0])
+		if q8kwPermute {
+			q8kwPermuted(&q[0])
+		}
 	}
 	packLane = func(p, qs []byte, scales *[8]uint16) {
 		_, _ = p[q4kPackD-4*GemmRows+3], qs[127] // the last dword written, the last byte read
@@ -44,9 +47,9 @@ func gemmQ4_K(nb int, packed, a []byte, aStride, cols int, out []float32, outStr
 // gemvQ4_K multiplies rows Q4_K rows with one Q8_KW row through the decode kernel. Mul has checked the
 // bounds.
 //
-// Without AVX-512 VBMI (VPERMB) it uses the AVX2 kernel on the Q8_K part of the blocks.
+// Without AVX-512 VBMI (VPERMB) the quants stay in Q8_K's order (q8kwPermute) and it uses the AVX2 kernel.
 func gemvQ4_K(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
-	if !hasVBMI {
+	if !q8kwPermute {
 		for r := 0; r < rows; r++ {
 			out[r] = dotQ4_KQ8_KAVX2(nb, &w[r*wStride], &a[0], q8kwBlock)
 		}
@@ -183,13 +186,13 @@ func packQ4_0G(nb int, w *byte, wStride int, dst *byte, mask int)
 //go:noescape
 func packQ8_0G(nb int, w *byte, wStride int, dst *byte, mask int)
 
-// dotQ4_KQ8_KWVNNI is DotQ4_KQ8_K of one Q4_K row with Q8_KW activation blocks aStride bytes apart (AVX-512
-// VNNI and VBMI).
+// dotQ4_KQ8_KWVNNI is DotQ4_KQ8_K of one Q4_K row with Q8_KW activation blocks (quants permuted) aStride
+// bytes apart (AVX-512 VNNI and VBMI).
 //
 //go:noescape
 func dotQ4_KQ8_KWVNNI(nb int, w, a *byte, aStride int) float32
 
-// q8kwPermuted writes the 256 permuted quants (qr) of a Q8_KW block from its 256 quants q.
+// q8kwPermuted puts the 256 quants at q into the decode kernel's order, in place.
 //
 //go:noescape
-func q8kwPermuted(dst, q *byte)
+func q8kwPermuted(q *byte)

@@ -10,21 +10,24 @@ package quant
 // broadcast to all rows: every product and sum is an exact integer, so each lane gets the reference's lane
 // sums, and the float work per super-block is the reference's, lane by lane.
 
-// Activation layout ("Q8_KW"), 1088 bytes per 256 elements:
+// Activation layout ("Q8_KW"), 832 bytes per 256 elements:
 //
-//	q8k  [292]byte     the Q8_K block itself (the decode kernel reads it)
+//	q8k  [292]byte     the Q8_K block; with q8kwPermute, its 256 quants in the decode kernel's order: vector
+//	                   v = 2k+h (64 bytes) holds groups 4k+h and 4k+h+2, and in each the four quants of
+//	                   residue d (d, d+8, d+16, d+24) as dword d
 //	_    [4]byte
 //	bp   [8]int16      bsum[2g] + bsum[2g+1]: the sum of group g's 32 quants, the mins' partner
 //	_    [8]byte
 //	qw   [8][8][2][2]int16  group j, residue l, half h: the quants 32j+16h+l and 32j+16h+l+8
-//	qr   [4][2][8][4]int8   the decode kernel's order: vector v = 2k+h holds groups 4k+h and 4k+h+2, and
-//	                        in each the four quants of residue d (d, d+8, d+16, d+24) as dword d
 const (
 	q8kwBP    = 296
 	q8kwQW    = 320
-	q8kwQR    = q8kwQW + 512
-	q8kwBlock = q8kwQR + 256
+	q8kwBlock = q8kwQW + 512
 )
+
+// q8kwPermute says whether Q8_KW blocks hold their quants in the decode kernel's order; set at
+// initialisation where that kernel runs (gemm_amd64.go).
+var q8kwPermute bool
 
 // Packed layout of GemmRows Q4_K rows, 8576 bytes per super-block:
 //
@@ -64,7 +67,8 @@ func q8kwFromQ8_K(ref, dst []byte) {
 	}
 }
 
-// q8kwDerive fills the bsum pairs, the int16 quants and the permuted quants of a block from its Q8_K part.
+// q8kwDerive fills the bsum pairs and the int16 quants of a block from its Q8_K part, and permutes the quants
+// where q8kwPermute says so.
 func q8kwDerive(y []byte) {
 	clear(y[292:q8kwBP])
 	for g := 0; g < 8; g++ {
@@ -77,20 +81,24 @@ func q8kwDerive(y []byte) {
 		q8kwLanes(y[q8kwQW:q8kwBlock], q)
 		return
 	}
-	for v := 0; v < 4; v++ {
-		for d := 0; d < 16; d++ {
-			g := 4*(v/2) + v%2 + 2*(d/8)
-			for m := 0; m < 4; m++ {
-				y[q8kwQR+64*v+4*d+m] = q[32*g+d%8+8*m]
-			}
-		}
-	}
 	for j := 0; j < 8; j++ {
 		for l := 0; l < 8; l++ {
 			for h := 0; h < 2; h++ {
 				e := 32*j + 16*h + l
 				lo, hi := uint16(int16(int8(q[e]))), uint16(int16(int8(q[e+8])))
 				putU32(y, q8kwQW+((j*8+l)*2+h)*4, uint32(lo)|uint32(hi)<<16)
+			}
+		}
+	}
+	if q8kwPermute {
+		var plain [QKK]byte
+		copy(plain[:], q)
+		for v := 0; v < 4; v++ {
+			for d := 0; d < 16; d++ {
+				g := 4*(v/2) + v%2 + 2*(d/8)
+				for m := 0; m < 4; m++ {
+					q[64*v+4*d+m] = plain[32*g+d%8+8*m]
+				}
 			}
 		}
 	}
@@ -112,8 +120,8 @@ func packQ4_K(nb int, w []byte, wStride, rows int, dst []byte) {
 	}
 }
 
-// q8kwLanes, where the CPU has it, does q8kwDerive's quant loops: the 256 quants q into the 768 bytes dst
-// (qw, then qr).
+// q8kwLanes, where the CPU has it, does q8kwDerive's quant loops: the 256 quants q into the 512 bytes of qw
+// at dst, then (with q8kwPermute) q permuted in place.
 var q8kwLanes func(dst, q []byte)
 
 // packLane, where the CPU has it, does packQ4_KRow's quant loop: the 256 scaled quants qs (128 bytes) into
