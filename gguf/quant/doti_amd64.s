@@ -1,6 +1,7 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "dot_amd64.h"
 
 // IQ4_NL and IQ4_XS dot products in the reference's arithmetic (DotIQ4_NLQ8_0, DotIQ4_XSQ8_K), AVX2 + FMA +
 // F16C, hand-written.
@@ -93,24 +94,6 @@ GLOBL kD32<>(SB), RODATA|NOPTR, $4
 	VPERM2I128 $0x20, Y1, Y0, Y2 \
 	VPERM2I128 $0x31, Y1, Y0, Y3 \
 	VPADDD     Y3, Y2, Y0
-
-// ADD8 adds the eight float32 of Y0 to X10, lane 0 first. Clobbers X0, X1.
-#define ADD8 \
-	VADDSS       X0, X10, X10  \
-	VMOVSHDUP    X0, X1        \
-	VADDSS       X1, X10, X10  \
-	VMOVHLPS     X0, X0, X1    \
-	VADDSS       X1, X10, X10  \
-	VPSHUFD      $0xff, X0, X1 \
-	VADDSS       X1, X10, X10  \
-	VEXTRACTF128 $1, Y0, X0    \
-	VADDSS       X0, X10, X10  \
-	VMOVSHDUP    X0, X1        \
-	VADDSS       X1, X10, X10  \
-	VMOVHLPS     X0, X0, X1    \
-	VADDSS       X1, X10, X10  \
-	VPSHUFD      $0xff, X0, X1 \
-	VADDSS       X1, X10, X10
 
 #define IQ4CONSTS \
 	VPBROADCASTD kOnes16<>(SB), Y12 \

@@ -2,6 +2,7 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "dot_amd64.h"
 
 // K-quant dot products in the reference's arithmetic (dot_kquants.go), AVX2 + FMA + F16C, hand-written.
 //
@@ -158,21 +159,8 @@ GLOBL kQ6Sc<>(SB), RODATA|NOPTR, $16
 
 // KDONE leaves sum + lane 0 + lane 1 + … + lane 7 (X10, then Y0) in X0, added in that order.
 #define KDONE \
-	VADDSS       X0, X10, X10 \
-	VMOVSHDUP    X0, X1       \
-	VADDSS       X1, X10, X10 \
-	VMOVHLPS     X0, X0, X1   \
-	VADDSS       X1, X10, X10 \
-	VPSHUFD      $0xff, X0, X1 \
-	VADDSS       X1, X10, X10 \
-	VEXTRACTF128 $1, Y0, X0   \
-	VADDSS       X0, X10, X10 \
-	VMOVSHDUP    X0, X1       \
-	VADDSS       X1, X10, X10 \
-	VMOVHLPS     X0, X0, X1   \
-	VADDSS       X1, X10, X10 \
-	VPSHUFD      $0xff, X0, X1 \
-	VADDSS       X1, X10, X0  \
+	ADD8               \
+	VMOVAPS X10, X0    \
 	VZEROUPPER
 
 // func dotQ4_KQ8_KAVX2(nb int, w, a *byte, aStride int) float32
