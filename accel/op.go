@@ -101,4 +101,6 @@ type AttentionParams struct {
 	Scale   float32 // applied to q·k after the soft-cap, before the softmax (usually 1/sqrt(head size))
 	SoftCap float32 // 0 for none, else scores become SoftCap·tanh(s/SoftCap) first
 	Window  int     // 0 for full causal attention, else a query at position p sees keys at p-Window < k ≤ p
+	// PageSize is the number of cache rows per page of a paged attention (Builder.PagedAttention); 0 otherwise.
+	PageSize int
 }

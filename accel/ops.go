@@ -257,6 +257,35 @@ func (b *Builder) Attention(q, k, v, pos Tensor, p AttentionParams) Tensor {
 	if !ok {
 		return t
 	}
+	if p.PageSize != 0 {
+		return b.fail(t, "a page size needs PagedAttention")
+	}
+	return b.checkAttention(t, n, p)
+}
+
+// PagedAttention is Attention over a cache that several sequences share in pages of p.PageSize rows. Query i
+// belongs to sequence seq[i] (I32 [n], a row of pages); that sequence's cell c — the key and value at position
+// c — is cache row pages[seq[i]][c/PageSize]·PageSize + c%PageSize (pages: I32 [seqs, maxPages]). Query i
+// attends to its own sequence's cells 0…pos[i] (within p.Window), in position order, so its result does not
+// depend on where the pages lie or on the other queries of the batch.
+func (b *Builder) PagedAttention(q, k, v, pos, seq, pages Tensor, p AttentionParams) Tensor {
+	t, n, ok := b.op(OpAttention, q, k, v, pos, seq, pages)
+	if !ok {
+		return t
+	}
+	qs, ks, ss, ps := b.shapeOf(q), b.shapeOf(k), b.shapeOf(seq), b.shapeOf(pages)
+	if len(ss) != 1 || len(qs) < 1 || ss[0] != qs[0] || b.typeOf(seq) != I32 || len(ps) != 2 || b.typeOf(pages) != I32 {
+		return b.fail(t, "sequences %v %s and pages %v %s: want I32 [n] and I32 [seqs, maxPages]", ss, b.typeOf(seq), ps, b.typeOf(pages))
+	}
+	if p.PageSize <= 0 || len(ks) < 1 || ks[0]%p.PageSize != 0 {
+		return b.fail(t, "page size %d does not divide the cache's %v rows", p.PageSize, ks)
+	}
+	return b.checkAttention(t, n, p)
+}
+
+// checkAttention checks the operands q, k, v and pos common to both forms and sets the result's shape.
+func (b *Builder) checkAttention(t Tensor, n *Node, p AttentionParams) Tensor {
+	q, k, v, pos := n.Args[0], n.Args[1], n.Args[2], n.Args[3]
 	qs, ks, vs, ps := b.shapeOf(q), b.shapeOf(k), b.shapeOf(v), b.shapeOf(pos)
 	kt, vt := b.typeOf(k), b.typeOf(v)
 	if len(qs) != 3 || len(ks) != 3 || len(vs) != 3 || b.typeOf(q) != F32 || (kt != F16 && kt != F32) ||

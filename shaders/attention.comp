@@ -9,9 +9,10 @@
 // lanes for a single query.
 // One workgroup (128 invocations) per (query, head); query head h reads kv head h / (heads / kv_heads). Scores
 // are kept in shared memory up to CH cells, and recomputed in each pass beyond. A single query with an F32 V
-// writes its probabilities to the workspace p (heads × ctx floats from p_off). Positions were checked by the
-// host (others are clamped).
-// Bindings: 0 = q, 1 = k, 2 = v, 3 = pos (int), 4 = y, 5 = p workspace (float).
+// writes its probabilities to the workspace p (heads × cells floats from p_off). Cells are the positions of the
+// query's sequence: cell c is cache row c, or, paged, row pages[seq·max_pages + c/page_size]·page_size +
+// c%page_size. Positions, sequences and pages were checked by the host (others are clamped).
+// Bindings: 0 = q, 1 = k, 2 = v, 3 = pos (int), 4 = seq (int), 5 = pages (int), 6 = y, 7 = p workspace (float).
 //#variant attention_k16_v16 K_F16=1 V_F16=1
 //#variant attention_k16_v32 K_F16=1 V_F16=0
 //#variant attention_k32_v16 K_F16=0 V_F16=1
@@ -38,6 +39,11 @@ layout(push_constant) uniform Push {
     uint pos_off;
     uint y_off;
     uint p_off;
+    uint paged;
+    uint page_size;
+    uint max_pages;
+    uint seq_off;
+    uint pages_off;
     float scale;
     float softcap;
     float cap_inv;
@@ -47,8 +53,10 @@ layout(std430, binding = 0) readonly buffer Q { float q[]; };
 layout(std430, binding = 1) readonly buffer K { uint kc[]; };
 layout(std430, binding = 2) readonly buffer V { uint vc[]; };
 layout(std430, binding = 3) readonly buffer P { int pos[]; };
-layout(std430, binding = 4) writeonly buffer Y { float y[]; };
-layout(std430, binding = 5) coherent buffer PW { float pw[]; };
+layout(std430, binding = 4) readonly buffer S { int seq[]; };
+layout(std430, binding = 5) readonly buffer T { int pages[]; };
+layout(std430, binding = 6) writeonly buffer Y { float y[]; };
+layout(std430, binding = 7) coherent buffer PW { float pw[]; };
 
 #define MAX_HEAD 512u
 #define CH 2048u
@@ -86,8 +94,20 @@ float kchain(uint off, uint l, uint np) {
 }
 #endif
 
-float score(uint key, uint g) {
-    uint off = pc.k_off + (key * pc.kv_heads + g) * pc.size;
+// The table row of this workgroup's query (paged attention).
+uint table_row;
+
+// row returns the cache row of cell c of the query's sequence.
+uint row(uint c) {
+    if (pc.paged == 0u) {
+        return c;
+    }
+    uint pg = uint(clamp(pages[pc.pages_off + table_row + c / pc.page_size], 0, int(pc.ctx / pc.page_size) - 1));
+    return pg * pc.page_size + c % pc.page_size;
+}
+
+float score(uint cell, uint g) {
+    uint off = pc.k_off + (row(cell) * pc.kv_heads + g) * pc.size;
 #if K_F16
     precise float s = 0.0;
     for (uint d = 0u; d < pc.size; d++) {
@@ -121,7 +141,9 @@ void main() {
     }
     uint lid = gl_LocalInvocationID.x;
     uint i = u / pc.heads, h = u % pc.heads, g = h / (pc.heads / pc.kv_heads);
-    uint p = uint(clamp(pos[pc.pos_off + i], 0, int(pc.ctx) - 1));
+    uint cells = pc.paged != 0u ? pc.max_pages * pc.page_size : pc.ctx;
+    uint p = uint(clamp(pos[pc.pos_off + i], 0, int(cells) - 1));
+    table_row = pc.paged != 0u ? uint(max(seq[pc.seq_off + i], 0)) * pc.max_pages : 0u;
     uint first = pc.window > 0u && p + 1u > pc.window ? p + 1u - pc.window : 0u;
     uint nk = p + 1u - first;
     bool kept = nk <= CH; // the scores (then the exponentials) stay in shared memory
@@ -183,7 +205,7 @@ void main() {
             if (d < pc.vsize) {
                 float a = acc[k];
                 for (uint j = 0u; j < cn; j++) {
-                    precise float prod = sc[j] * vval(pc.v_off + ((first + c0 + j) * pc.kv_heads + g) * pc.vsize + d);
+                    precise float prod = sc[j] * vval(pc.v_off + (row(first + c0 + j) * pc.kv_heads + g) * pc.vsize + d);
                     a = a + prod;
                 }
                 acc[k] = a;
@@ -219,7 +241,7 @@ void main() {
                 if (d < pc.vsize) {
                     for (uint j = 0u; j < cn; j++) {
                         uint c = first + c0 + j;
-                        lanes[k][c % 16u] = fmaf(sc[j], vval(pc.v_off + (c * pc.kv_heads + g) * pc.vsize + d), lanes[k][c % 16u]);
+                        lanes[k][c % 16u] = fmaf(sc[j], vval(pc.v_off + (row(c) * pc.kv_heads + g) * pc.vsize + d), lanes[k][c % 16u]);
                     }
                 }
             }
@@ -234,7 +256,7 @@ void main() {
     } else {
         // A single query: ggml_vec_dot_f32 over the cells, 64 lanes (cell c in lane c mod 64), folded and
         // reduced. The probabilities go to the workspace; invocation (d, e) forms lanes e, e+16, e+32, e+48.
-        uint pb = pc.p_off + h * pc.ctx;
+        uint pb = pc.p_off + h * cells;
         for (uint j = lid; j < nk; j += WG) {
             float e = kept ? sc[j] : vexpf(score(first + j, g) - m);
             precise float pj = e * inv;
@@ -251,7 +273,7 @@ void main() {
                     uint l = e + 16u * t;
                     float acc = 0.0;
                     for (uint c = first + (l + 64u - first % 64u) % 64u; c <= p; c += 64u) {
-                        acc = fmaf(pw[pb + c], vval(pc.v_off + (c * pc.kv_heads + g) * pc.vsize + d), acc);
+                        acc = fmaf(pw[pb + c], vval(pc.v_off + (row(c) * pc.kv_heads + g) * pc.vsize + d), acc);
                     }
                     a[t] = acc;
                 }

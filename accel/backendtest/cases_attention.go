@@ -90,6 +90,7 @@ var attnCases = []struct {
 }
 
 func testAttention(e *env) {
+	testPagedAttention(e)
 	cases := attnCases
 	if testing.Short() {
 		cases = cases[:4]
@@ -135,4 +136,86 @@ func runAttention(e *env, name string, heads, kvHeads, size, vsize, ctx int, cac
 	ref := &attnRef{p: p, kF16: f16, vF16: f16, heads: heads, kvHeads: kvHeads, size: size, vsize: vsize, k: kv, v: vv}
 	want, tol := ref.apply(q, pos)
 	expect(e.t, "attention "+name, got, want, func(i int) float64 { return tol[i] })
+}
+
+// pagedCases: sequences of several lengths in shuffled pages of a shared cache, their queries in runs (as a
+// scheduler batches them), head sizes that take the CPU's lane kernels (multiples of 16) and those that do not.
+var pagedCases = []struct {
+	name           string
+	heads, kvHeads int
+	size, vsize    int
+	page, window   int
+	lens           []int   // cells of each sequence
+	queries        [][]int // per run of queries: the sequence, then its positions
+}{
+	{"gqa2-16", 4, 2, 16, 16, 4, 0, []int{9, 3, 14}, [][]int{{0, 8}, {2, 11, 12, 13}, {1, 2}}},
+	{"mha-8-window", 2, 2, 8, 8, 8, 5, []int{20, 17}, [][]int{{1, 16}, {0, 3, 19}}},
+	{"gqa4-32", 8, 2, 32, 32, 16, 0, []int{40, 5, 33}, [][]int{{2, 31, 32}, {0, 39}, {1, 0, 1, 2, 3, 4}}},
+}
+
+// testPagedAttention fills a shared cache with each sequence's cells in the pages its table names (pages in a
+// shuffled order, some unused) and attends runs of queries of several sequences in one pass: each query must
+// equal attention over its own sequence alone.
+func testPagedAttention(e *env) {
+	for _, c := range pagedCases {
+		for _, cache := range []accel.DType{quant.F16, quant.F32} {
+			runPagedAttention(e, c.name+" "+cache.String(), c.heads, c.kvHeads, c.size, c.vsize, c.page, c.window, cache, c.lens, c.queries)
+		}
+	}
+}
+
+func runPagedAttention(e *env, name string, heads, kvHeads, size, vsize, page, window int, cache accel.DType, lens []int, runs [][]int) {
+	maxPages := 0
+	for _, l := range lens {
+		maxPages = max(maxPages, (l+page-1)/page)
+	}
+	pages := len(lens)*maxPages + 2 // spare pages nobody uses
+	rows := pages * page
+	perm := e.rng.Perm(pages)
+	table := make([]int32, len(lens)*maxPages)
+	for i := range table {
+		table[i] = int32(perm[i])
+	}
+	// Each sequence's cells, and the rows they are stored at.
+	var slots []int32
+	var kin, vin []float32
+	ks, vs := make([][]float32, len(lens)), make([][]float32, len(lens))
+	for q, l := range lens {
+		ks[q], vs[q] = e.normal(l*kvHeads*size, 1), e.normal(l*kvHeads*vsize, 1)
+		for c := 0; c < l; c++ {
+			slots = append(slots, table[q*maxPages+c/page]*int32(page)+int32(c%page))
+		}
+		kin, vin = append(kin, ks[q]...), append(vin, vs[q]...)
+	}
+	var seq, pos []int32
+	for _, r := range runs {
+		for _, p := range r[1:] {
+			seq, pos = append(seq, int32(r[0])), append(pos, int32(p))
+		}
+	}
+	n := len(pos)
+	q := e.normal(n*heads*size, 2)
+	p := accel.AttentionParams{Scale: float32(1 / math.Sqrt(float64(size))), Window: window, PageSize: page}
+	g := e.graph()
+	kt := g.b.KVStore(g.b.Buffer(e.buffer("k", cache, rows, kvHeads, size)), g.inputF32("kin", kin, len(slots), kvHeads, size), g.inputI32("kslots", slots))
+	vt := g.b.KVStore(g.b.Buffer(e.buffer("v", cache, rows, kvHeads, vsize)), g.inputF32("vin", vin, len(slots), kvHeads, vsize), g.inputI32("vslots", slots))
+	got := g.run(g.b.PagedAttention(g.inputF32("q", q, n, heads, size), kt, vt, g.inputI32("pos", pos), g.inputI32("seq", seq),
+		g.inputI32("pages", table, len(lens), maxPages), p))[0]
+	f16 := cache == quant.F16
+	want, tol := make([]float64, 0, len(got)), make([]float64, 0, len(got))
+	for i := 0; i < n; i++ {
+		k, v := append([]float32(nil), ks[seq[i]]...), append([]float32(nil), vs[seq[i]]...)
+		if f16 {
+			for j := range k {
+				k[j] = f16Round(k[j])
+			}
+			for j := range v {
+				v[j] = f16Round(v[j])
+			}
+		}
+		ref := &attnRef{p: p, kF16: f16, vF16: f16, heads: heads, kvHeads: kvHeads, size: size, vsize: vsize, k: k, v: v}
+		w, t := ref.apply(q[i*heads*size:(i+1)*heads*size], pos[i:i+1])
+		want, tol = append(want, w...), append(tol, t...)
+	}
+	expect(e.t, "paged attention "+name, got, want, func(i int) float64 { return tol[i] })
 }

@@ -100,8 +100,12 @@ func (g *graph) inputF32(name string, vals []float32, shape ...int) accel.Tensor
 	return t
 }
 
-func (g *graph) inputI32(name string, vals []int32) accel.Tensor {
-	t := g.b.Input(name, quant.I32, len(vals))
+// inputI32 declares an I32 input of the given shape ([len(vals)] when none is given).
+func (g *graph) inputI32(name string, vals []int32, shape ...int) accel.Tensor {
+	if len(shape) == 0 {
+		shape = []int{len(vals)}
+	}
+	t := g.b.Input(name, quant.I32, shape...)
 	g.i32[t] = vals
 	return t
 }

@@ -1,7 +1,6 @@
 package cpu
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/forma-llm/forma/accel"
@@ -18,49 +17,86 @@ import (
 // reduced in float32 as one vector; v·p is, for a batch of two or more queries, llamafile's tinyBLAS (16
 // lanes, cell c in lane c mod 16) and, for a single query, ggml_vec_dot_f32 over the cells (4×16 lanes).
 // Cells after the query's position are masked to zero and change none of these sums.
+//
+// Cells are positions of the query's sequence. In the paged form each sequence's cells live in pages of the
+// cache (see accel.Builder.PagedAttention) and every sum above still runs over cells in position order, so a
+// query's result depends only on its sequence's cells, not on where their pages lie or on the other queries.
 type attnStep struct {
 	qID, kID, vID, posID, yID int
+	seqID, pagesID            int // -1 for the single-sequence form
 	q, y                      []float32
 	k, v                      []byte
 	kF16, vF16                bool
-	pos                       []int32
+	pos, seq, pages           []int32
 	heads, kvHeads            int
 	size, vsize, ctx          int
+	pageSize, maxPages, seqs  int // the single-sequence form is one page of ctx rows
 	p                         accel.AttentionParams
+	lay                       accel.AttnLayout
 	ws                        []float32
+	blocks                    []int32 // lane blocks: first (query, head) pair and count, per KV head (lanes only)
 }
 
 func newAttention(g *accel.Graph, id int) *attnStep {
 	nd := &g.Nodes[id]
-	q, k, v := &g.Nodes[nd.Args[0].ID()], &g.Nodes[nd.Args[1].ID()], &g.Nodes[nd.Args[2].ID()]
-	return &attnStep{qID: nd.Args[0].ID(), kID: nd.Args[1].ID(), vID: nd.Args[2].ID(), posID: nd.Args[3].ID(), yID: id,
-		kF16: k.Type == quant.F16, vF16: v.Type == quant.F16, heads: q.Shape[1], kvHeads: k.Shape[1],
-		size: q.Shape[2], vsize: v.Shape[2], ctx: k.Shape[0], p: nd.Attn}
+	l := accel.AttnLayoutOf(g, id)
+	s := &attnStep{qID: nd.Args[0].ID(), kID: nd.Args[1].ID(), vID: nd.Args[2].ID(), posID: nd.Args[3].ID(), yID: id,
+		seqID: -1, pagesID: -1, kF16: g.Node(nd.Args[1]).Type == quant.F16, vF16: g.Node(nd.Args[2]).Type == quant.F16,
+		heads: l.Heads, kvHeads: l.KVHeads, size: l.Size, vsize: l.VSize, ctx: l.Rows, p: nd.Attn, lay: l,
+		pageSize: l.PageSize, maxPages: l.MaxPages, seqs: l.Seqs}
+	if l.Paged {
+		s.seqID, s.pagesID = nd.Args[4].ID(), nd.Args[5].ID()
+	}
+	if s.useLanes() {
+		// At most one block per query beyond the whole blocks of pairs, when every query starts a sequence.
+		n := l.Queries
+		s.blocks = make([]int32, 0, 2*(n+(n*s.heads/s.kvHeads)/laneWidth+1))
+	}
+	return s
 }
+
+// row returns the cache row of cell c of query i's sequence.
+func (s *attnStep) row(i, c int) int {
+	if s.pages == nil {
+		return c
+	}
+	return int(s.pages[int(s.seq[i])*s.maxPages+c/s.pageSize])*s.pageSize + c%s.pageSize
+}
+
+// pageEnd returns the end of the run of cells from c that lie in consecutive cache rows (c's page), at most end.
+func (s *attnStep) pageEnd(c, end int) int { return min(end, (c/s.pageSize+1)*s.pageSize) }
 
 func (s *attnStep) perShare() int {
 	if s.useLanes() {
 		return s.lanesPerShare()
 	}
-	return s.ctx + s.size + s.vsize*accLanes
+	return s.cells() + s.size + s.vsize*accLanes
 }
 func (s *attnStep) workspace(shares int) int { return shares * s.perShare() * 4 }
 
 func (s *attnStep) bind(p *program, ws []byte) {
 	s.q, s.y, s.pos = f32s(p.mem[s.qID]), f32s(p.mem[s.yID]), i32s(p.mem[s.posID])
 	s.k, s.v = p.mem[s.kID], p.mem[s.vID]
+	if s.seqID >= 0 {
+		s.seq, s.pages = i32s(p.mem[s.seqID]), i32s(p.mem[s.pagesID])
+	}
 	s.ws = f32s(ws[:s.workspace(p.b.threads)])
 }
 
-// check rejects positions outside the cache before anything reads it.
+// check rejects positions outside the cache (or a sequence's pages) and pages outside the cache before
+// anything reads them, and forms the lane blocks.
 func (s *attnStep) check() error {
-	for i, p := range s.pos {
-		if p < 0 || int(p) >= s.ctx {
-			return fmt.Errorf("query %d: position %d outside the cache [0, %d)", i, p, s.ctx)
-		}
+	if err := s.lay.Check(s.pos, s.seq, s.pages); err != nil {
+		return err
+	}
+	if s.useLanes() {
+		s.formBlocks()
 	}
 	return nil
 }
+
+// cells is the number of cells a sequence can have: the cache's rows, or its pages in the table.
+func (s *attnStep) cells() int { return s.maxPages * s.pageSize }
 
 func (s *attnStep) exec(p *pool) {
 	units := len(s.pos) * s.heads
@@ -82,16 +118,17 @@ func (s *attnStep) run(w, nw int) {
 		return
 	}
 	ws := s.ws[w*s.perShare() : (w+1)*s.perShare()]
-	scores, qh, acc := ws[:s.ctx], ws[s.ctx:s.ctx+s.size], ws[s.ctx+s.size:]
+	nc := s.cells()
+	scores, qh, acc := ws[:nc], ws[nc:nc+s.size], ws[nc+s.size:]
 	group := s.heads / s.kvHeads
 	for u := w; u < len(s.pos)*s.heads; u += nw {
 		i, h := u/s.heads, u%s.heads
-		s.head(s.q[u*s.size:(u+1)*s.size], s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, scores, qh, acc)
+		s.head(i, s.q[u*s.size:(u+1)*s.size], s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, scores, qh, acc)
 	}
 }
 
-// head attends one query row q of kv head g at position pos and writes out.
-func (s *attnStep) head(q, out []float32, pos, g int, scores, qh, acc []float32) {
+// head attends query i's row q of kv head g at position pos and writes out.
+func (s *attnStep) head(i int, q, out []float32, pos, g int, scores, qh, acc []float32) {
 	first := 0
 	if s.p.Window > 0 {
 		first = max(0, pos-s.p.Window+1)
@@ -109,7 +146,7 @@ func (s *attnStep) head(q, out []float32, pos, g int, scores, qh, acc []float32)
 	}
 	m := float32(math.Inf(-1))
 	for j := range scores {
-		off := ((first+j)*s.kvHeads + g) * s.size
+		off := (s.row(i, first+j)*s.kvHeads + g) * s.size
 		var sc float32
 		if s.kF16 {
 			sc = dotF16(q, u16s(s.k)[off:off+s.size])
@@ -126,13 +163,13 @@ func (s *attnStep) head(q, out []float32, pos, g int, scores, qh, acc []float32)
 	sum := softmaxExp(scores, first, m)
 	inv := float32(1 / sum)
 	if !s.vF16 {
-		s.valueF32(out, scores, first, g, inv, acc)
+		s.valueF32(i, out, scores, first, g, inv, acc)
 		return
 	}
 	clear(out)
 	for j, e := range scores {
 		pj := f16Round(e * inv) // the probabilities are converted to F16 for the F16 V product
-		off := ((first+j)*s.kvHeads + g) * s.vsize
+		off := (s.row(i, first+j)*s.kvHeads + g) * s.vsize
 		for d, v := range u16s(s.v)[off : off+s.vsize] {
 			out[d] += pj * quant.F16ToF32(v)
 		}
@@ -160,7 +197,7 @@ func softmaxExp(scores []float32, first int, m float32) float64 {
 
 // valueF32 is out = Σ_c p_c·v_c over the cells of kv head g with p_c = probs[c-first]·inv, in the reference
 // build's order (see attnStep). acc holds vsize×accLanes floats.
-func (s *attnStep) valueF32(out, probs []float32, first, g int, inv float32, acc []float32) {
+func (s *attnStep) valueF32(i int, out, probs []float32, first, g int, inv float32, acc []float32) {
 	v := f32s(s.v)
 	vs := s.vsize
 	if len(s.pos) >= 2 { // tinyBLAS: one 16-lane accumulator per output
@@ -169,7 +206,7 @@ func (s *attnStep) valueF32(out, probs []float32, first, g int, inv float32, acc
 		for j, e := range probs {
 			c := first + j
 			p, l := e*inv, c%f32Lanes
-			row := v[(c*s.kvHeads+g)*vs:][:vs]
+			row := v[(s.row(i, c)*s.kvHeads+g)*vs:][:vs]
 			for d, x := range row {
 				lanes[d*f32Lanes+l] = fma32(p, x, lanes[d*f32Lanes+l])
 			}
@@ -184,7 +221,7 @@ func (s *attnStep) valueF32(out, probs []float32, first, g int, inv float32, acc
 	for j, e := range probs {
 		c := first + j
 		p, l := e*inv, c%accLanes
-		row := v[(c*s.kvHeads+g)*vs:][:vs]
+		row := v[(s.row(i, c)*s.kvHeads+g)*vs:][:vs]
 		for d, x := range row {
 			acc[d*accLanes+l] = fma32(p, x, acc[d*accLanes+l])
 		}

@@ -22,15 +22,34 @@ func (s *attnStep) useLanes() bool {
 	return hasAttnLanes && s.kF16 && s.vF16 && s.size%laneWidth == 0 && s.vsize%laneWidth == 0
 }
 
-// laneBlocks returns the number of lane blocks per KV head.
-func (s *attnStep) laneBlocks() int {
-	return (len(s.pos)*(s.heads/s.kvHeads) + laneWidth - 1) / laneWidth
+// laneBlocks returns the number of lane blocks per KV head (after check formed them).
+func (s *attnStep) laneBlocks() int { return len(s.blocks) / 2 }
+
+// formBlocks cuts the pairs of each run of queries of one sequence into blocks of up to 16, so that the lanes
+// of a block read one sequence's pages.
+func (s *attnStep) formBlocks() {
+	group := s.heads / s.kvHeads
+	s.blocks = s.blocks[:0]
+	n := len(s.pos)
+	for t0 := 0; t0 < n; {
+		t1 := t0 + 1
+		for s.seq != nil && t1 < n && s.seq[t1] == s.seq[t0] {
+			t1++
+		}
+		if s.seq == nil {
+			t1 = n
+		}
+		for l := t0 * group; l < t1*group; l += laneWidth {
+			s.blocks = append(s.blocks, int32(l), int32(min(laneWidth, t1*group-l)))
+		}
+		t0 = t1
+	}
 }
 
 // lanesPerShare is the workspace of one worker in floats: q transposed, 8 converted keys, the scores, the
 // group sums of the softmax, the value accumulators and the lanes' cell ranges.
 func (s *attnStep) lanesPerShare() int {
-	return laneWidth*s.size + 8*s.size + laneWidth*s.ctx + laneWidth*laneWidth + laneWidth*s.vsize + 2*laneWidth
+	return laneWidth*s.size + 8*s.size + laneWidth*s.cells() + laneWidth*laneWidth + laneWidth*s.vsize + 2*laneWidth
 }
 
 // runLanes takes every nw-th unit (KV head, block) starting at w.
@@ -38,7 +57,7 @@ func (s *attnStep) runLanes(w, nw int) {
 	ws := s.ws[w*s.perShare() : (w+1)*s.perShare()]
 	qT, ws := ws[:laneWidth*s.size], ws[laneWidth*s.size:]
 	kbuf, ws := ws[:8*s.size], ws[8*s.size:]
-	scores, ws := ws[:laneWidth*s.ctx], ws[laneWidth*s.ctx:]
+	scores, ws := ws[:laneWidth*s.cells()], ws[laneWidth*s.cells():]
 	tmp, ws := ws[:laneWidth*laneWidth], ws[laneWidth*laneWidth:]
 	acc, ws := ws[:laneWidth*s.vsize], ws[laneWidth*s.vsize:]
 	lohi := unsafe.Slice((*int32)(unsafe.Pointer(&ws[0])), 2*laneWidth) // the floats' memory as int32
@@ -51,8 +70,8 @@ func (s *attnStep) runLanes(w, nw int) {
 // lanes computes block b of KV head g.
 func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []int32) {
 	group := s.heads / s.kvHeads
-	l0 := b * laneWidth
-	nl := min(laneWidth, len(s.pos)*group-l0)
+	l0, nl := int(s.blocks[2*b]), int(s.blocks[2*b+1])
+	qi := l0 / group // a query of the block: they all belong to one sequence
 	lo, hi := lohi[:laneWidth], lohi[laneWidth:2*laneWidth]
 	cmin, cmax := math.MaxInt, -1
 	for l := 0; l < laneWidth; l++ {
@@ -79,7 +98,11 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	n := cmax - cmin + 1
 	sc := scores[:n*laneWidth]
 	kStride, vStride := 2*s.kvHeads*s.size, 2*s.kvHeads*s.vsize
-	attnScoresF16(s.size, &qT[0], &s.k[(cmin*s.kvHeads+g)*2*s.size], kStride, n, &sc[0], &kbuf[0])
+	for c := cmin; c <= cmax; {
+		e := s.pageEnd(c, cmax+1)
+		attnScoresF16(s.size, &qT[0], &s.k[(s.row(qi, c)*s.kvHeads+g)*2*s.size], kStride, e-c, &sc[(c-cmin)*laneWidth], &kbuf[0])
+		c = e
+	}
 	if s.p.SoftCap > 0 {
 		capInv := 1 / s.p.SoftCap
 		for j, v := range sc {
@@ -95,21 +118,25 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		jlo, jhi := max(lo[l], lo[l+1], lo[l+2], lo[l+3]), min(hi[l], hi[l+1], hi[l+2], hi[l+3])
 		if jhi <= jlo {
 			for t := l; t < l+4; t++ {
-				s.valueOne(g, t, cmin, int(lo[t]), int(hi[t]), sc, acc)
+				s.valueOne(qi, g, t, cmin, int(lo[t]), int(hi[t]), sc, acc)
 			}
 			continue
 		}
 		for t := l; t < l+4; t++ {
-			s.valueOne(g, t, cmin, int(lo[t]), int(jlo), sc, acc)
+			s.valueOne(qi, g, t, cmin, int(lo[t]), int(jlo), sc, acc)
 		}
-		attnValue4F16(int(jhi-jlo), &sc[(int(jlo)-cmin)*laneWidth+l], &s.v[(int(jlo)*s.kvHeads+g)*2*s.vsize], vStride,
-			s.vsize, &acc[l*s.vsize])
+		for c := int(jlo); c < int(jhi); {
+			e := s.pageEnd(c, int(jhi))
+			attnValue4F16(e-c, &sc[(c-cmin)*laneWidth+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride,
+				s.vsize, &acc[l*s.vsize])
+			c = e
+		}
 		for t := l; t < l+4; t++ {
-			s.valueOne(g, t, cmin, int(jhi), int(hi[t]), sc, acc)
+			s.valueOne(qi, g, t, cmin, int(jhi), int(hi[t]), sc, acc)
 		}
 	}
 	for ; l < nl; l++ {
-		s.valueOne(g, l, cmin, int(lo[l]), int(hi[l]), sc, acc)
+		s.valueOne(qi, g, l, cmin, int(lo[l]), int(hi[l]), sc, acc)
 	}
 	for l := 0; l < nl; l++ {
 		i, h := (l0+l)/group, g*group+(l0+l)%group
@@ -117,11 +144,13 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	}
 }
 
-// valueOne adds the values of cells [c0, c1) of KV head g weighted by lane l's probabilities (score rows
-// from cell cmin) to the lane's accumulator.
-func (s *attnStep) valueOne(g, l, cmin, c0, c1 int, sc, acc []float32) {
-	if c1 > c0 {
-		attnValue1F16(c1-c0, &sc[(c0-cmin)*laneWidth+l], &s.v[(c0*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
+// valueOne adds the values of cells [c0, c1) of KV head g (of query qi's sequence) weighted by lane l's
+// probabilities (score rows from cell cmin) to the lane's accumulator, page by page in cell order.
+func (s *attnStep) valueOne(qi, g, l, cmin, c0, c1 int, sc, acc []float32) {
+	for c := c0; c < c1; {
+		e := s.pageEnd(c, c1)
+		attnValue1F16(e-c, &sc[(c-cmin)*laneWidth+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
 			s.vsize, &acc[l*s.vsize])
+		c = e
 	}
 }

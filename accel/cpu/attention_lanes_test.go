@@ -42,7 +42,8 @@ func TestAttentionLanes(t *testing.T) {
 					r.Shuffle(len(pos), func(i, j int) { pos[i], pos[j] = pos[j], pos[i] })
 				}
 				s := &attnStep{kF16: true, vF16: true, heads: c.heads, kvHeads: c.kvHeads, size: c.size,
-					vsize: c.vsize, ctx: c.ctx, p: c.p, pos: pos}
+					vsize: c.vsize, ctx: c.ctx, p: c.p, pos: pos, pageSize: c.ctx, maxPages: 1, seqs: 1}
+				s.formBlocks()
 				s.q = make([]float32, c.nq*c.heads*c.size)
 				for i := range s.q {
 					s.q[i] = float32(r.NormFloat64() * 2)
@@ -58,7 +59,7 @@ func TestAttentionLanes(t *testing.T) {
 				for u := 0; u < c.nq*c.heads; u++ {
 					i, h := u/c.heads, u%c.heads
 					scores, qh, acc := ws[:c.ctx], ws[c.ctx:c.ctx+c.size], ws[c.ctx+c.size:]
-					s.head(s.q[u*c.size:(u+1)*c.size], want[u*c.vsize:(u+1)*c.vsize], int(pos[i]), h/group, scores, qh, acc)
+					s.head(i, s.q[u*c.size:(u+1)*c.size], want[u*c.vsize:(u+1)*c.vsize], int(pos[i]), h/group, scores, qh, acc)
 				}
 				for _, nw := range []int{1, 3} {
 					s.y = make([]float32, len(want))

@@ -179,6 +179,16 @@ func (r *recorder) getRows(id int) {
 // ids binds the I32 operand k of node id and registers the check that its values lie in [0, limit) before
 // every run. I32 tensors are inputs or views of them; their values are known to the host.
 func (r *recorder) ids(id, k int, what string, limit int) binding {
+	b, vals := r.shadow(id, k, what)
+	if vals != nil {
+		r.p.checks = append(r.p.checks, rangeCheck{node: id, what: what, vals: vals, limit: int32(limit)})
+	}
+	return b
+}
+
+// shadow returns the binding of I32 operand k of node id, which must be (a view of) an input, and the host
+// copy of its values that the checks before each run read (nil, with r.err set, if it is not an input).
+func (r *recorder) shadow(id, k int, what string) (binding, []int32) {
 	p := r.p
 	nd := &p.g.Nodes[id]
 	aid := nd.Args[k].ID()
@@ -189,12 +199,10 @@ func (r *recorder) ids(id, k int, what string, limit int) binding {
 		if r.err == nil {
 			r.err = fmt.Errorf("%s operand is not an input", what)
 		}
-		return b
+		return b, nil
 	}
 	first := (loc.Offset - p.plan.Loc[root].Offset) / 4
-	vals := p.ins[root].shadow[first : first+int64(p.g.Nodes[aid].Elements())]
-	p.checks = append(p.checks, rangeCheck{node: id, what: what, vals: vals, limit: int32(limit)})
-	return b
+	return b, p.ins[root].shadow[first : first+int64(p.g.Nodes[aid].Elements())]
 }
 
 // elementwise records one of elementwise.comp's ops: a (and b) to node id.
@@ -301,17 +309,25 @@ func (r *recorder) kvStore(id int) {
 func (r *recorder) attention(id int) {
 	p := r.p
 	nd := &p.g.Nodes[id]
-	qn, kn, vn := &p.g.Nodes[nd.Args[0].ID()], &p.g.Nodes[nd.Args[1].ID()], &p.g.Nodes[nd.Args[2].ID()]
-	n, heads, size := qn.Shape[0], qn.Shape[1], qn.Shape[2]
-	ctx, kvHeads, vsize := kn.Shape[0], kn.Shape[1], vn.Shape[2]
-	if size > maxHeadSize || vsize > maxHeadSize {
+	l := accel.AttnLayoutOf(p.g, id)
+	kn, vn := &p.g.Nodes[nd.Args[1].ID()], &p.g.Nodes[nd.Args[2].ID()]
+	if l.Size > maxHeadSize || l.VSize > maxHeadSize {
 		if r.err == nil {
-			r.err = fmt.Errorf("head size %d/%d exceeds the %d the attention shader holds", size, vsize, maxHeadSize)
+			r.err = fmt.Errorf("head size %d/%d exceeds the %d the attention shader holds", l.Size, l.VSize, maxHeadSize)
 		}
 		return
 	}
 	q, k, v := r.operand(nd.Args[0].ID()), r.operand(nd.Args[1].ID()), r.operand(nd.Args[2].ID())
-	pos := r.ids(id, 3, "position", ctx)
+	pos, pv := r.shadow(id, 3, "position")
+	seq, pages := pos, pos // unused by the single-sequence form
+	var paged uint32
+	var sv, tv []int32
+	if l.Paged {
+		paged = 1
+		seq, sv = r.shadow(id, 4, "sequence")
+		pages, tv = r.shadow(id, 5, "page table")
+	}
+	p.attnChecks = append(p.attnChecks, attnCheck{node: id, lay: l, pos: pv, seq: sv, pages: tv})
 	y := r.operand(id)
 	name := fmt.Sprintf("attention_k%d_v%d", 8*elemSize(kn.Type), 8*elemSize(vn.Type))
 	a := nd.Attn
@@ -325,7 +341,8 @@ func (r *recorder) attention(id int) {
 	if iv, ok := p.ws[wsKey{id, attnKey}]; ok {
 		pw = r.bind(p.scratch, p.wsBase+iv.off, iv.size, 4)
 	}
-	pc := push(nil).u(uint32(n), uint32(heads), uint32(kvHeads), uint32(size), uint32(vsize), uint32(ctx), uint32(a.Window),
-		q.elem, k.elem, v.elem, pos.elem, y.elem, pw.elem).f(a.Scale, a.SoftCap, capInv)
-	r.dispatch(name, wgRow, nil, flat(n*heads), pc, []binding{q, k, v, pos}, []binding{y, pw})
+	pc := push(nil).u(uint32(l.Queries), uint32(l.Heads), uint32(l.KVHeads), uint32(l.Size), uint32(l.VSize), uint32(l.Rows),
+		uint32(a.Window), q.elem, k.elem, v.elem, pos.elem, y.elem, pw.elem, paged, uint32(l.PageSize), uint32(l.MaxPages),
+		seq.elem, pages.elem).f(a.Scale, a.SoftCap, capInv)
+	r.dispatch(name, wgRow, nil, flat(l.Queries*l.Heads), pc, []binding{q, k, v, pos, seq, pages}, []binding{y, pw})
 }

@@ -27,6 +27,8 @@ type program struct {
 	ins    []inputSlot  // per node; n == 0 for nodes that are not live inputs
 	outs   []outputSlot // per node; n == 0 for nodes that are not outputs
 	checks []rangeCheck
+	// attnChecks validate each attention's positions, sequences and pages (accel.AttnLayout.Check).
+	attnChecks []attnCheck
 	kvs    []*kvBuffer
 	ws     map[wsKey]*interval
 	wsBase int64
@@ -70,6 +72,13 @@ type rangeCheck struct {
 	what  string
 	vals  []int32
 	limit int32
+}
+
+// attnCheck is the run-time check of an attention's I32 operands (host copies; seq and pages nil unless paged).
+type attnCheck struct {
+	node            int
+	lay             accel.AttnLayout
+	pos, seq, pages []int32
 }
 
 // wsKey identifies converted activations: the same input converted to the same type is shared by matrix
@@ -196,7 +205,8 @@ func (p *program) planWorkspace() int64 {
 		nd := p.g.Node(t)
 		if nd.Op == accel.OpAttention {
 			if v := p.g.Node(nd.Args[2]); v.Type == quant.F32 && nd.Shape[0] == 1 {
-				iv := &interval{first: s, last: s, size: int64(4 * p.g.Node(nd.Args[0]).Shape[1] * v.Shape[0])}
+				l := accel.AttnLayoutOf(p.g, t.ID())
+				iv := &interval{first: s, last: s, size: int64(4 * l.Heads * l.Cells())}
 				p.ws[wsKey{t.ID(), attnKey}] = iv
 				all = append(all, iv)
 			}
@@ -344,6 +354,12 @@ func (p *program) Run() error {
 			if v < 0 || v >= c.limit {
 				return fmt.Errorf("vulkan: node %s: %s %d is %d, outside [0, %d)", p.g.Nodes[c.node].Label(c.node), c.what, j, v, c.limit)
 			}
+		}
+	}
+	for i := range p.attnChecks {
+		c := &p.attnChecks[i]
+		if err := c.lay.Check(c.pos, c.seq, c.pages); err != nil {
+			return fmt.Errorf("vulkan: node %s: %w", p.g.Nodes[c.node].Label(c.node), err)
 		}
 	}
 	if err := p.cmds.Run(); err != nil {
