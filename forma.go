@@ -24,16 +24,17 @@
 package forma
 
 import (
+	"context"
+	"iter"
+
 	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/runtime/chat"
 	"github.com/forma-llm/forma/runtime/sample"
 )
 
 type (
-	// Session is one conversation over a Model: see runtime.Session for every method. Close it to free its
-	// KV cache.
-	Session = runtime.Session
 	// SessionOptions configure a session: context size, KV cache type, batch, context shift, system message.
 	SessionOptions = runtime.SessionOptions
 	// GenerateOptions control one answer: token limit, sampling, stop strings.
@@ -42,10 +43,22 @@ type (
 	Token = runtime.Token
 	// Stats describe the last generation of a session (Session.Stats).
 	Stats = runtime.Stats
+	// StopReason says why a generation ended (Stats.Stop).
+	StopReason = runtime.StopReason
 	// Message is one turn of a conversation (Session.History).
 	Message = chat.Message
 	// SamplerOptions are the sampling parameters, named as llama.cpp's.
 	SamplerOptions = sample.Options
+)
+
+// Why a generation ended.
+const (
+	StopEOG       = runtime.StopEOG       // an end-of-generation token
+	StopMaxTokens = runtime.StopMaxTokens // GenerateOptions.MaxTokens reached
+	StopString    = runtime.StopString    // a stop string matched
+	StopContext   = runtime.StopContext   // the context is full (and context shift is off)
+	StopCancelled = runtime.StopCancelled // the context was cancelled, or the caller stopped iterating
+	StopError     = runtime.StopError     // an evaluation failed
 )
 
 // KV cache types for SessionOptions.KV.
@@ -57,8 +70,14 @@ const (
 // RandomSeed in SamplerOptions.Seed draws a new seed for each generation.
 const RandomSeed = sample.RandomSeed
 
-// ErrContextFull is returned for a prompt longer than the session's context (without context shift).
-var ErrContextFull = runtime.ErrContextFull
+var (
+	// ErrContextFull is returned for a prompt longer than the session's context (without context shift).
+	ErrContextFull = runtime.ErrContextFull
+	// ErrClosed is returned by a closed session, or by a session of a closed model.
+	ErrClosed = runtime.ErrClosed
+	// ErrBusy is returned when more sessions wait for the engine than Options.MaxQueue allows.
+	ErrBusy = runtime.ErrBusy
+)
 
 // Options configure Load.
 type Options struct {
@@ -71,6 +90,12 @@ type Options struct {
 	ChatTemplate string
 	// Progress, when set, is called as the weights load with the bytes done and the total.
 	Progress func(done, total int64)
+	// Parallel is the most sessions whose tokens are evaluated together in one pass (0: 4); more wait their turn.
+	Parallel int
+	// MaxQueue is the most sessions waiting for a turn before ErrBusy (0: 256).
+	MaxQueue int
+	// KVSize is the KV memory, in tokens, all sessions share (0: the largest session's context × Parallel).
+	KVSize int
 }
 
 // Model is a loaded model, safe for concurrent use by many sessions.
@@ -89,16 +114,39 @@ type Info struct {
 
 // Load opens a GGUF model file and loads its weights (on the CPU unless Options.Backend says otherwise).
 func Load(path string, opt Options) (*Model, error) {
-	m, err := runtime.Load(path, runtime.Options{Threads: opt.Threads, Backend: opt.Backend,
-		ChatTemplate: opt.ChatTemplate, Progress: opt.Progress})
+	return LoadContext(context.Background(), path, opt)
+}
+
+// LoadContext is Load, cancellable while the weights load.
+func LoadContext(ctx context.Context, path string, opt Options) (*Model, error) {
+	ro := runtime.Options{Backend: opt.Backend, ChatTemplate: opt.ChatTemplate, Progress: opt.Progress,
+		Parallel: opt.Parallel, MaxQueue: opt.MaxQueue, KVSize: opt.KVSize}
+	if ro.Backend == nil {
+		be, err := cpu.New(cpu.Options{Threads: opt.Threads})
+		if err != nil {
+			return nil, err
+		}
+		ro.Backend, ro.CloseBackend = be, true
+	}
+	m, err := runtime.LoadContext(ctx, path, ro)
 	if err != nil {
+		if ro.CloseBackend {
+			ro.Backend.Close()
+		}
 		return nil, err
 	}
 	return &Model{m}, nil
 }
 
-// NewSession starts a conversation with its own KV cache.
-func (m *Model) NewSession(opt SessionOptions) (*Session, error) { return m.m.NewSession(opt) }
+// NewSession starts a conversation. Sessions of one model may run concurrently: their tokens share the
+// model's forward passes, and each session's results are the same as if it ran alone.
+func (m *Model) NewSession(opt SessionOptions) (*Session, error) {
+	s, err := m.m.NewSession(opt)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{s}, nil
+}
 
 // Sampling returns the model's default sampling parameters, a starting point for GenerateOptions.Sampling.
 func (m *Model) Sampling() SamplerOptions { return m.m.Sampling() }
@@ -118,5 +166,42 @@ func (m *Model) Info() Info {
 // Runtime returns the underlying runtime.Model (tokenizer, file metadata, backend) for tools that need more.
 func (m *Model) Runtime() *runtime.Model { return m.m }
 
-// Close frees the model: its weights, and its backend when Load created it. Close its sessions first.
+// Close frees the model: its sessions end (they return ErrClosed), then its weights, and its backend when Load
+// created it.
 func (m *Model) Close() error { return m.m.Close() }
+
+// Session is one conversation over a Model: its history and its place in the model's KV memory. It is used by
+// one goroutine at a time. Close it when done.
+type Session struct{ s *runtime.Session }
+
+// Chat adds msg as the user's turn and streams the answer. The whole conversation is rendered with the model's
+// chat template; only the tokens not already in the cache are evaluated. Cancel ctx or leave the loop to stop.
+func (s *Session) Chat(ctx context.Context, msg string, opt GenerateOptions) iter.Seq2[Token, error] {
+	return s.s.Chat(ctx, msg, opt)
+}
+
+// Generate continues text (no chat template) and streams the continuation.
+func (s *Session) Generate(ctx context.Context, prompt string, opt GenerateOptions) iter.Seq2[Token, error] {
+	return s.s.Generate(ctx, prompt, opt)
+}
+
+// History returns a copy of the conversation so far.
+func (s *Session) History() []Message { return s.s.History() }
+
+// SetHistory replaces the conversation; the next Chat reuses what the cache holds of it.
+func (s *Session) SetHistory(msgs []Message) { s.s.SetHistory(msgs) }
+
+// SetSystem replaces the system message and starts the conversation over.
+func (s *Session) SetSystem(msg string) { s.s.SetSystem(msg) }
+
+// Reset starts the conversation over (the system message stays).
+func (s *Session) Reset() { s.s.Reset() }
+
+// Reply returns the text of the last answer.
+func (s *Session) Reply() string { return s.s.Reply() }
+
+// Stats describe the last generation: tokens, timings, why it stopped, the seed.
+func (s *Session) Stats() Stats { return s.s.Stats() }
+
+// Close ends the session. It is safe to call twice.
+func (s *Session) Close() error { return s.s.Close() }

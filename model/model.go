@@ -14,22 +14,49 @@ import (
 type Model interface {
 	HParams() *HParams
 	// Forward appends the graph of one forward pass over in.Tokens to b and returns the logits
-	// (F32 [rows, vocab]: every position, or the last in.OutRows ones).
+	// (F32 [rows, vocab]: the tokens in.Out names, or every token).
 	Forward(b *accel.Builder, in Inputs) accel.Tensor
 }
 
-// Inputs are the graph handles a forward pass reads.
+// Inputs are the graph handles a forward pass reads. A pass carries tokens of one or more sequences: each token
+// has its position in its sequence (RoPE, and the cells its attention sees), the cache row its key and value
+// are written to, and, with a paged cache, the row of Pages listing its sequence's cache pages. A token's
+// result depends only on its own inputs and its sequence's cells, not on the other tokens of the pass.
 type Inputs struct {
 	Tokens accel.Tensor // I32 [n]
-	Pos    accel.Tensor // I32 [n]: each token's position, also its KV cache row
-	KV     []LayerKV    // per layer, the caches (graph handles of Buffers)
-	// OutRows is the number of final positions whose logits are computed; 0 means all.
-	OutRows int
-	// NCtx is the context size of the session (chooses between long and short RoPE factors).
+	Pos    accel.Tensor // I32 [n]: each token's position in its sequence
+	// Slots (I32 [n]) are the cache rows the tokens' keys and values are written to; invalid means Pos (one
+	// sequence whose cell c is row c).
+	Slots accel.Tensor
+	// Seq (I32 [n]) and Pages (I32 [seqs, maxPages]) describe a paged cache (accel.Builder.PagedAttention):
+	// token i's sequence has the cache pages Pages[Seq[i]], of PageSize rows each. Invalid: not paged.
+	Seq, Pages accel.Tensor
+	PageSize   int
+	KV         []LayerKV // per layer, the caches (graph handles of Buffers)
+	// Out (I32 [rows]) lists the tokens whose logits are computed, in order; invalid means every token.
+	Out accel.Tensor
+	// NCtx is the context size of a sequence (chooses between long and short RoPE factors).
 	NCtx int
 }
 
-// LayerKV holds one layer's key and value caches: [ctx, kvHeads, headDim] and [ctx, kvHeads, headDimV].
+// slots returns the cache rows the tokens are written to.
+func (in *Inputs) slots() accel.Tensor {
+	if in.Slots.Valid() {
+		return in.Slots
+	}
+	return in.Pos
+}
+
+// attention appends the attention of q over the caches k and v (after the writes), paged or not.
+func (in *Inputs) attention(b *accel.Builder, q, k, v accel.Tensor, p accel.AttentionParams) accel.Tensor {
+	if in.Pages.Valid() {
+		p.PageSize = in.PageSize
+		return b.PagedAttention(q, k, v, in.Pos, in.Seq, in.Pages, p)
+	}
+	return b.Attention(q, k, v, in.Pos, p)
+}
+
+// LayerKV holds one layer's key and value caches: [rows, kvHeads, headDim] and [rows, kvHeads, headDimV].
 type LayerKV struct{ K, V accel.Tensor }
 
 // LoadOptions tune loading.
@@ -86,9 +113,9 @@ func Load(f *gguf.File, be accel.Backend, opt LoadOptions) (Model, error) {
 	return m, nil
 }
 
-// NewKVCache allocates one key and one value buffer per layer in be, for ctx positions, of type F16 or F32.
-// The caller closes the buffers (CloseKV) when the session ends.
-func NewKVCache(be accel.Backend, hp *HParams, ctx int, dt accel.DType) ([]accel.Buffer, error) {
+// NewKVCache allocates one key and one value buffer per layer in be, of rows cache rows, of type F16 or F32.
+// The caller closes the buffers (CloseKV) when done.
+func NewKVCache(be accel.Backend, hp *HParams, rows int, dt accel.DType) ([]accel.Buffer, error) {
 	if dt != accel.F16 && dt != accel.F32 {
 		return nil, fmt.Errorf("model: KV cache type must be f16 or f32, not %s", dt)
 	}
@@ -96,7 +123,7 @@ func NewKVCache(be accel.Backend, hp *HParams, ctx int, dt accel.DType) ([]accel
 	for l := 0; l < hp.Layers; l++ {
 		for i, hd := range []int{hp.HeadDim, hp.HeadDimV} {
 			name := fmt.Sprintf("cache_%c_l%d", "kv"[i], l)
-			buf, err := be.NewBuffer(accel.TensorDesc{Name: name, Type: dt, Shape: []int{ctx, hp.KVHeads, hd}})
+			buf, err := be.NewBuffer(accel.TensorDesc{Name: name, Type: dt, Shape: []int{rows, hp.KVHeads, hd}})
 			if err != nil {
 				CloseKV(bufs)
 				return nil, fmt.Errorf("model: allocating the KV cache: %w", err)

@@ -116,9 +116,9 @@ func (m *Transformer) attention(b *accel.Builder, l int, x accel.Tensor, in Inpu
 	if m.QScale != 0 {
 		q, scale = b.Scale(q, m.QScale), 1
 	}
-	kc := b.KVStore(in.KV[l].K, k, in.Pos)
-	vc := b.KVStore(in.KV[l].V, v, in.Pos)
-	a := b.Attention(q, kc, vc, in.Pos, accel.AttentionParams{Scale: scale, SoftCap: hp.AttnSoftCap, Window: hp.layerWindow(l)})
+	kc := b.KVStore(in.KV[l].K, k, in.slots())
+	vc := b.KVStore(in.KV[l].V, v, in.slots())
+	a := in.attention(b, q, kc, vc, accel.AttentionParams{Scale: scale, SoftCap: hp.AttnSoftCap, Window: hp.layerWindow(l)})
 	return b.Name(b.MatMul(b.Weight(ly.O), b.Name(a, "kqv_out", l)), "attn_out", l)
 }
 
@@ -154,10 +154,10 @@ func (m *Transformer) ffn(b *accel.Builder, l int, x accel.Tensor) accel.Tensor 
 	return b.Name(b.MatMul(b.Weight(ly.Down), h), "ffn_out", l)
 }
 
-// head keeps the last in.OutRows positions, normalises and projects to the vocabulary.
+// head keeps the rows in.Out names, normalises and projects to the vocabulary.
 func (m *Transformer) head(b *accel.Builder, x accel.Tensor, in Inputs) accel.Tensor {
-	if n := b.Shape(x); n != nil && in.OutRows > 0 && in.OutRows < n[0] {
-		x = b.Rows(x, n[0]-in.OutRows, in.OutRows)
+	if in.Out.Valid() {
+		x = b.GetRows(x, in.Out)
 	}
 	x = m.norm(b, x, m.OutNorm, "result_norm", -1)
 	logits := b.MatMul(b.Weight(m.Output), x)

@@ -92,6 +92,7 @@ type generator struct {
 	dec     *tokenizer.Decoder
 	reply   []byte   // the text returned so far in this generation
 	one     [1]int32 // the token to evaluate (a slice of it does not escape per token)
+	shifted []int32  // the tokens a context shift evaluates again
 }
 
 func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOptions, yield func(Token, error) bool) {
@@ -99,9 +100,10 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 	s.gen.reply = s.gen.reply[:0]
 	fail := func(err error) { yield(Token{ID: tokenizer.None}, err) }
 	if s.closed {
-		fail(fmt.Errorf("runtime: the session is closed"))
+		fail(ErrClosed)
 		return
 	}
+	defer s.seq.park()
 	so := s.m.sampling
 	if opt.Sampling != nil {
 		so = *opt.Sampling
@@ -144,7 +146,7 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 	tk, g := s.m.Tokenizer, &s.gen
 	var err error
 	for n := 1; ; n++ {
-		id := g.sampler.Sample(logits, s.tokens)
+		id := g.sampler.Sample(logits, s.seq.toks)
 		if !opt.IgnoreEOG && tk.IsEOG(id) {
 			s.stats.Stop = StopEOG
 			s.flushHeld(yield)
@@ -173,7 +175,7 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 			yield(Token{ID: tokenizer.None}, ctx.Err())
 			return
 		}
-		if len(s.tokens) == s.ctx {
+		if len(s.seq.toks) == s.ctx {
 			if !s.opt.ContextShift {
 				s.stats.Stop = StopContext
 				s.flushHeld(yield)
@@ -186,7 +188,12 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 			}
 		}
 		s.gen.one[0] = id
-		if logits, err = s.Eval(s.gen.one[:], false); err != nil {
+		if logits, err = s.eval(ctx, s.gen.one[:], false); err != nil {
+			if ctx.Err() != nil {
+				s.stats.Stop = StopCancelled
+				yield(Token{ID: tokenizer.None}, ctx.Err())
+				return
+			}
 			s.stats.Stop = StopError
 			yield(Token{ID: tokenizer.None}, err)
 			return
@@ -225,17 +232,14 @@ func (s *Session) prefill(ctx context.Context, prompt []int32) ([]float32, error
 		prompt = fitPrompt(prompt, s.keepLen(len(prompt)), s.ctx)
 		s.stats.Shifts++
 	}
-	keep := commonPrefix(s.tokens, prompt)
+	keep := commonPrefix(s.seq.toks, prompt)
 	keep = min(keep, len(prompt)-1)
-	if err := s.Truncate(keep); err != nil {
-		return nil, err
-	}
-	s.stats.CachedTokens = keep
-	logits, err := s.EvalBatches(ctx, prompt[keep:])
+	logits, err := s.seq.run(ctx, keep, prompt[keep:], false)
 	if err != nil {
 		// The cache holds what was evaluated before the failure: still a valid prefix of the prompt.
 		return nil, err
 	}
+	s.stats.CachedTokens = s.seq.cached
 	return logits, nil
 }
 

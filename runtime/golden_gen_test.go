@@ -38,7 +38,7 @@ func TestGoldenGenerate(t *testing.T) {
 			if (testing.Short() || raceEnabled) && !strings.HasSuffix(name, ".short") {
 				t.Skip("only the short cases in short mode and under the race detector")
 			}
-			m, err := runtime.Load(c.Model, runtime.Options{Threads: 2})
+			m, err := runtime.Load(c.Model, runtime.Options{Backend: newCPU(t, 2), CloseBackend: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestGoldenChat(t *testing.T) {
 	if err != nil {
 		t.Skip(err)
 	}
-	m, err := runtime.Load(c.Model, runtime.Options{Threads: 2})
+	m, err := runtime.Load(c.Model, runtime.Options{Backend: newCPU(t, 2), CloseBackend: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,10 +6,21 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/internal/testdir"
 	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/runtime/sample"
 )
+
+// newCPU returns a CPU backend of the given threads (the model given it closes it).
+func newCPU(t testing.TB, threads int) *cpu.Backend {
+	t.Helper()
+	be, err := cpu.New(cpu.Options{Threads: threads})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return be
+}
 
 // modelPath returns the path of a reference model, skipping when the testdata is absent.
 func modelPath(t testing.TB, name string) string {
@@ -19,7 +30,7 @@ func modelPath(t testing.TB, name string) string {
 // load loads a reference model on a 1-thread CPU backend owned by the model.
 func load(t testing.TB, name string) *runtime.Model {
 	t.Helper()
-	m, err := runtime.Load(modelPath(t, name), runtime.Options{Threads: 1})
+	m, err := runtime.Load(modelPath(t, name), runtime.Options{Backend: newCPU(t, 1), CloseBackend: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func stories(tb testing.TB) *runtime.Session {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { s.Close(); be.Close(); m.Close() })
+	tb.Cleanup(func() { s.Close(); m.Close(); be.Close() })
 	return s
 }
 

@@ -1,11 +1,12 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/forma-llm/forma/accel"
-	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/gguf"
 	"github.com/forma-llm/forma/model"
 	"github.com/forma-llm/forma/runtime/chat"
@@ -25,55 +26,77 @@ type Model struct {
 	templateErr error
 	sampling    sample.Options
 	compileOpts accel.CompileOptions
-	ownBackend  bool
+	opt         Options
+
+	mu      sync.Mutex
+	engines map[accel.DType]*engine // one per KV cache type, made by the first session that needs it
+	open    map[*engine]int         // sessions open on each engine
 }
 
 // Options configure loading.
 type Options struct {
-	// Backend runs the model. Nil means a new CPU backend (Threads threads), owned and closed by the Model; a
-	// backend given here stays the caller's, who closes it after the Model.
-	Backend accel.Backend
-	// Threads is the thread count of the default CPU backend; 0 means the physical cores.
-	Threads int
+	// Backend runs the model (accel/cpu, accel/vulkan, …). It stays the caller's, who closes it after the Model,
+	// unless CloseBackend is set.
+	Backend      accel.Backend
+	CloseBackend bool
 	// ChatTemplate replaces the file's chat template: a built-in name (chatml, llama3, ...) or Jinja source.
 	ChatTemplate string
 	// Progress, when set, is called as the weights are uploaded with the bytes done and the total.
 	Progress func(done, total int64)
 	// Debug is passed to every compiled program (see accel.CompileOptions).
 	Debug func(n *accel.Node, values []float32)
+
+	// The engine that batches the sessions' tokens into shared passes (one per KV cache type, sized when the
+	// first session of that type starts):
+	//   - Parallel is the most sequences evaluated in one pass (DefaultParallel when 0); more wait in a queue.
+	//   - Ctx is the most tokens one sequence can hold (0: the first session's context); a later session may ask
+	//     for more only while no session is open.
+	//   - KVSize is the KV memory in tokens, shared by every sequence (0: Ctx × Parallel).
+	//   - Batch is the most tokens in one pass (DefaultBatch when 0).
+	//   - MaxQueue is the most requests waiting for a place in the passes; beyond it they fail with ErrBusy
+	//     (DefaultMaxQueue when 0).
+	Parallel, Ctx, KVSize, Batch, MaxQueue int
 }
+
+// Defaults of Options.
+const (
+	DefaultParallel = 4
+	DefaultMaxQueue = 256
+)
 
 // Load opens a GGUF file, uploads its weights and reads its tokenizer and chat template. A vocabulary whose size
 // differs from the embedding's rows is an error. A chat template that cannot be parsed is not: Load succeeds and
 // the error is returned by the first Chat.
-func Load(path string, opt Options) (m *Model, err error) {
+func Load(path string, opt Options) (*Model, error) {
+	return LoadContext(context.Background(), path, opt)
+}
+
+// LoadContext is Load, cancellable while the weights upload.
+func LoadContext(ctx context.Context, path string, opt Options) (m *Model, err error) {
+	if opt.Parallel < 0 || opt.Ctx < 0 || opt.KVSize < 0 || opt.Batch < 0 || opt.MaxQueue < 0 {
+		return nil, fmt.Errorf("runtime: negative engine option in %+v", opt)
+	}
 	f, err := gguf.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	m = &Model{File: f, Backend: opt.Backend, compileOpts: accel.CompileOptions{Debug: opt.Debug}}
+	if opt.Backend == nil {
+		f.Close()
+		return nil, errors.New("runtime: Options.Backend is required")
+	}
+	m = &Model{File: f, Backend: opt.Backend, compileOpts: accel.CompileOptions{Debug: opt.Debug}, opt: opt,
+		engines: map[accel.DType]*engine{}, open: map[*engine]int{}}
 	defer func() {
 		if err != nil {
 			m.Close()
 			m = nil
 		}
 	}()
-	if m.Backend == nil {
-		if m.Backend, err = cpu.New(cpu.Options{Threads: opt.Threads}); err != nil {
-			return nil, err
-		}
-		m.ownBackend = true
-	}
-	be := m.Backend
-	if opt.Progress != nil {
-		be = newProgressBackend(m.Backend, f, opt.Progress)
-	}
+	be := accel.Backend(newProgressBackend(ctx, m.Backend, f, opt.Progress))
 	if m.Arch, err = model.Load(f, be, model.LoadOptions{}); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if opt.Progress != nil {
-		be.(*progressBackend).finish()
-	}
+	be.(*progressBackend).finish()
 	if m.Tokenizer, err = tokenizer.Load(f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -89,6 +112,72 @@ func Load(path string, opt Options) (m *Model, err error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
+}
+
+// engineFor returns the engine of KV type dt, making it (or, while it has no session, remaking it larger) so
+// that a sequence can hold ctx tokens; the caller's session counts as open on it.
+func (m *Model) engineFor(dt accel.DType, ctx int) (*engine, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.File == nil {
+		return nil, ErrClosed
+	}
+	e := m.engines[dt]
+	if e != nil && e.cells() < ctx {
+		if m.open[e] > 0 {
+			return nil, fmt.Errorf("runtime: a context of %d exceeds the %d the engine was sized for while sessions are open (set runtime.Options.Ctx)", ctx, e.cells())
+		}
+		e.close()
+		delete(m.engines, dt)
+		delete(m.open, e)
+		e = nil
+	}
+	if e == nil {
+		c := engineConfig{ctx: max(ctx, m.opt.Ctx), seqs: m.opt.Parallel, slots: m.opt.KVSize, batch: m.opt.Batch,
+			maxQueue: m.opt.MaxQueue, kv: dt}
+		if c.seqs == 0 {
+			c.seqs = DefaultParallel
+		}
+		if c.slots == 0 {
+			c.slots = c.ctx * c.seqs
+		}
+		if c.batch == 0 {
+			c.batch = DefaultBatch
+		}
+		if c.maxQueue == 0 {
+			c.maxQueue = DefaultMaxQueue
+		}
+		var err error
+		if e, err = newEngine(m, c); err != nil {
+			return nil, err
+		}
+		m.engines[dt] = e
+	}
+	m.open[e]++
+	return e, nil
+}
+
+// releaseEngine ends a session's sequence.
+func (m *Model) releaseEngine(e *engine, s *sequence) {
+	s.close()
+	m.mu.Lock()
+	m.open[e]--
+	m.mu.Unlock()
+}
+
+// EngineStats returns the counters of the engine for KV cache type kv (zero before its first session).
+func (m *Model) EngineStats(kv KVType) EngineStats {
+	dt, err := kv.DType()
+	if err != nil {
+		return EngineStats{}
+	}
+	m.mu.Lock()
+	e := m.engines[dt]
+	m.mu.Unlock()
+	if e == nil {
+		return EngineStats{}
+	}
+	return e.snapshot()
 }
 
 // HParams returns the architecture's hyperparameters.
@@ -111,14 +200,20 @@ func (m *Model) Name() string {
 	return m.Arch.HParams().Arch
 }
 
-// Close frees the model: the backend when the Model created it, then the file mapping. Sessions must be closed
-// first. A backend given in Options, which refers to the mapping, must not be used after Close.
+// Close frees the model: its engines (sessions still open fail with ErrClosed), the backend when
+// Options.CloseBackend is set, then the file mapping.
 func (m *Model) Close() error {
 	if m == nil {
 		return nil
 	}
 	var errs []error
-	if m.ownBackend && m.Backend != nil {
+	m.mu.Lock()
+	for _, e := range m.engines {
+		errs = append(errs, e.close())
+	}
+	m.engines = nil
+	m.mu.Unlock()
+	if m.opt.CloseBackend && m.Backend != nil {
 		errs = append(errs, m.Backend.Close())
 		m.Backend = nil
 	}
@@ -181,31 +276,39 @@ func readSampling(f *gguf.File) (sample.Options, error) {
 	return o, nil
 }
 
-// progressBackend counts the bytes uploaded through it during Load.
+// progressBackend counts the bytes uploaded through it during Load and stops the upload when ctx is done.
 type progressBackend struct {
 	accel.Backend
+	ctx         context.Context
 	done, total int64
 	fn          func(done, total int64)
 }
 
-func newProgressBackend(be accel.Backend, f *gguf.File, fn func(done, total int64)) *progressBackend {
-	p := &progressBackend{Backend: be, fn: fn}
+func newProgressBackend(ctx context.Context, be accel.Backend, f *gguf.File, fn func(done, total int64)) *progressBackend {
+	p := &progressBackend{Backend: be, ctx: ctx, fn: fn}
 	for _, t := range f.Tensors {
 		p.total += int64(t.Size)
 	}
-	fn(0, p.total)
+	if fn != nil {
+		fn(0, p.total)
+	}
 	return p
 }
 
 func (p *progressBackend) Upload(w accel.WeightData) (accel.Weight, error) {
+	if err := p.ctx.Err(); err != nil {
+		return nil, err
+	}
 	wt, err := p.Backend.Upload(w)
 	p.done = min(p.done+int64(len(w.Data)), p.total)
-	p.fn(p.done, p.total)
+	if p.fn != nil {
+		p.fn(p.done, p.total)
+	}
 	return wt, err
 }
 
 func (p *progressBackend) finish() {
-	if p.done < p.total {
+	if p.fn != nil && p.done < p.total {
 		p.fn(p.total, p.total)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/gguf"
 	"github.com/forma-llm/forma/internal/testdir"
 )
@@ -86,12 +87,17 @@ func TestLoadErrors(t *testing.T) {
 	notGGUF := filepath.Join(dir, "x.gguf")
 	os.WriteFile(notGGUF, []byte("this is not a model file, just some text"), 0o644)
 	noArch := writeKVFile(t, [][2]any{{"general.name", "x"}})
+	be, err := cpu.New(cpu.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
 	for _, tc := range []struct{ path, want string }{
 		{filepath.Join(dir, "missing.gguf"), "no such file"},
 		{notGGUF, "magic"},
 		{noArch, "general.architecture"},
 	} {
-		m, err := Load(tc.path, Options{})
+		m, err := Load(tc.path, Options{Backend: be})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Load(%s) = %v; want an error containing %q", filepath.Base(tc.path), err, tc.want)
 		}
@@ -101,13 +107,16 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// TestLoadOwnsBackend: a model loaded without a backend makes one, reports upload progress, and closes the
-// backend with itself.
+// TestLoadOwnsBackend: a model given CloseBackend reports upload progress and closes the backend with itself.
 func TestLoadOwnsBackend(t *testing.T) {
 	path := filepath.Join(testdir.Sub(t, "models"), "stories260K-Q8_0.gguf")
 	var calls int
 	var last, total int64
-	m, err := Load(path, Options{Threads: 1, Progress: func(done, tot int64) {
+	cb, err := cpu.New(cpu.Options{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path, Options{Backend: cb, CloseBackend: true, Progress: func(done, tot int64) {
 		if done < last {
 			t.Errorf("progress went back from %d to %d", last, done)
 		}
@@ -120,8 +129,8 @@ func TestLoadOwnsBackend(t *testing.T) {
 	if calls < 3 || last != total || total == 0 {
 		t.Errorf("progress: %d calls, last %d of %d", calls, last, total)
 	}
-	if !m.ownBackend || m.Backend == nil {
-		t.Fatal("no owned backend")
+	if m.Backend == nil {
+		t.Fatal("no backend")
 	}
 	if m.Tokenizer.Len() != m.HParams().Vocab {
 		t.Errorf("tokenizer %d, vocab %d", m.Tokenizer.Len(), m.HParams().Vocab)

@@ -49,7 +49,7 @@ func TestSessionKVType(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, b := range s.kv {
+		for _, b := range s.eng.bufs {
 			if got := b.Desc().Type; got != tc.want {
 				t.Errorf("KV %v: cache %s has type %v, want %v", tc.kv, b.Desc().Name, got, tc.want)
 			}

@@ -31,18 +31,17 @@ func fitPrompt(prompt []int32, keep, ctx int) []int32 {
 }
 
 // shift frees room in a full cache: it keeps the first keepLen tokens, drops the oldest half of the rest and
-// evaluates the remaining tokens again at their new positions (the cache's rows are indexed by position, so
-// moved keys need recomputing; llama.cpp rotates them in place instead).
+// evaluates the remaining tokens again at their new positions (keys are rotated by position, so moved keys need
+// recomputing; llama.cpp rotates them in place instead).
 func (s *Session) shift(ctx context.Context) error {
+	toks := s.seq.toks
 	keep := s.keepLen(s.promptLen)
-	discard := (len(s.tokens) - keep) / 2
+	discard := (len(toks) - keep) / 2
 	if discard == 0 {
 		return fmt.Errorf("%w: a context shift has nothing to drop (keep %d of %d)", ErrContextFull, keep, s.ctx)
 	}
-	n := copy(s.tokens[keep:], s.tokens[keep+discard:])
-	rest := s.tokens[keep : keep+n]
-	s.tokens = s.tokens[:keep]
+	s.gen.shifted = append(s.gen.shifted[:0], toks[keep+discard:]...)
 	s.stats.Shifts++
-	_, err := s.EvalBatches(ctx, rest)
+	_, err := s.seq.run(ctx, keep, s.gen.shifted, false)
 	return err
 }

@@ -64,4 +64,16 @@ func testGetRows(e *env) {
 			expect(e.t, fmt.Sprintf("get_rows %v of %s", ids, typ), got, want, func(int) float64 { return 1e-6 * big })
 		}
 	}
+	// Rows of an intermediate (as a pass picks the rows whose logits it computes), in any order, repeated.
+	x := e.normal(5*7, 1)
+	ids := []int32{4, 0, 4, 2}
+	g := e.graph()
+	got := g.run(g.b.GetRows(g.b.Scale(g.inputF32("x", x, 5, 7), 2), g.inputI32("ids", ids)))[0]
+	var want []float64
+	for _, id := range ids {
+		for _, v := range x[int(id)*7 : (int(id)+1)*7] {
+			want = append(want, 2*float64(v))
+		}
+	}
+	expect(e.t, fmt.Sprintf("get_rows %v of an intermediate", ids), got, want, exact)
 }

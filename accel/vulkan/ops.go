@@ -165,6 +165,12 @@ func (r *recorder) getRows(id int) {
 	ids := r.ids(id, 1, "id", rows)
 	y := r.operand(id)
 	n := nd.Shape[0]
+	if wp.w == nil { // an F32 intermediate (the rows whose logits a pass computes)
+		t := r.operand(tid)
+		pc := push(nil).u(uint32(n), uint32(cols), 0, uint32(rows), ids.elem, t.elem, y.elem)
+		r.dispatch("get_rows_f32", wgElementwise, nil, groupsFor(n*cols, wgElementwise), pc, []binding{t, ids}, []binding{y})
+		return
+	}
 	per := 32
 	if wp.w.lay.devElems == 1 {
 		per = 1

@@ -104,7 +104,7 @@ func (b *backendFlags) load(path string) (*runtime.Model, func(), error) {
 		be.Close()
 		return nil, nil, err
 	}
-	return m, func() { be.Close(); m.Close() }, nil
+	return m, func() { m.Close(); be.Close() }, nil
 }
 
 // loadModel is load with runtime options, drawing a progress bar on stderr while the weights upload when bar is
@@ -128,5 +128,5 @@ func (b *backendFlags) loadModel(path string, opt runtime.Options, bar bool) (*r
 		be.Close()
 		return nil, nil, err
 	}
-	return m, func() { be.Close(); m.Close() }, nil
+	return m, func() { m.Close(); be.Close() }, nil
 }
