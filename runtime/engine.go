@@ -69,10 +69,10 @@ type progKey struct{ n, rows int }
 
 // program is one compiled forward pass and its inputs.
 type program struct {
-	p                                accel.Program
-	tok, pos, slot, seq, pages, out  accel.Tensor
-	logits                           accel.Tensor
-	n, rows                          int
+	p                               accel.Program
+	tok, pos, slot, seq, pages, out accel.Tensor
+	logits                          accel.Tensor
+	n, rows                         int
 }
 
 // EngineStats count the engine's work since the model was loaded.

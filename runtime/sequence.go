@@ -28,15 +28,15 @@ type sequence struct {
 	err     error
 
 	// Loop-owned while a request is pending.
-	toks    []int32 // the sequence's tokens: toks[:held] are in the cache, toks[held:target] still to compute
-	held    int
-	pages   []int32 // the pages holding cells [0, held), and perhaps one allocated for the next cells
-	row     int     // the sequence's row of the page table while admitted, else -1
-	target  int     // tokens the cache must hold when the request is done
-	from    int     // first token whose logits are returned (all), else target-1
-	cached  int     // tokens of the request found in the cache (not computed)
-	logits  []float32
-	order   uint64 // when the sequence was admitted (preemption takes the newest)
+	toks   []int32 // the sequence's tokens: toks[:held] are in the cache, toks[held:target] still to compute
+	held   int
+	pages  []int32 // the pages holding cells [0, held), and perhaps one allocated for the next cells
+	row    int     // the sequence's row of the page table while admitted, else -1
+	target int     // tokens the cache must hold when the request is done
+	from   int     // first token whose logits are returned (all), else target-1
+	cached int     // tokens of the request found in the cache (not computed)
+	logits []float32
+	order  uint64 // when the sequence was admitted (preemption takes the newest)
 }
 
 func (e *engine) newSequence(maxCtx, chunk int) *sequence {
