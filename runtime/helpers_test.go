@@ -42,6 +42,22 @@ func load(t testing.TB, name string) *runtime.Model {
 	return m
 }
 
+// loadWith loads a reference model on a 1-thread CPU backend with the given engine options.
+func loadWith(t testing.TB, name string, opt runtime.Options) *runtime.Model {
+	t.Helper()
+	opt.Backend, opt.CloseBackend = newCPU(t, 1), true
+	m, err := runtime.Load(modelPath(t, name), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := m.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return m
+}
+
 func session(t testing.TB, m *runtime.Model, opt runtime.SessionOptions) *runtime.Session {
 	t.Helper()
 	s, err := m.NewSession(opt)

@@ -20,11 +20,15 @@ type Options struct {
 }
 
 // Backend is the CPU backend. It is safe for concurrent use: weights and buffers are shared read-only by every
-// program, and each program has its own scratch memory and workers.
+// program, each program has its own scratch memory, and one pool of worker threads runs every program, one
+// program at a time (programs run from several goroutines take turns rather than oversubscribe the cores).
 type Backend struct {
 	threads int
 	gelu    *[1 << 16]uint16
 	eager   bool // split every step over all threads, however small (tests of the splitting)
+
+	run  sync.Mutex // held by the program using the pool
+	pool *pool      // started by the first run
 
 	mu       sync.Mutex
 	closed   bool
@@ -239,6 +243,12 @@ func (b *Backend) Close() error {
 	progs, bufs, ws := b.programs, b.buffers, b.weights
 	b.programs, b.buffers, b.weights = nil, nil, nil
 	b.mu.Unlock()
+	b.run.Lock()
+	if b.pool != nil {
+		b.pool.close()
+		b.pool = nil
+	}
+	b.run.Unlock()
 	var errs []error
 	for p := range progs {
 		errs = append(errs, p.free())
@@ -273,3 +283,15 @@ func storageBytes(t accel.DType, n int) int {
 	}
 	return rb
 }
+
+// acquirePool takes the backend's workers for one run (starting them the first time); releasePool gives them
+// back.
+func (b *Backend) acquirePool() *pool {
+	b.run.Lock()
+	if b.pool == nil {
+		b.pool = newPool(b.threads, b.eager)
+	}
+	return b.pool
+}
+
+func (b *Backend) releasePool() { b.run.Unlock() }

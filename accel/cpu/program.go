@@ -33,7 +33,6 @@ type program struct {
 	mem   [][]byte // each node's bytes (nil for nodes no output needs)
 	steps []step
 	nodes []int // graph node of each step
-	pool  *pool
 	bufs  []*buffer
 
 	debug      func(n *accel.Node, values []float32)
@@ -81,7 +80,6 @@ func compile(b *Backend, g *accel.Graph, opt accel.CompileOptions) (*program, er
 	if p.debug != nil {
 		p.prepareDebug()
 	}
-	p.pool = newPool(shares, b.eager)
 	return p, nil
 }
 
@@ -226,8 +224,10 @@ func (p *program) Run() error {
 	if p.debug != nil {
 		p.debugNodes(p.debugAfter[len(p.steps)]) // views of inputs, weights and buffers
 	}
+	pool := p.b.acquirePool()
+	defer p.b.releasePool()
 	for i, s := range p.steps {
-		s.exec(p.pool)
+		s.exec(pool)
 		if p.debug != nil {
 			p.debugNodes(p.debugAfter[i])
 		}
@@ -281,9 +281,6 @@ func (p *program) free() error {
 		return nil
 	}
 	p.closed = true
-	if p.pool != nil {
-		p.pool.close()
-	}
 	err := freeNative(p.arena)
 	p.arena, p.mem = nil, nil
 	return err
