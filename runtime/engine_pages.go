@@ -76,11 +76,14 @@ func (e *engine) setPage(s *sequence, j int, pg int32) {
 }
 
 // admit gives table rows to queued requests in arrival order, while rows are free (or held by sequences with
-// no request) and the pool can hold their next chunk.
+// no request) and the pool can hold their next chunk (or, when nothing runs, at least a page of it).
 func (e *engine) admit() {
 	for len(e.queue) > 0 {
 		s := e.queue[0]
-		need := (min(s.target-s.held, s.chunk, e.batch) + PageSize) / PageSize
+		need := max(0, (s.held+min(s.target-s.held, s.chunk, e.batch)+PageSize-1)/PageSize-len(s.pages))
+		if len(e.running) == 0 {
+			need = min(need, 1)
+		}
 		if e.pool.available() < need && !e.unpinIdle(need) {
 			return
 		}

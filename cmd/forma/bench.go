@@ -41,13 +41,14 @@ type benchResult struct {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench", "-m MODEL [-p 512] [-n 128] [-r 3] [-t N] [--backend NAME] [--json] [--cpuprofile FILE]", stderr)
+	fs := newFlags("bench", "-m MODEL [-p 512] [-n 128] [-r 3] [--parallel N] [-t N] [--backend NAME] [--json] [--cpuprofile FILE]", stderr)
 	modelArg := fs.String("m", "", "model `file` or name")
 	nPrompt := fs.Int("p", 512, "prompt `tokens` evaluated in one batch (0: skip)")
 	nGen := fs.Int("n", 128, "`tokens` generated one at a time (0: skip)")
 	reps := fs.Int("r", 3, "`repetitions` of each test")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the measured runs to `file` (go tool pprof)")
+	parallel := fs.Int("parallel", 0, "run `N` sequences together, as llama-batched-bench (aggregate and single-sequence t/s)")
 	be := addBackendFlags(fs, stderr)
 	if _, err := parseFlags(fs, args); err != nil {
 		return errUsage
@@ -56,18 +57,21 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	if *nPrompt < 0 || *nGen < 0 || *reps < 1 || *nPrompt+*nGen == 0 {
-		return errors.New("need -p ≥ 0, -n ≥ 0 (not both 0) and -r ≥ 1")
+	if *nPrompt < 0 || *nGen < 0 || *reps < 1 || *nPrompt+*nGen == 0 || *parallel < 0 {
+		return errors.New("need -p ≥ 0, -n ≥ 0 (not both 0), -r ≥ 1 and --parallel ≥ 0")
 	}
 	path, err := resolveModel(*modelArg)
 	if err != nil {
 		return err
 	}
-	m, closeAll, err := be.loadModel(path, runtime.Options{}, isTerminal(stderr))
+	m, closeAll, err := be.loadModel(path, runtime.Options{Parallel: max(*parallel, 1)}, isTerminal(stderr))
 	if err != nil {
 		return err
 	}
 	defer closeAll()
+	if *parallel > 0 {
+		return benchParallel(m, path, be, *parallel, *nPrompt, *nGen, *reps, *asJSON, stdout)
+	}
 	s, err := m.NewSession(runtime.SessionOptions{Ctx: max(*nPrompt, *nGen, 1), KV: be.kvType, Batch: max(*nPrompt, 1)})
 	if err != nil {
 		return err
@@ -78,7 +82,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if t, ok := m.Backend.(interface{ Threads() int }); ok {
 		base.Threads = t.Threads()
 	}
-	tokens := benchTokens(max(*nPrompt, 1), m.HParams().Vocab)
+	tokens := benchTokens(max(*nPrompt, 1), m.HParams().Vocab, 0)
 	if *cpuProfile != "" {
 		stop, err := startProfile(*cpuProfile)
 		if err != nil {
@@ -90,7 +94,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *nPrompt > 0 {
 		r := base
 		r.NPrompt, r.Test = *nPrompt, fmt.Sprintf("pp%d", *nPrompt)
-		if err := measure(&r, *reps, *nPrompt, func() error { _, err := s.Eval(tokens[:*nPrompt], false); return err }, s); err != nil {
+		vocab := m.HParams().Vocab
+		pp := func(rep int) error { _, err := s.Eval(benchTokens(*nPrompt, vocab, rep), false); return err }
+		if err := measure(&r, *reps, *nPrompt, pp, s); err != nil {
 			return err
 		}
 		results = append(results, r)
@@ -98,7 +104,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *nGen > 0 {
 		r := base
 		r.NGen, r.Test = *nGen, fmt.Sprintf("tg%d", *nGen)
-		step := func() error {
+		step := func(int) error {
 			for i := 0; i < *nGen; i++ {
 				if _, err := s.Eval(tokens[i%len(tokens):i%len(tokens)+1], false); err != nil {
 					return err
@@ -134,14 +140,15 @@ func startProfile(path string) (func(), error) {
 }
 
 // measure runs fn once to warm up (compiling its programs), then reps times on an empty cache, and records the
-// tokens per second of each run.
-func measure(r *benchResult, reps, tokens int, fn func() error, s *runtime.Session) error {
+// tokens per second of each run. fn is given the run's index (-1 for the warm-up), so that each prompt is new
+// to the engine's prefix cache.
+func measure(r *benchResult, reps, tokens int, fn func(rep int) error, s *runtime.Session) error {
 	for i := -1; i < reps; i++ {
 		if err := s.Truncate(0); err != nil {
 			return err
 		}
 		start := time.Now()
-		if err := fn(); err != nil {
+		if err := fn(i); err != nil {
 			return err
 		}
 		d := time.Since(start)
@@ -175,10 +182,10 @@ func stats(x []float64) (median, mean, stddev float64) {
 	return median, mean, stddev
 }
 
-// benchTokens returns n arbitrary valid token ids, the same every run.
-func benchTokens(n, vocab int) []int32 {
+// benchTokens returns n arbitrary valid token ids, the same every run for a given seed.
+func benchTokens(n, vocab, seed int) []int32 {
 	t := make([]int32, n)
-	x := uint64(0x9e3779b97f4a7c15)
+	x := uint64(0x9e3779b97f4a7c15) + uint64(seed+1)*0x2545f4914f6cdd1d
 	for i := range t {
 		x ^= x << 13
 		x ^= x >> 7
