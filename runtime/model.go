@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/accel/cpu"
@@ -26,6 +27,8 @@ type Model struct {
 	sampling    sample.Options
 	compileOpts accel.CompileOptions
 	ownBackend  bool
+	dryMu       sync.Mutex
+	dryBreakers map[string]*sample.Breakers // by strings.Join(breakers, "\x00")
 }
 
 // Options configure loading.

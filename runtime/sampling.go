@@ -1,6 +1,8 @@
 package runtime
 
 import (
+	"strings"
+
 	"github.com/forma-llm/forma/runtime/sample"
 	"github.com/forma-llm/forma/runtime/tokenizer"
 )
@@ -10,11 +12,39 @@ func (m *Model) NewSampler(o sample.Options) (*sample.Sampler, error) {
 	if m.Tokenizer == nil {
 		return sample.NewFor(o, nil)
 	}
-	return sample.NewFor(o, samplingVocab{m.Tokenizer})
+	return sample.NewFor(o, samplingVocab{m.Tokenizer, m})
 }
 
-// samplingVocab is the tokenizer as sample.Vocab.
-type samplingVocab struct{ t *tokenizer.Tokenizer }
+// samplingVocab is the tokenizer as sample.Vocab, keeping DRY's breakers on the Model.
+type samplingVocab struct {
+	t *tokenizer.Tokenizer
+	m *Model
+}
+
+// maxCachedBreakers bounds the lists of DRY breakers a Model keeps (requests may each send their own).
+const maxCachedBreakers = 8
+
+// Breakers returns DRY's breakers for seqs, found once per Model for the first few lists asked for.
+func (v samplingVocab) Breakers(seqs []string) *sample.Breakers {
+	key := strings.Join(seqs, "\x00")
+	m := v.m
+	m.dryMu.Lock()
+	b, ok := m.dryBreakers[key]
+	m.dryMu.Unlock()
+	if ok {
+		return b
+	}
+	b = sample.FindBreakers(v, seqs)
+	m.dryMu.Lock()
+	if m.dryBreakers == nil {
+		m.dryBreakers = map[string]*sample.Breakers{}
+	}
+	if len(m.dryBreakers) < maxCachedBreakers {
+		m.dryBreakers[key] = b
+	}
+	m.dryMu.Unlock()
+	return b
+}
 
 func (v samplingVocab) Len() int { return v.t.Len() }
 

@@ -16,6 +16,18 @@ type Vocab interface {
 	Tokenize(text string) []int32
 }
 
+// Breakers are DRY's sequence breakers found among a vocabulary's tokens (FindBreakers), for any number of
+// samplers.
+type Breakers struct {
+	seqs  []string
+	heads map[int32][][]int32
+}
+
+// BreakerCache is a Vocab that keeps the Breakers it was asked for (finding them scans the whole vocabulary).
+type BreakerCache interface {
+	Breakers(seqs []string) *Breakers
+}
+
 // Limits on sequence breakers, as llama.cpp's: longer breakers are cut, and so are their tails' tokens.
 const (
 	maxBreakerBytes  = 40
@@ -50,14 +62,21 @@ func (d *dry) init(o Options, v Vocab) error {
 	if v == nil {
 		return fmt.Errorf("dry_sequence_breakers need the model's vocabulary")
 	}
-	d.breakers = findBreakers(v, o.DRYSequenceBreakers)
+	var b *Breakers
+	if c, ok := v.(BreakerCache); ok {
+		b = c.Breakers(o.DRYSequenceBreakers)
+	}
+	if b == nil || !slices.Equal(b.seqs, o.DRYSequenceBreakers) {
+		b = FindBreakers(v, o.DRYSequenceBreakers)
+	}
+	d.breakers = b.heads
 	return nil
 }
 
-// findBreakers maps each token that starts a sequence breaker to the tokens that complete it: none when the
+// FindBreakers maps each token that starts a sequence breaker to the tokens that complete it: none when the
 // token's text contains a breaker, else the tokens of the breaker's rest when the token's text ends with the
 // breaker's start (llama.cpp's get_overlapping_token_sequences).
-func findBreakers(v Vocab, seqs []string) map[int32][][]int32 {
+func FindBreakers(v Vocab, seqs []string) *Breakers {
 	out := map[int32][][]int32{}
 	add := func(id int32, tail []int32) {
 		for _, t := range out[id] {
@@ -91,7 +110,7 @@ func findBreakers(v Vocab, seqs []string) map[int32][][]int32 {
 			}
 		}
 	}
-	return out
+	return &Breakers{seqs: slices.Clone(seqs), heads: out}
 }
 
 // apply lowers the logits of tokens that would extend a repetition of the end of history.

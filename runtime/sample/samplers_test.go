@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -321,5 +322,34 @@ func BenchmarkSampleDRYXTC(b *testing.B) {
 	b.SetBytes(4 * n)
 	for b.Loop() {
 		s.Sample(logits, hist)
+	}
+}
+
+// cached is a vocabulary that keeps its breakers, counting the scans.
+type cached struct {
+	letters
+	kept  map[string]*Breakers
+	scans int
+}
+
+func (c *cached) Breakers(seqs []string) *Breakers {
+	key := strings.Join(seqs, "\x00")
+	if b, ok := c.kept[key]; ok {
+		return b
+	}
+	c.scans++
+	c.kept[key] = FindBreakers(c.letters, seqs)
+	return c.kept[key]
+}
+
+func TestBreakerCache(t *testing.T) {
+	v := &cached{letters: letters{"a", ":", "b"}, kept: map[string]*Breakers{}}
+	for range 3 {
+		if _, err := NewFor(dryOptions(1, 1.75, 2, -1, ":"), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v.scans != 1 {
+		t.Errorf("%d scans of the vocabulary for one list of breakers", v.scans)
 	}
 }
