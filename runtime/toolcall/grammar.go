@@ -32,10 +32,30 @@ type Trigger struct {
 // ErrNoToolSyntax is returned by BuildConstraint for a family without a tool-call syntax.
 var ErrNoToolSyntax = errors.New("toolcall: the chat template has no tool-call syntax")
 
-// BuildConstraint returns the constraint for tools under choice in family f's syntax, nil for tool_choice
-// "none" or no tools. parallel allows several calls in one reply (OpenAI's parallel_tool_calls). conv converts
-// each tool's parameters; Gemma 4's arguments, which are not JSON, are converted here (a subset of JSON Schema).
-func BuildConstraint(f Family, tools []Tool, choice Choice, parallel bool, conv SchemaConverter) (*Constraint, error) {
+// ThinkMode says how a reply may start, for a forced constraint.
+type ThinkMode uint8
+
+const (
+	NoThinking ThinkMode = iota // the reply starts with the answer
+	MayThink                    // the reply may start with a reasoning block (thinking on)
+	InThinking                  // the prompt opened the reasoning (Family.PromptThinking): the reply starts inside it
+)
+
+// ConstraintOptions are the request's choices.
+type ConstraintOptions struct {
+	Choice   Choice
+	Parallel bool            // several calls in one reply (OpenAI's parallel_tool_calls)
+	Convert  SchemaConverter // converts each tool's parameters (Gemma 4's are converted here)
+	// Thinking lets a forced constraint's grammar begin with the reasoning, unconstrained up to its close tag.
+	// A lazy constraint leaves the reasoning alone: its triggers count only in the answer (Parser.InAnswer).
+	Thinking ThinkMode
+}
+
+// BuildConstraint returns the constraint for tools in family f's syntax, nil for tool_choice "none" or no
+// tools. A family without tool syntax, a schema the converter cannot enforce or a named function not among the
+// tools is an error.
+func BuildConstraint(f Family, tools []Tool, opt ConstraintOptions) (*Constraint, error) {
+	choice, parallel, conv := opt.Choice, opt.Parallel, opt.Convert
 	if choice.Mode == None || len(tools) == 0 {
 		return nil, nil
 	}
@@ -84,8 +104,15 @@ func BuildConstraint(f Family, tools []Tool, choice Choice, parallel bool, conv 
 	}
 	c := &Constraint{Lazy: choice.Mode == Auto}
 	root := rootRule(f, parallel)
-	if !c.Lazy && f != Harmony {
-		root = "[ \\n]{0,2} " + root // the answer may start after a line break or two
+	if !c.Lazy {
+		if f != Harmony {
+			root = "[ \\n]{0,2} " + root // the answer may start after a line break or two
+		}
+		think, err := g.reasoningPrefix(f, opt.Thinking)
+		if err != nil {
+			return nil, err
+		}
+		root = think + root
 	}
 	g.rules = append([]string{"root ::= " + root}, g.rules...)
 	c.Grammar = strings.Join(g.rules, "\n") + "\n"
@@ -93,6 +120,55 @@ func BuildConstraint(f Family, tools []Tool, choice Choice, parallel bool, conv 
 		c.Triggers = triggers(f)
 	}
 	return c, nil
+}
+
+// reasoningPrefix is the start of a forced grammar's root that lets the reasoning come first.
+func (g *gbnf) reasoningPrefix(f Family, th ThinkMode) (string, error) {
+	open, close := f.Reasoning()
+	if f == Harmony {
+		open, close = hChannel+"analysis"+hMessage, "<|end|>"
+	}
+	if th == NoThinking || close == "" {
+		return "", nil
+	}
+	body, err := notContaining(close)
+	if err != nil {
+		return "", err
+	}
+	g.rule("reasoning-text", body)
+	if th == InThinking {
+		return "reasoning-text* " + gbnfString(close) + " ", nil
+	}
+	return "(" + gbnfString(open) + " reasoning-text* " + gbnfString(close) + ")? ", nil
+}
+
+// notContaining is a GBNF alternation of pieces whose repetition never contains tag: a character other than its
+// first, or a proper prefix of it followed by a character that neither continues it nor starts it again.
+func notContaining(tag string) (string, error) {
+	class := func(chars ...byte) string {
+		var sb strings.Builder
+		sb.WriteString("[^")
+		for _, ch := range chars {
+			if ch >= 0x80 {
+				return ""
+			}
+			if ch == ']' || ch == '\\' || ch == '^' || ch == '-' || ch == '[' {
+				sb.WriteByte('\\')
+			}
+			sb.WriteByte(ch)
+		}
+		return sb.String() + "]"
+	}
+	alts := []string{class(tag[0])}
+	for k := 1; k < len(tag); k++ {
+		alts = append(alts, gbnfString(tag[:k])+" "+class(tag[k], tag[0]))
+	}
+	for _, a := range alts {
+		if strings.Contains(a, "[^]") || a == "" || strings.HasSuffix(a, " ") {
+			return "", fmt.Errorf("toolcall: cannot write a grammar for text without %q", tag)
+		}
+	}
+	return strings.Join(alts, " | "), nil
 }
 
 // callRule is one call of function name with arguments rule args, in the family's canonical layout.

@@ -93,7 +93,7 @@ func TestConstraintLanguage(t *testing.T) {
 	ts := tools(t)
 	for f, c := range canonical {
 		t.Run(f.String(), func(t *testing.T) {
-			con, err := BuildConstraint(f, ts, Choice{Mode: Auto}, true, testConverter)
+			con, err := BuildConstraint(f, ts, ConstraintOptions{Choice: Choice{Mode: Auto}, Parallel: true, Convert: testConverter})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +130,7 @@ func TestConstraintLanguage(t *testing.T) {
 					t.Logf("trigger %q does not start %q", tr.Text, one)
 				}
 			}
-			single, err := BuildConstraint(f, ts, Choice{Mode: Auto}, false, testConverter)
+			single, err := BuildConstraint(f, ts, ConstraintOptions{Choice: Choice{Mode: Auto}, Parallel: false, Convert: testConverter})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +142,7 @@ func TestConstraintLanguage(t *testing.T) {
 }
 
 func TestConstraintHarmony(t *testing.T) {
-	con, err := BuildConstraint(Harmony, tools(t), Choice{Mode: Required}, true, testConverter)
+	con, err := BuildConstraint(Harmony, tools(t), ConstraintOptions{Choice: Choice{Mode: Required}, Parallel: true, Convert: testConverter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,10 +164,10 @@ func TestConstraintHarmony(t *testing.T) {
 
 func TestConstraintModes(t *testing.T) {
 	ts := tools(t)
-	if c, err := BuildConstraint(Hermes, ts, Choice{Mode: None}, true, testConverter); c != nil || err != nil {
+	if c, err := BuildConstraint(Hermes, ts, ConstraintOptions{Choice: Choice{Mode: None}, Parallel: true, Convert: testConverter}); c != nil || err != nil {
 		t.Errorf("tool_choice none: %v %v", c, err)
 	}
-	req, err := BuildConstraint(Hermes, ts, Choice{Mode: Required}, true, testConverter)
+	req, err := BuildConstraint(Hermes, ts, ConstraintOptions{Choice: Choice{Mode: Required}, Parallel: true, Convert: testConverter})
 	if err != nil || req.Lazy || len(req.Triggers) != 0 {
 		t.Fatalf("required: %+v %v", req, err)
 	}
@@ -176,7 +176,7 @@ func TestConstraintModes(t *testing.T) {
 	if !g.accepts(t, "\n\n"+call) || g.accepts(t, "Sure! "+call) {
 		t.Errorf("required: after a line break %v, after text %v", g.accepts(t, "\n\n"+call), g.accepts(t, "Sure! "+call))
 	}
-	named, err := BuildConstraint(Hermes, ts, Choice{Mode: Function, Name: "python"}, true, testConverter)
+	named, err := BuildConstraint(Hermes, ts, ConstraintOptions{Choice: Choice{Mode: Function, Name: "python"}, Parallel: true, Convert: testConverter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,19 +184,19 @@ func TestConstraintModes(t *testing.T) {
 	if ng.accepts(t, call) || !ng.accepts(t, canonical[Hermes].two) {
 		t.Errorf("named python: special_function %v, python %v", ng.accepts(t, call), ng.accepts(t, canonical[Hermes].two))
 	}
-	auto, _ := BuildConstraint(Hermes, ts, Choice{Mode: Auto}, true, testConverter)
+	auto, _ := BuildConstraint(Hermes, ts, ConstraintOptions{Choice: Choice{Mode: Auto}, Parallel: true, Convert: testConverter})
 	if !auto.Lazy || !reflect.DeepEqual(auto.Triggers, []Trigger{{Text: "<tool_call>"}}) {
 		t.Errorf("auto: %+v", auto)
 	}
-	if _, err := BuildConstraint(Plain, ts, Choice{Mode: Auto}, true, testConverter); !errors.Is(err, ErrNoToolSyntax) {
+	if _, err := BuildConstraint(Plain, ts, ConstraintOptions{Choice: Choice{Mode: Auto}, Parallel: true, Convert: testConverter}); !errors.Is(err, ErrNoToolSyntax) {
 		t.Errorf("plain family: %v", err)
 	}
 	bad := []Tool{{Name: "f", Parameters: json.RawMessage(`{"type": "object", "properties": {"x": {"type": "array"}}}`)}}
-	if _, err := BuildConstraint(Hermes, bad, Choice{Mode: Auto}, true, testConverter); err == nil ||
+	if _, err := BuildConstraint(Hermes, bad, ConstraintOptions{Choice: Choice{Mode: Auto}, Parallel: true, Convert: testConverter}); err == nil ||
 		!strings.Contains(err.Error(), `tool f: parameters: type "array" is not supported`) {
 		t.Errorf("a converter error: %v", err)
 	}
-	if _, err := BuildConstraint(Hermes, ts, Choice{Mode: Auto}, true, nil); err == nil {
+	if _, err := BuildConstraint(Hermes, ts, ConstraintOptions{Choice: Choice{Mode: Auto}, Parallel: true, Convert: nil}); err == nil {
 		t.Error("no converter was accepted")
 	}
 }
@@ -205,7 +205,7 @@ func TestGemmaSchema(t *testing.T) {
 	schema := `{"type": "object", "properties": {"b": {"type": "string", "enum": ["x", "y"]}, "a": {"type": "integer"},
 		"c": {"type": "array", "items": {"type": "boolean"}}, "d": {"type": ["number", "null"]}}, "required": ["b"]}`
 	ts := []Tool{{Name: "f", Parameters: json.RawMessage(schema)}}
-	con, err := BuildConstraint(Gemma4, ts, Choice{Mode: Required}, false, nil)
+	con, err := BuildConstraint(Gemma4, ts, ConstraintOptions{Choice: Choice{Mode: Required}, Parallel: false, Convert: nil})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestGemmaSchema(t *testing.T) {
 	}
 	for _, kw := range []string{`"minimum": 1`, `"$ref": "#/x"`, `"anyOf": []`} {
 		s := `{"type": "object", "properties": {"a": {"type": "integer", ` + kw + `}}}`
-		_, err := BuildConstraint(Gemma4, []Tool{{Name: "f", Parameters: json.RawMessage(s)}}, Choice{Mode: Auto}, true, nil)
+		_, err := BuildConstraint(Gemma4, []Tool{{Name: "f", Parameters: json.RawMessage(s)}}, ConstraintOptions{Choice: Choice{Mode: Auto}, Parallel: true})
 		if name := strings.SplitN(kw, `"`, 3)[1]; err == nil || !strings.Contains(err.Error(), `"`+name+`"`) {
 			t.Errorf("%s: %v", kw, err)
 		}
@@ -270,6 +270,74 @@ func TestParseToolsAndChoice(t *testing.T) {
 	for _, bad := range []string{`"any"`, `{"type": "function", "function": {"name": "nope"}}`, `3`} {
 		if _, err := ParseChoice(json.RawMessage(bad), ts); err == nil {
 			t.Errorf("ParseChoice(%s) accepted", bad)
+		}
+	}
+}
+
+// TestConstraintReasoning: a forced constraint lets the reasoning come first, unconstrained up to its close tag.
+func TestConstraintReasoning(t *testing.T) {
+	ts := tools(t)
+	call := canonical[Hermes].one
+	build := func(f Family, th ThinkMode) *ggrammar {
+		c, err := BuildConstraint(f, ts, ConstraintOptions{Choice: Choice{Mode: Required}, Parallel: true,
+			Convert: testConverter, Thinking: th})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return parseGBNF(t, c.Grammar)
+	}
+	may, in, none := build(Hermes, MayThink), build(Hermes, InThinking), build(Hermes, NoThinking)
+	for _, tc := range []struct {
+		g    *ggrammar
+		text string
+		want bool
+	}{
+		{may, "<think>\nI'm thinking about <b> and </thin tags\n</think>\n\n" + call, true},
+		{may, call, true},
+		{may, "<think>x</think>Sure " + call, false},
+		{may, "<think>x</think></think>" + call, false},
+		{in, "thinking</think>\n\n" + call, true},
+		{in, call, false},
+		{none, "<think>x</think>" + call, false},
+	} {
+		if got := tc.g.accepts(t, tc.text); got != tc.want {
+			t.Errorf("%q: %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	h := build(Harmony, MayThink)
+	text := "<|channel|>analysis<|message|>Let me <think>.<|end|><|start|>assistant<|channel|>commentary to=functions.special_function <|constrain|>json<|message|>{\"arg1\": 1}"
+	if !h.accepts(t, text) {
+		t.Errorf("harmony with analysis: rejects %q", text)
+	}
+}
+
+// TestNotContaining: the text rule accepts no text holding the tag (all texts of up to 6 characters over the
+// tag's letters and one other), and accepts ordinary ones.
+func TestNotContaining(t *testing.T) {
+	tag := "</a>"
+	body, err := notContaining(tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := parseGBNF(t, "root ::= text*\ntext ::= "+body+"\n")
+	alphabet := []string{"<", "/", "a", ">", "x"}
+	var walk func(s string)
+	walk = func(s string) {
+		// The rule may refuse a text without the tag (a '<' that a tag prefix cannot continue), never accept one
+		// with it.
+		if g.accepts(t, s) && strings.Contains(s, tag) {
+			t.Errorf("%q holds the tag but is accepted", s)
+		}
+		if len(s) < 6 {
+			for _, c := range alphabet {
+				walk(s + c)
+			}
+		}
+	}
+	walk("")
+	for _, ok := range []string{"plain text", "a </b> tag", "</ a>", "<x"} {
+		if !g.accepts(t, ok) {
+			t.Errorf("%q is refused", ok)
 		}
 	}
 }

@@ -123,6 +123,21 @@ func (p *Parser) Finish() []Delta {
 	return p.out
 }
 
+// InAnswer reports whether the reply is past its reasoning (or can no longer have any): a lazy constraint's
+// triggers count only from then on.
+func (p *Parser) InAnswer() bool {
+	if p.opt.Family == Harmony {
+		return !(p.harmony.phase == hBody && p.harmony.kind == Reasoning)
+	}
+	switch p.mode {
+	case modeReasoning:
+		return false
+	case modeStart:
+		return p.thought || p.started || p.syn.think[0] == ""
+	}
+	return true
+}
+
 // Result returns the reply parsed so far (after Finish, the whole reply) and what went wrong: ErrIncomplete, or
 // call syntax the parser could not read (possible only without a grammar constraint).
 func (p *Parser) Result() (Reply, error) {

@@ -321,3 +321,28 @@ func TestFixturesAreJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestInAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		f      Family
+		opt    Options
+		pieces []string
+		want   []bool // after each piece
+	}{
+		{Hermes, Options{}, []string{"", "<thi", "nk>x", "</think>", "\n", "ok"}, []bool{false, false, false, true, true, true}},
+		{Hermes, Options{}, []string{"Sure"}, []bool{true}},
+		{Hermes, Options{InReasoning: true}, []string{"x", "</think>"}, []bool{false, true}},
+		{Plain, Options{}, []string{""}, []bool{true}},
+		{Harmony, Options{}, []string{"<|channel|>analysis<|message|>x", "<|end|>", "<|start|>assistant<|channel|>final<|message|>y"},
+			[]bool{false, true, true}},
+	} {
+		tc.opt.Family = tc.f
+		p := NewParser(tc.opt)
+		for i, piece := range tc.pieces {
+			p.Feed(piece)
+			if got := p.InAnswer(); got != tc.want[i] {
+				t.Errorf("%v %q after %q: %v, want %v", tc.f, tc.pieces, piece, got, tc.want[i])
+			}
+		}
+	}
+}
