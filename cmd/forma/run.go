@@ -36,6 +36,7 @@ type runFlags struct {
 	keep       int
 	shift      bool
 	system     string
+	tmplVars   map[string]any
 	template   string
 	raw        bool
 	verbose    bool
@@ -63,6 +64,13 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 	fs.IntVar(&f.keep, "keep", 0, "prompt `tokens` a context shift keeps (-1: all)")
 	fs.BoolVar(&f.shift, "context-shift", false, "when the context is full, drop the oldest half of it (after --keep) and go on")
 	fs.StringVar(&f.system, "system", "", "system `message` of the chat")
+	fs.Func("chat-template-kwargs", "extra chat template variables, a JSON `object` (e.g. {\"enable_thinking\": false})",
+		func(v string) error {
+			if err := json.Unmarshal([]byte(v), &f.tmplVars); err != nil || f.tmplVars == nil {
+				return fmt.Errorf("want a JSON object: %q", v)
+			}
+			return nil
+		})
 	fs.StringVar(&f.template, "chat-template", "", "chat template: Jinja `file` or a built-in name ("+builtinList()+")")
 	fs.BoolVar(&f.raw, "raw", false, "plain completion: no chat template")
 	fs.BoolVar(&f.verbose, "verbose", false, "print load time and prompt/generation speed on stderr")
@@ -158,7 +166,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	s, err := m.NewSession(runtime.SessionOptions{Ctx: f.ctx, KV: f.be.kvType, Batch: f.batch,
-		ContextShift: f.shift, Keep: f.keep, System: f.system})
+		ContextShift: f.shift, Keep: f.keep, System: f.system, TemplateVars: f.tmplVars})
 	if err != nil {
 		return err
 	}
