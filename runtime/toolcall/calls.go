@@ -77,9 +77,13 @@ func (c *cursor) callObject(call *rawCall, k callKeys) error {
 		c.space()
 		switch ks := string(key); {
 		case ks == k.name:
+			at := c.i
 			name, err := c.str(nil)
 			if err != nil {
 				return err
+			}
+			if len(name) == 0 {
+				return &syntaxError{at, "a function name"}
 			}
 			call.name, call.nameDone = string(name), true
 		case ks == k.id && k.id != "":

@@ -99,12 +99,14 @@ func (p *Parser) harmonyHeader(final bool) bool {
 		if k := strings.IndexAny(name, " <\t\n"); k >= 0 {
 			name = name[:k]
 		}
+		if name == "" {
+			p.err = errors.Join(p.err, fmt.Errorf("toolcall: harmony call without a function name: %q", header))
+			h.phase, h.kind = hBody, Content
+			return true
+		}
 		h.phase, h.call, h.sent = hArgs, rawCall{name: name, nameDone: true}, 0
-		n := len(p.reply.Calls)
-		id := p.newID(n)
-		p.reply.Calls = append(p.reply.Calls, Call{ID: id, Name: name})
-		p.out = append(p.out, Delta{Kind: CallStart, Index: n, ID: id, Name: name})
-		p.first = n
+		p.first = len(p.reply.Calls)
+		p.announce(name)
 		return true
 	}
 	h.phase, h.kind = hBody, Content
@@ -182,23 +184,22 @@ func (p *Parser) harmonyArgs(final bool) bool {
 	err := c.args(&h.call)
 	if len(h.call.args) > h.sent {
 		frag := string(h.call.args[h.sent:])
-		p.out = append(p.out, Delta{Kind: CallArgs, Index: p.first, Text: frag})
+		p.out = append(p.out, Delta{Kind: CallArgs, Index: p.next - 1, Text: frag})
 		p.reply.Calls[p.first].Arguments += frag
 		h.sent = len(h.call.args)
 	}
 	switch {
 	case err == errMore && !final:
 		return false
-	case err != nil:
-		if err == errMore {
-			p.err = errors.Join(p.err, fmt.Errorf("%w: harmony call cut short", ErrIncomplete))
-			p.cut = true
-		} else {
-			p.err = errors.Join(p.err, fmt.Errorf("toolcall: harmony call: %w", err))
-			p.reply.Calls = p.reply.Calls[:p.first]
-		}
-		p.buf = p.buf[:0]
+	case err == errMore:
+		p.err = errors.Join(p.err, fmt.Errorf("%w: harmony call cut short", ErrIncomplete))
+		p.cut, p.buf, h.phase = true, p.buf[:0], hHeader
 		return false
+	case err != nil: // the message's body is text
+		p.err = errors.Join(p.err, fmt.Errorf("toolcall: harmony call: %w", err))
+		p.reply.Calls = p.reply.Calls[:p.first]
+		h.phase, h.kind = hBody, Content
+		return true
 	}
 	if a := p.reply.Calls[p.first].Arguments; len(a) == 0 || a[0] != '{' {
 		p.err = errors.Join(p.err, fmt.Errorf("toolcall: the arguments of %s are not a JSON object: %s", h.call.name, a))

@@ -85,7 +85,8 @@ type Parser struct {
 	started bool   // past the answer's start
 	trig    *trigger
 	sent    [][]byte // per call of the current block: the arguments sent so far
-	first   int      // the index of the current block's first call
+	first   int      // the index in reply.Calls of the current block's first call
+	next    int      // the index of the next call announced (calls dropped from the reply keep theirs)
 	reply   Reply
 	out     []Delta
 	err     error
@@ -318,15 +319,12 @@ func (p *Parser) block(final bool) bool {
 			break
 		}
 		if i == len(p.sent) {
-			n := len(p.reply.Calls)
-			id := p.newID(n)
-			p.reply.Calls = append(p.reply.Calls, Call{ID: id, Name: rc.name})
-			p.out = append(p.out, Delta{Kind: CallStart, Index: n, ID: id, Name: rc.name})
+			p.announce(rc.name)
 			p.sent = append(p.sent, nil)
 		}
 		if sent := p.sent[i]; len(rc.args) > len(sent) && bytes.HasPrefix(rc.args, sent) {
 			frag := string(rc.args[len(sent):])
-			p.out = append(p.out, Delta{Kind: CallArgs, Index: p.first + i, Text: frag})
+			p.out = append(p.out, Delta{Kind: CallArgs, Index: p.next - len(p.sent) + i, Text: frag})
 			p.reply.Calls[p.first+i].Arguments += frag
 			p.sent[i] = append(sent, frag...)
 		}
@@ -360,10 +358,23 @@ func (p *Parser) block(final bool) bool {
 		if se != nil {
 			p.buf = p.buf[min(se.at, len(p.buf)):]
 		}
-		p.reply.Calls = p.reply.Calls[:p.first+len(p.sent)]
+		whole := 0 // the reply keeps the calls read whole before the error
+		for whole < len(calls) && whole < len(p.sent) && calls[whole].argsDone {
+			whole++
+		}
+		p.reply.Calls = p.reply.Calls[:p.first+whole]
 		p.first, p.mode = len(p.reply.Calls), modeContent
 		return true
 	}
+}
+
+// announce starts a call: a delta, and the call in the reply.
+func (p *Parser) announce(name string) {
+	n := p.next
+	p.next++
+	id := p.newID(n)
+	p.reply.Calls = append(p.reply.Calls, Call{ID: id, Name: name})
+	p.out = append(p.out, Delta{Kind: CallStart, Index: n, ID: id, Name: name})
 }
 
 func (p *Parser) emitText(k Kind, b []byte) {

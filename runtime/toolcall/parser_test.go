@@ -346,3 +346,41 @@ func TestInAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestChunkingInvariance: on random texts made of the families' syntax pieces, feeding the text whole, in two
+// pieces or byte by byte gives the same reply and the same error, and the deltas build the reply.
+func TestChunkingInvariance(t *testing.T) {
+	pieces := []string{"<think>", "</think>", "<tool_call>", "</tool_call>", "{", "}", "[", "]", `"name"`, `"arguments"`,
+		`"parameters"`, ":", ",", `"f"`, "1", `"x\"y"`, " ", "\n", "ab", "é", "<", "|", "[TOOL_CALLS]", "[ARGS]",
+		"functools", "<|tool_call>", "call:", `<|"|>`, "<tool_call|>", "<|channel|>", "analysis", "<|message|>",
+		"<|end|>", "<|start|>assistant", " to=functions.", "<|python_tag|>", ".call(", ")", "=", dsCallsBegin,
+		"function" + dsSep, "\n```json\n", "```", dsCallEnd}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for f := range numFamilies {
+		for range 300 {
+			var sb strings.Builder
+			for range 1 + rng.IntN(25) {
+				sb.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			in := sb.String()
+			var results []string
+			for _, chunks := range [][]string{{in}, splitBytes(in), splitRandom(in, rng)} {
+				p := NewParser(Options{Family: f, Calls: true, NewID: func(n int) string { return fmt.Sprint(n) }})
+				var deltas []Delta
+				for _, c := range chunks {
+					deltas = append(deltas, p.Feed(c)...)
+				}
+				deltas = append(deltas, p.Finish()...)
+				r, err := p.Result()
+				built := replay(t, deltas)
+				if err == nil && !reflect.DeepEqual(built, r) {
+					t.Fatalf("%v %q: deltas build %+v, result %+v", f, in, built, r)
+				}
+				results = append(results, fmt.Sprintf("%+v %v", r, err != nil))
+			}
+			if results[0] != results[1] || results[0] != results[2] {
+				t.Fatalf("%v %q:\nwhole  %s\nbytes  %s\npieces %s", f, in, results[0], results[1], results[2])
+			}
+		}
+	}
+}
