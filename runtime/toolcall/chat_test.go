@@ -109,3 +109,9 @@ func TestPromptThinking(t *testing.T) {
 		t.Errorf("harmony vars %s", v)
 	}
 }
+
+func TestToolVars(t *testing.T) {
+	if v := Llama3.ToolVars(); string(v["tools_in_user_message"]) != "false" || Hermes.ToolVars() != nil {
+		t.Errorf("llama3 %s, hermes %v", v, Hermes.ToolVars())
+	}
+}

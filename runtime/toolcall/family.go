@@ -153,6 +153,15 @@ func (f Family) TemplateVars(thinking bool) map[string]json.RawMessage {
 	return vars
 }
 
+// ToolVars returns template variables a request with tools sets, as llama.cpp does: Llama 3.x templates get the
+// tools in the system turn rather than in the first user message (tools_in_user_message false).
+func (f Family) ToolVars() map[string]json.RawMessage {
+	if f == Llama3 {
+		return map[string]json.RawMessage{"tools_in_user_message": json.RawMessage("false")}
+	}
+	return nil
+}
+
 // PromptThinking reports whether a rendered prompt already opens the reasoning (the template ends the
 // generation prompt with the open tag, as DeepSeek-R1's and Qwen3-thinking's do), so the reply starts inside
 // it. With thinking off, such a prompt gets the close tag appended, as llama.cpp does, and reports false.
