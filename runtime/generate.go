@@ -133,7 +133,7 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 
 // newSampler makes the sampler of one generation (a seeded one starts its sequence afresh).
 func (s *Session) newSampler(o sample.Options) error {
-	sm, err := sample.New(o)
+	sm, err := s.m.NewSampler(o)
 	if err != nil {
 		return fmt.Errorf("runtime: sampling: %w", err)
 	}

@@ -31,6 +31,9 @@ type Model struct {
 	mu      sync.Mutex
 	engines map[accel.DType]*engine // one per KV cache type, made by the first session that needs it
 	open    map[*engine]int         // sessions open on each engine
+
+	dryMu       sync.Mutex
+	dryBreakers map[string]*sample.Breakers // by strings.Join(breakers, "\x00")
 }
 
 // Options configure loading.
@@ -226,48 +229,29 @@ func (m *Model) Close() error {
 	return errors.Join(errs...)
 }
 
-// Sampling keys llama.cpp's converter writes from a model's generation_config.json.
-const (
-	keySamplingTopK     = "general.sampling.top_k"
-	keySamplingTopP     = "general.sampling.top_p"
-	keySamplingMinP     = "general.sampling.min_p"
-	keySamplingTemp     = "general.sampling.temp"
-	keySamplingLastN    = "general.sampling.penalty_last_n"
-	keySamplingRepeat   = "general.sampling.penalty_repeat"
-	keySamplingTypicalP = "general.sampling.typ_p"
-)
-
-// readSampling returns llama.cpp's defaults with the file's general.sampling.* values in place of them. Keys for
-// samplers forma does not have (XTC, mirostat) are ignored.
+// readSampling returns llama.cpp's defaults with the file's general.sampling.* values (the keys of
+// sample.Params) in place of them. general.sampling.sequence, a sampler order, is not read: the chain's order is
+// llama.cpp's default one.
 func readSampling(f *gguf.File) (sample.Options, error) {
 	o := sample.Defaults()
-	ints := []struct {
-		key string
-		dst *int
-	}{{keySamplingTopK, &o.TopK}, {keySamplingLastN, &o.RepeatLastN}}
-	for _, k := range ints {
-		v, err := f.Int(k.key)
-		switch {
-		case gguf.IsNotFound(err):
-		case err != nil:
-			return o, err
-		default:
-			*k.dst = int(v)
+	for _, p := range sample.Params() {
+		if p.GGUF == "" || !f.Has(p.GGUF) {
+			continue
 		}
-	}
-	floats := []struct {
-		key string
-		dst *float32
-	}{{keySamplingTopP, &o.TopP}, {keySamplingMinP, &o.MinP}, {keySamplingTemp, &o.Temperature},
-		{keySamplingRepeat, &o.RepeatPenalty}, {keySamplingTypicalP, &o.TypicalP}}
-	for _, k := range floats {
-		v, err := f.Float(k.key)
-		switch {
-		case gguf.IsNotFound(err):
-		case err != nil:
+		var v float64
+		var err error
+		if p.Kind == sample.Float {
+			v, err = f.Float(p.GGUF)
+		} else {
+			var i int64
+			i, err = f.Int(p.GGUF)
+			v = float64(i)
+		}
+		if err == nil {
+			err = p.SetNumber(&o, v)
+		}
+		if err != nil {
 			return o, err
-		default:
-			*k.dst = float32(v)
 		}
 	}
 	if err := o.Validate(); err != nil {

@@ -50,12 +50,15 @@ func writeKVFile(t *testing.T, kvs [][2]any) string {
 func TestReadSampling(t *testing.T) {
 	p := writeKVFile(t, [][2]any{
 		{"general.architecture", "llama"},
-		{keySamplingTopK, uint32(20)},
-		{keySamplingTopP, float32(0.8)},
-		{keySamplingMinP, float32(0)},
-		{keySamplingTemp, float32(0.6)},
-		{keySamplingLastN, uint32(128)},
-		{keySamplingRepeat, float32(1.05)},
+		{"general.sampling.top_k", uint32(20)},
+		{"general.sampling.top_p", float32(0.8)},
+		{"general.sampling.min_p", float32(0)},
+		{"general.sampling.temp", float32(0.6)},
+		{"general.sampling.penalty_last_n", uint32(128)},
+		{"general.sampling.penalty_repeat", float32(1.05)},
+		{"general.sampling.mirostat", uint32(2)},
+		{"general.sampling.mirostat_tau", float32(6)},
+		{"general.sampling.xtc_probability", float32(0.5)},
 	})
 	f, err := gguf.Open(p)
 	if err != nil {
@@ -67,17 +70,17 @@ func TestReadSampling(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.TopK != 20 || o.TopP != 0.8 || o.MinP != 0 || o.Temperature != 0.6 || o.RepeatLastN != 128 ||
-		o.RepeatPenalty != 1.05 || o.TypicalP != 1 {
+		o.RepeatPenalty != 1.05 || o.TypicalP != 1 || o.Mirostat != 2 || o.MirostatTau != 6 || o.XTCProbability != 0.5 {
 		t.Errorf("sampling from the file: %+v", o)
 	}
 
-	bad := writeKVFile(t, [][2]any{{keySamplingTopP, float32(2)}})
+	bad := writeKVFile(t, [][2]any{{"general.sampling.top_p", float32(2)}})
 	f2, err := gguf.Open(bad)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f2.Close()
-	if _, err := readSampling(f2); err == nil || !strings.Contains(err.Error(), "top-p") {
+	if _, err := readSampling(f2); err == nil || !strings.Contains(err.Error(), "top_p 2 must be") {
 		t.Errorf("top_p = 2 gave %v", err)
 	}
 }

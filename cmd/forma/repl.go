@@ -31,14 +31,11 @@ type repl struct {
 }
 
 const (
-	promptMain = ">>> "
-	promptMore = "... "
-	multiQuote = `"""`
-	exitHint   = "Use Ctrl + d or /bye to exit."
-	replHelp   = `Available commands:
-  /set PARAMETER VALUE   set a sampling parameter: temperature, top_k, top_p, min_p, typical_p,
-                         repeat_penalty, repeat_last_n, presence_penalty, frequency_penalty, seed, num_predict
-  /set system MESSAGE    start over with a new system message
+	promptMain   = ">>> "
+	promptMore   = "... "
+	multiQuote   = `"""`
+	exitHint     = "Use Ctrl + d or /bye to exit."
+	replHelpTail = `  /set system MESSAGE    start over with a new system message
   /set verbose|quiet     show or hide speed statistics after each answer
   /show info             show the model and the current settings
   /clear                 clear the conversation
@@ -49,6 +46,23 @@ Use """ to begin and end a multi-line message.
 Ctrl-C stops an answer; Ctrl-D (on an empty line) exits.
 `
 )
+
+// replHelp is the help of /?: the parameter names come from sample.Params.
+func replHelp() string {
+	var sb strings.Builder
+	sb.WriteString("Available commands:\n  /set PARAMETER VALUE   set a sampling parameter:")
+	col := 48
+	for _, p := range sample.Params() {
+		if col+len(p.Name)+2 > 110 {
+			sb.WriteString("\n                        ")
+			col = 24
+		}
+		sb.WriteString(" " + p.Name + ",")
+		col += len(p.Name) + 2
+	}
+	sb.WriteString(" num_predict\n" + replHelpTail)
+	return sb.String()
+}
 
 func (r *repl) run() error {
 	lines := make(chan string)
@@ -163,7 +177,7 @@ func (r *repl) command(line string) bool {
 	case "/bye", "/exit":
 		return true
 	case "/?", "/help":
-		fmt.Fprint(r.out, replHelp)
+		fmt.Fprint(r.out, replHelp())
 	case "/clear":
 		r.s.Reset()
 		r.transcript = ""
@@ -205,60 +219,35 @@ func (r *repl) set(args []string, line string) {
 		fmt.Fprintln(r.out, "Set system message (the conversation starts over).")
 		return
 	}
-	if len(args) != 2 {
+	if len(args) < 2 {
 		fmt.Fprintln(r.out, "Usage: /set PARAMETER VALUE (see /?)")
 		return
 	}
-	if err := setParam(r.gen.Sampling, &r.gen.MaxTokens, args[0], args[1]); err != nil {
+	_, value, _ := strings.Cut(line, args[0]) // the rest of the line: a list value may hold spaces
+	value = strings.TrimSpace(value)
+	if err := setParam(r.gen.Sampling, &r.gen.MaxTokens, args[0], value); err != nil {
 		fmt.Fprintf(r.out, "Couldn't set parameter: %v\n", err)
 		return
 	}
-	fmt.Fprintf(r.out, "Set parameter '%s' to '%s'\n", args[0], args[1])
+	fmt.Fprintf(r.out, "Set parameter '%s' to '%s'\n", args[0], value)
 }
 
-// setParam sets one sampling parameter by its ollama/llama.cpp name, validating the result.
+// setParam sets one sampling parameter by its name in sample.Params (or num_predict), validating the result.
 func setParam(o *sample.Options, maxTokens *int, name, value string) error {
-	next := *o
-	f, ferr := strconv.ParseFloat(value, 32)
-	i, ierr := strconv.Atoi(value)
-	num := func(err error) error {
+	if name == "num_predict" || name == "n" {
+		i, err := strconv.Atoi(value)
 		if err != nil {
 			return fmt.Errorf("%q is not a number", value)
 		}
+		*maxTokens = i
 		return nil
 	}
-	var err error
-	switch strings.ReplaceAll(name, "-", "_") {
-	case "temperature", "temp":
-		next.Temperature, err = float32(f), num(ferr)
-	case "top_k":
-		next.TopK, err = i, num(ierr)
-	case "top_p":
-		next.TopP, err = float32(f), num(ferr)
-	case "min_p":
-		next.MinP, err = float32(f), num(ferr)
-	case "typical_p", "typical":
-		next.TypicalP, err = float32(f), num(ferr)
-	case "repeat_penalty":
-		next.RepeatPenalty, err = float32(f), num(ferr)
-	case "repeat_last_n":
-		next.RepeatLastN, err = i, num(ierr)
-	case "presence_penalty":
-		next.PresPenalty, err = float32(f), num(ferr)
-	case "frequency_penalty":
-		next.FreqPenalty, err = float32(f), num(ferr)
-	case "seed":
-		s, serr := strconv.ParseUint(value, 10, 64)
-		next.Seed, err = s, num(serr)
-	case "num_predict", "n":
-		if err = num(ierr); err == nil {
-			*maxTokens = i
-		}
-		return err
-	default:
+	p, ok := sample.Lookup(name)
+	if !ok {
 		return fmt.Errorf("unknown parameter %q", name)
 	}
-	if err != nil {
+	next := *o
+	if err := p.Set(&next, value); err != nil {
 		return err
 	}
 	if err := next.Validate(); err != nil {
@@ -274,9 +263,11 @@ func (r *repl) showInfo() {
 	fmt.Fprintf(r.out, "  Model\n    name            %s\n    architecture    %s\n    layers          %d\n    embedding       %d\n"+
 		"    vocabulary      %d\n    context length  %d (training %d)\n    backend         %s\n",
 		r.m.Name(), hp.Arch, hp.Layers, hp.Embd, hp.Vocab, r.s.Ctx(), hp.CtxTrain, r.m.Backend.Caps().Device)
-	fmt.Fprintf(r.out, "  Parameters\n    temperature     %g\n    top_k           %d\n    top_p           %g\n    min_p           %g\n"+
-		"    repeat_penalty  %g\n    repeat_last_n   %d\n    num_predict     %d\n",
-		o.Temperature, o.TopK, o.TopP, o.MinP, o.RepeatPenalty, o.RepeatLastN, r.gen.MaxTokens)
+	fmt.Fprintf(r.out, "  Parameters\n")
+	for _, p := range sample.Params() {
+		fmt.Fprintf(r.out, "    %-22s %s\n", p.Name, p.Value(*o))
+	}
+	fmt.Fprintf(r.out, "    %-22s %d\n", "num_predict", r.gen.MaxTokens)
 	if sys := r.systemMessage(); sys != "" {
 		fmt.Fprintf(r.out, "  System\n    %s\n", sys)
 	}

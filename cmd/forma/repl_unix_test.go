@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -108,9 +109,13 @@ func TestREPL(t *testing.T) {
 	p.send("/set num_predict -1\r")
 	p.expect("Set parameter 'num_predict' to '-1'")
 	p.expect(">>> ")
+	p.send(`/set dry_sequence_breakers ["\n", "## "]` + "\r")
+	p.expect(`Set parameter 'dry_sequence_breakers' to '["\n", "## "]'`)
+	p.expect(">>> ")
 	p.send("/show info\r")
 	info := p.expect(">>> ")
-	if !strings.Contains(info, "temperature     0.2") || !strings.Contains(info, "qwen3") {
+	if !regexp.MustCompile(`temperature +0.2\r?\n`).MatchString(info) || !strings.Contains(info, `["\n","## "]`) ||
+		!strings.Contains(info, "qwen3") {
 		t.Errorf("/show info after /set:\n%s", info)
 	}
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,6 +36,7 @@ type runFlags struct {
 	keep       int
 	shift      bool
 	system     string
+	tmplVars   map[string]any
 	template   string
 	raw        bool
 	verbose    bool
@@ -42,7 +44,6 @@ type runFlags struct {
 	ignoreEOS  bool
 	noPrompt   bool
 	stop       stringList
-	seed       int64
 	sampling   sample.Options
 	samplerSet map[string]bool
 }
@@ -63,6 +64,13 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 	fs.IntVar(&f.keep, "keep", 0, "prompt `tokens` a context shift keeps (-1: all)")
 	fs.BoolVar(&f.shift, "context-shift", false, "when the context is full, drop the oldest half of it (after --keep) and go on")
 	fs.StringVar(&f.system, "system", "", "system `message` of the chat")
+	fs.Func("chat-template-kwargs", "extra chat template variables, a JSON `object` (e.g. {\"enable_thinking\": false})",
+		func(v string) error {
+			if err := json.Unmarshal([]byte(v), &f.tmplVars); err != nil || f.tmplVars == nil {
+				return fmt.Errorf("want a JSON object: %q", v)
+			}
+			return nil
+		})
 	fs.StringVar(&f.template, "chat-template", "", "chat template: Jinja `file` or a built-in name ("+builtinList()+")")
 	fs.BoolVar(&f.raw, "raw", false, "plain completion: no chat template")
 	fs.BoolVar(&f.verbose, "verbose", false, "print load time and prompt/generation speed on stderr")
@@ -70,70 +78,47 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-generation tokens")
 	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation")
 	fs.Var(&f.stop, "stop", "stop at this `text` (repeatable)")
-	fs.Int64Var(&f.seed, "seed", -1, "random `seed` (-1: a new one each run)")
-	s := &f.sampling
-	fs.Func("temp", "sampling `temperature` (0: greedy; default: the model's, else 0.8)", floatFlag(&s.Temperature))
-	fs.IntVar(&s.TopK, "top-k", s.TopK, "top-k `k` (0: off; default: the model's, else 40)")
-	fs.Func("top-p", "top-p `p` (1: off; default: the model's, else 0.95)", floatFlag(&s.TopP))
-	fs.Func("min-p", "min-p `p` (0: off; default: the model's, else 0.05)", floatFlag(&s.MinP))
-	fs.Func("typical", "locally typical `p` (1: off)", floatFlag(&s.TypicalP))
-	fs.Func("repeat-penalty", "repetition `penalty` (1: off)", floatFlag(&s.RepeatPenalty))
-	fs.IntVar(&s.RepeatLastN, "repeat-last-n", s.RepeatLastN, "`tokens` the penalties look back on (-1: the context)")
-	fs.Func("presence-penalty", "presence `penalty` (0: off)", floatFlag(&s.PresPenalty))
-	fs.Func("frequency-penalty", "frequency `penalty` (0: off)", floatFlag(&s.FreqPenalty))
+	f.addSamplingFlags(fs)
 	return f
 }
 
-func floatFlag(dst *float32) func(string) error {
-	return func(v string) error {
-		var x float32
-		if _, err := fmt.Sscan(v, &x); err != nil {
-			return fmt.Errorf("%q is not a number", v)
+// addSamplingFlags adds a flag for each parameter of sample.Params that has one; a repeatable list flag
+// replaces the default list with the values given.
+func (f *runFlags) addSamplingFlags(fs *flag.FlagSet) {
+	for _, p := range sample.Params() {
+		if p.Flag == "" {
+			continue
 		}
-		*dst = x
-		return nil
+		help := p.Help
+		if p.GGUF != "" {
+			help += " (default: the model's, else " + p.Value(f.sampling) + ")"
+		} else if p.Kind != sample.Texts {
+			help += " (default " + p.Value(f.sampling) + ")"
+		}
+		if p.Kind == sample.Texts {
+			var list []string
+			fs.Func(p.Flag, help, func(v string) error {
+				if v != "none" {
+					list = append(list, v)
+				}
+				b, _ := json.Marshal(list)
+				return p.Set(&f.sampling, string(b))
+			})
+			continue
+		}
+		fs.Func(p.Flag, help, func(v string) error { return p.Set(&f.sampling, v) })
 	}
 }
-
-// samplingFlags maps flag names to the sampler fields they set (to take the others from the model).
-var samplingFlags = []string{"temp", "top-k", "top-p", "min-p", "typical", "repeat-penalty", "repeat-last-n",
-	"presence-penalty", "frequency-penalty"}
 
 // samplerOptions returns the model's sampling defaults with the flags given on the command line applied.
 func (f *runFlags) samplerOptions(m *runtime.Model) sample.Options {
 	o := m.Sampling()
-	for _, name := range samplingFlags {
-		if f.samplerSet[name] {
-			setSampling(&o, name, &f.sampling)
+	for _, p := range sample.Params() {
+		if p.Flag != "" && f.samplerSet[p.Flag] {
+			p.Copy(&o, &f.sampling)
 		}
 	}
-	if f.seed >= 0 {
-		o.Seed = uint64(f.seed)
-	}
 	return o
-}
-
-func setSampling(o *sample.Options, name string, from *sample.Options) {
-	switch name {
-	case "temp":
-		o.Temperature = from.Temperature
-	case "top-k":
-		o.TopK = from.TopK
-	case "top-p":
-		o.TopP = from.TopP
-	case "min-p":
-		o.MinP = from.MinP
-	case "typical":
-		o.TypicalP = from.TypicalP
-	case "repeat-penalty":
-		o.RepeatPenalty = from.RepeatPenalty
-	case "repeat-last-n":
-		o.RepeatLastN = from.RepeatLastN
-	case "presence-penalty":
-		o.PresPenalty = from.PresPenalty
-	case "frequency-penalty":
-		o.FreqPenalty = from.FreqPenalty
-	}
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
@@ -181,7 +166,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	s, err := m.NewSession(runtime.SessionOptions{Ctx: f.ctx, KV: f.be.kvType, Batch: f.batch,
-		ContextShift: f.shift, Keep: f.keep, System: f.system})
+		ContextShift: f.shift, Keep: f.keep, System: f.system, TemplateVars: f.tmplVars})
 	if err != nil {
 		return err
 	}

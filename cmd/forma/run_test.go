@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,6 +112,29 @@ func TestRunChatTemplate(t *testing.T) {
 	// system + user + assistant opening, about 20 tokens with the Qwen template; "Hi" alone is 1.
 	if !strings.Contains(errs, "prompt: 2") && !strings.Contains(errs, "prompt: 1") {
 		t.Errorf("the chat prompt was not templated: %s", errs)
+	}
+}
+
+// TestRunTemplateKwargs: --chat-template-kwargs reaches the template: Qwen3 with enable_thinking false adds an
+// empty reasoning block (<think>\n\n</think>\n\n, 4 tokens) to the prompt.
+func TestRunTemplateKwargs(t *testing.T) {
+	model := filepath.Join(testdir.Sub(t, "models"), "rand-qwen3-chat-q8_0.gguf")
+	promptTokens := func(args ...string) int {
+		rc, _, errs := forma(append([]string{"run", "--temp", "0", "-n", "1", "--verbose"}, append(args, model, "Hi")...)...)
+		var n int
+		if _, after, ok := strings.Cut(errs, "prompt: "); rc != 0 || !ok {
+			t.Fatalf("rc %d: %s", rc, errs)
+		} else {
+			fmt.Sscan(after, &n)
+		}
+		return n
+	}
+	plain, off := promptTokens(), promptTokens("--chat-template-kwargs", `{"enable_thinking": false}`)
+	if off != plain+4 {
+		t.Errorf("prompt tokens: %d without kwargs, %d with enable_thinking false; want 4 more", plain, off)
+	}
+	if rc, _, errs := forma("run", "--chat-template-kwargs", "[1]", model, "Hi"); rc != 2 || !strings.Contains(errs, "JSON object") {
+		t.Errorf("bad kwargs: rc %d, %s", rc, errs)
 	}
 }
 

@@ -209,3 +209,16 @@ func TestGoldenChatPrompt(t *testing.T) {
 		t.Errorf("ids %v\nwant %s", got, want)
 	}
 }
+
+// TestReasoningField: an assistant message's reasoning reaches templates as reasoning_content and as thinking
+// (gpt-oss's name for it).
+func TestReasoningField(t *testing.T) {
+	tmpl, err := New("{% for m in messages %}{{ m.reasoning_content }}|{{ m.thinking }}{% endfor %}", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tmpl.Render(Conversation{Messages: []Message{{Role: "assistant", ReasoningContent: "hmm"}}})
+	if err != nil || got != "hmm|hmm" {
+		t.Errorf("got %q, %v", got, err)
+	}
+}

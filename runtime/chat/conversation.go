@@ -99,6 +99,7 @@ func (m Message) value() (jinja.Value, error) {
 	dict.Set("content", jinja.NewString(m.Content))
 	if m.ReasoningContent != "" {
 		dict.Set("reasoning_content", jinja.NewString(m.ReasoningContent))
+		dict.Set("thinking", jinja.NewString(m.ReasoningContent)) // gpt-oss's templates read it there
 	}
 	if len(m.ToolCalls) > 0 {
 		calls := make([]jinja.Value, len(m.ToolCalls))

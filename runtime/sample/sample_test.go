@@ -160,14 +160,6 @@ func TestSampleAllocatesNothing(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
-	for _, o := range []Options{{Temperature: -1, TopP: 1, TypicalP: 1}, {TopP: 0, TypicalP: 1}, {TopP: 1, TypicalP: 1, MinP: 1}} {
-		if _, err := New(o); err == nil {
-			t.Errorf("New(%+v) accepted bad options", o)
-		}
-	}
-}
-
 func BenchmarkSample(b *testing.B) {
 	for _, n := range []int{32000, 128000} {
 		logits := make([]float32, n)

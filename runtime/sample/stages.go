@@ -103,16 +103,73 @@ func Greedy(c *Candidates) int32 {
 }
 
 // Draw samples a token from the softmax of the candidates with the uniform number u in [0, 1).
-func Draw(c *Candidates, u float64) int32 {
+func Draw(c *Candidates, u float64) int32 { return c.Items[draw(c, u)].ID }
+
+// draw returns the index of the candidate Draw picks; P holds the softmax after it.
+func draw(c *Candidates, u float64) int {
 	c.Softmax()
 	cum := 0.0
-	for _, it := range c.Items {
+	for i, it := range c.Items {
 		cum += float64(it.P)
 		if u < cum {
-			return it.ID
+			return i
 		}
 	}
-	return c.Items[len(c.Items)-1].ID
+	return len(c.Items) - 1
+}
+
+// TopNSigma keeps the tokens whose logit is at least the top logit less n standard deviations of the logits
+// (those above −∞); n ≤ 0 keeps all. The list keeps its order.
+func TopNSigma(c *Candidates, n float32) {
+	if n <= 0 || len(c.Items) <= 1 {
+		return
+	}
+	top, sum, count := math.Inf(-1), 0.0, 0
+	for _, it := range c.Items {
+		if l := float64(it.Logit); !math.IsInf(l, -1) {
+			top = max(top, l)
+			sum += l
+			count++
+		}
+	}
+	if count == 0 {
+		return
+	}
+	mean, acc := sum/float64(count), 0.0
+	for _, it := range c.Items {
+		if l := float64(it.Logit); !math.IsInf(l, -1) {
+			acc += (l - mean) * (l - mean)
+		}
+	}
+	cut := top - float64(n)*math.Sqrt(acc/float64(count))
+	kept := c.Items[:0]
+	for _, it := range c.Items {
+		if float64(it.Logit) >= cut {
+			kept = append(kept, it)
+		}
+	}
+	c.Items = kept
+}
+
+// XTC (exclude top choices) removes, when the uniform number u is at most probability, every token whose
+// probability is at least threshold except the least likely of them, provided minKeep tokens remain.
+func XTC(c *Candidates, probability, threshold float32, minKeep int, u float32) {
+	if probability <= 0 || threshold > 0.5 || len(c.Items) < 2 || u > probability {
+		return
+	}
+	c.Sort()
+	c.Softmax()
+	last := 0
+	for i, it := range c.Items {
+		if it.P < threshold {
+			break
+		}
+		last = i
+	}
+	if last > 0 && len(c.Items)-last >= minKeep {
+		n := copy(c.Items, c.Items[last:]) // move down: the list keeps its capacity
+		c.Items = c.Items[:n]
+	}
 }
 
 // Penalties adjusts the logits of tokens seen in history (the last tokens, oldest first): repeat divides a
