@@ -45,7 +45,8 @@ func (c *Client) Resolve(name string) (*Model, error) {
 	if name == "" {
 		return nil, errors.New("empty model name")
 	}
-	if st, err := os.Stat(name); err == nil && !st.IsDir() {
+	st, statErr := os.Stat(name)
+	if statErr == nil && !st.IsDir() {
 		return &Model{Name: name, Path: name, Where: "path"}, nil
 	}
 	ms, err := c.Store.Manifests()
@@ -74,8 +75,14 @@ func (c *Client) Resolve(name string) (*Model, error) {
 	if m, err := prefixName(name, ms, loose, c.Store); m != nil || err != nil {
 		return m, err
 	}
-	if strings.ContainsRune(name, os.PathSeparator) && !IsRemoteRef(name) || strings.HasSuffix(name, ".gguf") {
-		return nil, fmt.Errorf("model file %s: %w", name, fs.ErrNotExist)
+	if strings.ContainsAny(name, `/\`) && !IsRemoteRef(name) || strings.HasSuffix(name, ".gguf") {
+		var pe *fs.PathError
+		if errors.As(statErr, &pe) {
+			statErr = pe.Err
+		} else if statErr == nil {
+			statErr = errors.New("is a folder")
+		}
+		return nil, fmt.Errorf("model file %s: %w", name, statErr)
 	}
 	return nil, &NotFoundError{Name: name}
 }
