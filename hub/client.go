@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -114,17 +113,6 @@ func hfCaches(home string) []string {
 		out = append(out, filepath.Join(d, "llama.cpp"))
 	}
 	return out
-}
-
-var (
-	defaultOnce   sync.Once
-	defaultClient *Client
-)
-
-// Default returns the client FromEnv built on first use.
-func Default() *Client {
-	defaultOnce.Do(func() { defaultClient = FromEnv() })
-	return defaultClient
 }
 
 // HTTPError is an unexpected HTTP status.

@@ -68,10 +68,10 @@ func (e *ForeignError) Error() string {
 	return "model " + e.Name + " is not in forma's store (" + e.Path + "); forma does not delete other tools' files"
 }
 
-// Resolve resolves a name with the Default client.
-func Resolve(name string) (*Model, error) { return Default().Resolve(name) }
+// Resolve resolves a name with a client FromEnv.
+func Resolve(name string) (*Model, error) { return FromEnv().Resolve(name) }
 
-// Pull pulls with the Default client.
+// Pull pulls with a client FromEnv.
 func Pull(ctx context.Context, ref string, opt PullOptions) (*Model, error) {
-	return Default().Pull(ctx, ref, opt)
+	return FromEnv().Pull(ctx, ref, opt)
 }
