@@ -115,6 +115,30 @@ func hfCaches(home string) []string {
 	return out
 }
 
+// withDefaults returns a copy of c with the defaults in the fields left zero.
+func (c *Client) withDefaults() *Client {
+	d := *c
+	if d.HTTP == nil {
+		d.HTTP = http.DefaultClient
+	}
+	if d.Connections <= 0 {
+		d.Connections = 1
+	}
+	if d.RetryBase <= 0 {
+		d.RetryBase = DefaultRetryBase
+	}
+	if d.StallTimeout <= 0 {
+		d.StallTimeout = DefaultStallTimeout
+	}
+	return &d
+}
+
+// apiContext bounds one API request (a listing, a manifest, a HEAD): twice the stall timeout, then it is
+// retried.
+func (c *Client) apiContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, 2*c.StallTimeout)
+}
+
 // HTTPError is an unexpected HTTP status.
 type HTTPError struct {
 	URL        string

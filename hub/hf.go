@@ -68,7 +68,9 @@ func (c *Client) hfHeader() http.Header {
 // a Link header, if any.
 func (c *Client) hfGet(ctx context.Context, repo, u string, v any) (next string, err error) {
 	err = c.retry(ctx, "GET "+u, func() error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		rctx, cancel := c.apiContext(ctx)
+		defer cancel()
+		req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
 		if err != nil {
 			return permanent{err}
 		}
@@ -204,7 +206,9 @@ func (c *Client) hfFileMeta(ctx context.Context, repo, commit string, e hfEntry)
 	noFollow := *c.HTTP
 	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	err := c.retry(ctx, "HEAD "+b.url, func() error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodHead, b.url, nil)
+		rctx, cancel := c.apiContext(ctx)
+		defer cancel()
+		req, err := http.NewRequestWithContext(rctx, http.MethodHead, b.url, nil)
 		if err != nil {
 			return permanent{err}
 		}

@@ -18,7 +18,9 @@ func (c *Client) ollamaPlan(ctx context.Context, r Ref) (*Manifest, []blob, erro
 	u := c.Registry + "/v2/" + r.Repo + "/manifests/" + r.Tag
 	var om ollamaManifest
 	err := c.retry(ctx, "GET "+u, func() error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		rctx, cancel := c.apiContext(ctx)
+		defer cancel()
+		req, err := http.NewRequestWithContext(rctx, http.MethodGet, u, nil)
 		if err != nil {
 			return permanent{err}
 		}

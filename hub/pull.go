@@ -27,6 +27,7 @@ func (c *Client) Pull(ctx context.Context, ref string, opt PullOptions) (*Model,
 	if err != nil {
 		return nil, err
 	}
+	c = c.withDefaults()
 	rep := &reporter{fn: opt.Progress}
 	if !opt.MMProj {
 		if m := c.findElsewhere(r); m != nil {
