@@ -98,9 +98,3 @@ func (g *Registry) manifest(w http.ResponseWriter, r *http.Request) {
 func (g *Registry) blob(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, g.Files.Server.URL+"/blobs/"+r.PathValue("digest"), http.StatusTemporaryRedirect)
 }
-
-// WriteStore lays a model out as Ollama's store keeps it, under dir: manifests/registry.ollama.ai/NAMESPACE/
-// NAME/TAG and blobs/sha256-HEX.
-func WriteStore(dir, name, tag string, model []byte) error {
-	return writeOllamaStore(dir, name, tag, model)
-}

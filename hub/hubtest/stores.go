@@ -7,7 +7,9 @@ import (
 	"strings"
 )
 
-func writeOllamaStore(dir, name, tag string, model []byte) error {
+// WriteStore lays a model out as Ollama's store keeps it, under dir: manifests/registry.ollama.ai/NAMESPACE/
+// NAME/TAG and blobs/sha256-HEX.
+func WriteStore(dir, name, tag string, model []byte) error {
 	d := Digest(model)
 	blob := filepath.Join(dir, "blobs", "sha256-"+strings.TrimPrefix(d, "sha256:"))
 	if err := os.MkdirAll(filepath.Dir(blob), 0o755); err != nil {
