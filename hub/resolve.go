@@ -175,8 +175,11 @@ func pick(name, how string, hits []*Manifest, files []string, s Store) (*Model, 
 		names = append(names, m.Name)
 	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("model name %q %s %d models in %s: %s", name, map[string]string{"is": "names", "starts": "begins"}[how],
-		len(names), s.Dir, strings.Join(names, ", "))
+	what := "names"
+	if how == "starts" {
+		what = "is the start of the names of"
+	}
+	return nil, fmt.Errorf("model name %q %s %d models in %s: %s", name, what, len(names), s.Dir, strings.Join(names, ", "))
 }
 
 // findHF looks for a Hub reference in the Hugging Face-layout caches, without a network.

@@ -80,7 +80,7 @@ func TestResolveNames(t *testing.T) {
 		{"loose-model", "Loose-Model.gguf"},
 		{"loose", "Loose-Model.gguf"},
 		{"forma/stories-GGUF", "hf.co/forma/stories-GGUF:Q8_0"}, // the default quant's nearest among those here
-		{"forma/sto", "error: begins 2 models"},
+		{"forma/sto", "error: is the start of the names of 2 models"},
 		{"nothing-here", "error: model \"nothing-here\" not found; try `forma pull nothing-here`"},
 		{"dir/file.gguf", "error: model file dir/file.gguf"},
 	} {
