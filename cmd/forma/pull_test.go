@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/forma-llm/forma/hub"
 	"github.com/forma-llm/forma/hub/hubtest"
@@ -123,5 +126,51 @@ func TestRunPullsMissingRef(t *testing.T) {
 	rc, _, errs = forma("run", "missing-model")
 	if rc != 1 || errs != "forma run: model \"missing-model\" not found; try `forma pull missing-model`\n" {
 		t.Errorf("missing: rc %d %q", rc, errs)
+	}
+}
+
+// Two forma processes pulling one model at once: one downloads, the other waits on the lock and finds it.
+func TestPullTwoProcesses(t *testing.T) {
+	h, _, q8 := fakeRegistries(t)
+	gate := make(chan struct{})
+	h.Files.SetFaults(hubtest.Digest(q8), hubtest.Faults{Gate: gate})
+	var cmds [2]*exec.Cmd
+	var outs [2]bytes.Buffer
+	for i := range cmds {
+		cmds[i] = exec.Command(os.Args[0], "pull", "forma/stories-GGUF:Q8_0")
+		cmds[i].Env = append(os.Environ(), selfExecEnv+"=1")
+		cmds[i].Stderr = &outs[i]
+		if err := cmds[i].Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); h.Calls("resolve") < 2 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // both past their listing: one holds the lock, the other waits on it
+	close(gate)
+	for i, c := range cmds {
+		if err := c.Wait(); err != nil {
+			t.Fatalf("pull %d: %v: %s", i, err, outs[i].String())
+		}
+	}
+	if sent, _ := h.Files.Sent(hubtest.Digest(q8)); sent != int64(len(q8)) {
+		t.Errorf("%d bytes sent for a %d-byte file", sent, len(q8))
+	}
+	waited := 0
+	for i := range outs {
+		if strings.Contains(outs[i].String(), "waiting for another pull") {
+			waited++
+		}
+	}
+	if waited != 1 {
+		t.Errorf("%d pulls waited:\n%s\n%s", waited, outs[0].String(), outs[1].String())
+	}
+	path, err := resolveModel("stories-GGUF:Q8_0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, q8) {
+		t.Errorf("the stored file differs: %v", err)
 	}
 }

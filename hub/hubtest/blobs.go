@@ -30,6 +30,8 @@ type Faults struct {
 	Corrupt int64
 	// Throttle is a pause after every 32 KiB sent (a slow link).
 	Throttle time.Duration
+	// Gate, when not nil, holds every response until it is closed.
+	Gate chan struct{}
 }
 
 // Files is a file host: it serves files by their SHA-256 under /blobs/HEX (or /blobs/sha256:HEX), with
@@ -114,6 +116,9 @@ func (f *Files) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		http.Error(w, http.StatusText(status), status)
 		return
+	}
+	if ft.Gate != nil {
+		<-ft.Gate
 	}
 	start, end, ok := parseRange(r.Header.Get("Range"), int64(len(b)))
 	if !ok {
