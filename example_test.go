@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/forma-llm/forma"
+	"github.com/forma-llm/forma/hub"
 )
 
 // modelFile is the small story model of the reference data beside the checkout (the tests point it at
@@ -111,4 +112,30 @@ func ExampleSamplerOptions() {
 		}
 	}
 	fmt.Println(runs[0] == runs[1], s.Stats().Seed)
+}
+
+// Pull a model from Hugging Face into the local store, then load it; later pulls and any program find it by
+// name. (The test runs this against a local stand-in for the Hub.)
+func ExamplePull() {
+	ctx := context.Background()
+	path, err := forma.Pull(ctx, "hf.co/Qwen/Qwen3-0.6B-GGUF:Q8_0", forma.PullOptions{
+		Progress: func(p forma.PullProgress) {
+			if p.Status == hub.StatusDone {
+				fmt.Printf("%s: %d bytes, verified\n", p.File, p.Total)
+			}
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	same, err := forma.Resolve("Qwen3-0.6B-GGUF:Q8_0")
+	fmt.Println(same == path, err)
+	m, err := forma.Load(path, forma.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	fmt.Println(m.Info().Architecture)
 }

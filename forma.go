@@ -19,6 +19,13 @@
 // Sampling follows llama.cpp: the model's recommended settings (general.sampling.* in the file) or llama.cpp's
 // defaults, overridden per call with GenerateOptions.Sampling; the same seed gives the same tokens.
 //
+// Models come from a path, or by name from the local store: Pull fetches one from the Hugging Face Hub or
+// Ollama's registry (resumable, verified, once per file), Resolve finds a name there (and in huggingface_hub's,
+// llama.cpp's and Ollama's stores) without a network:
+//
+//	path, err := forma.Pull(ctx, "hf.co/Qwen/Qwen3-0.6B-GGUF:Q8_0", forma.PullOptions{})
+//	m, err := forma.Load(path, forma.Options{})
+//
 // This package is the stable surface for applications. The packages under runtime/ hold the full machinery
 // (tokenizer, chat templates, sampler stages, raw forward passes) for tools that need more.
 package forma
@@ -29,6 +36,7 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/accel/cpu"
+	"github.com/forma-llm/forma/hub"
 	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/runtime/chat"
 	"github.com/forma-llm/forma/runtime/sample"
@@ -205,3 +213,43 @@ func (s *Session) Stats() Stats { return s.s.Stats() }
 
 // Close ends the session. It is safe to call twice.
 func (s *Session) Close() error { return s.s.Close() }
+
+// PullProgress is one report on one file of a pull: its name, status, bytes done and total.
+type PullProgress = hub.Progress
+
+// PullOptions configure Pull.
+type PullOptions struct {
+	// Registry decides where a reference without a host comes from: "hf" (the default for ORG/REPO) or
+	// "ollama" (the default for a bare NAME).
+	Registry string
+	// MMProj also fetches the repository's vision projector.
+	MMProj bool
+	// Progress, when set, is called with each report, one call at a time.
+	Progress func(PullProgress)
+}
+
+// Pull fetches a model into the local store ($FORMA_MODELS, default ~/.forma/models) and returns the path to
+// Load. ref is hf.co/ORG/REPO[:QUANT] or ORG/REPO[:QUANT] for the Hugging Face Hub (QUANT picks the file;
+// Q4_K_M, else the nearest, by default), ollama.com/[NAMESPACE/]NAME[:TAG] or NAME[:TAG] for Ollama's
+// registry. Files already in the store (or in another tool's) are not fetched again; a pull cut off resumes
+// where it stopped; every file is checked against its SHA-256 before it is stored. HF_TOKEN, HF_ENDPOINT and
+// FORMA_REGISTRY are read from the environment. Cancelling ctx stops the pull.
+func Pull(ctx context.Context, ref string, opt PullOptions) (string, error) {
+	m, err := hub.FromEnv().Pull(ctx, ref, hub.PullOptions{Registry: hub.Registry(opt.Registry), MMProj: opt.MMProj,
+		Progress: opt.Progress})
+	if err != nil {
+		return "", err
+	}
+	return m.Path, nil
+}
+
+// Resolve returns the model file a name stands for, without a network: a path, a name in the store (exact, as
+// ORG/REPO:QUANT or REPO:QUANT, or a unique prefix), or a model in huggingface_hub's, llama.cpp's or Ollama's
+// store. A name found nowhere is an error that errors.Is(err, fs.ErrNotExist) recognizes.
+func Resolve(name string) (string, error) {
+	m, err := hub.FromEnv().Resolve(name)
+	if err != nil {
+		return "", err
+	}
+	return m.Path, nil
+}

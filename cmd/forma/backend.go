@@ -93,8 +93,12 @@ func (b *backendFlags) open() (accel.Backend, error) {
 	return open(b.threads)
 }
 
-// load opens the backend and the model; the returned function closes both, in order.
-func (b *backendFlags) load(path string) (*runtime.Model, func(), error) {
+// load resolves the model name, opens the backend and the model; the returned function closes both, in order.
+func (b *backendFlags) load(name string) (*runtime.Model, func(), error) {
+	path, err := resolveModel(name)
+	if err != nil {
+		return nil, nil, err
+	}
 	be, err := b.open()
 	if err != nil {
 		return nil, nil, err
@@ -115,14 +119,14 @@ func (b *backendFlags) loadModel(path string, opt runtime.Options, bar bool) (*r
 		return nil, nil, err
 	}
 	opt.Backend = be
-	var pb *progressBar
+	var lb *loadBar
 	if bar {
-		pb = newProgressBar(b.stderr, "loading "+filepath.Base(path))
-		opt.Progress = pb.update
+		lb = newLoadBar(b.stderr, "loading "+filepath.Base(path))
+		opt.Progress = lb.update
 	}
 	m, err := runtime.Load(path, opt)
-	if pb != nil {
-		pb.clear()
+	if lb != nil {
+		lb.finish()
 	}
 	if err != nil {
 		be.Close()

@@ -137,7 +137,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := f.sampling.Validate(); err != nil {
 		return err
 	}
-	path, err := resolveModel(pos[0])
+	path, err := resolveOrPull(pos[0], stderr)
 	if err != nil {
 		return err
 	}

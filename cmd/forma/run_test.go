@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/forma-llm/forma/hub"
 	"github.com/forma-llm/forma/internal/golden"
 	"github.com/forma-llm/forma/internal/testdir"
 )
@@ -182,7 +183,7 @@ func TestRunModelNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv(modelsDirEnv, dir)
+	t.Setenv(hub.EnvModels, dir)
 	for _, tc := range []struct {
 		name, want string
 		ok         bool
@@ -192,7 +193,7 @@ func TestRunModelNames(t *testing.T) {
 		{"stories-b.gguf", "stories-b.gguf", true},
 		{"oth", "other.gguf", true},
 		{"stories", "Stories-A.gguf, stories-b.gguf", false},
-		{"llama", "no such file", false},
+		{"llama", "not found; try `forma pull llama`", false},
 	} {
 		p, err := resolveModel(tc.name)
 		switch {

@@ -18,7 +18,7 @@ func init() {
 
 func runTokenize(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tokenize", "-m MODEL [--no-bos] [--no-special] [--pieces] TEXT|-", stderr)
-	model := fs.String("m", "", "model `file` (GGUF)")
+	model := fs.String("m", "", "model `file` (GGUF) or name")
 	noBOS := fs.Bool("no-bos", false, "add no BOS/EOS even where the vocabulary asks for them")
 	noSpecial := fs.Bool("no-special", false, "treat special-token text such as <|im_start|> as plain text")
 	pieces := fs.Bool("pieces", false, "print one `id<TAB>piece` per line")
@@ -66,6 +66,10 @@ func runTokenize(args []string, stdout, stderr io.Writer) error {
 // loadTokenizer opens a GGUF file and reads its tokenizer; the file is closed again (the tokenizer copies what it
 // needs).
 func loadTokenizer(path string) (*tokenizer.Tokenizer, error) {
+	path, err := resolveModel(path)
+	if err != nil {
+		return nil, err
+	}
 	f, err := gguf.Open(path)
 	if err != nil {
 		return nil, err
