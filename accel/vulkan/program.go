@@ -2,7 +2,6 @@ package vulkan
 
 import (
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/forma-llm/forma/accel"
@@ -37,8 +36,7 @@ type program struct {
 	debugNodes []outputSlot
 	debugBuf   []float32
 
-	mu     sync.Mutex
-	closed bool
+	life accel.Lifetime
 }
 
 // place is where a node's values live: a byte offset into a buffer, or (weights and their views) an element
@@ -299,18 +297,8 @@ func (p *program) input(t accel.Tensor, typ accel.DType, n int) (*inputSlot, err
 	if p.isClosed() {
 		return nil, accel.ErrClosed
 	}
-	if !t.Valid() || t.ID() >= len(p.g.Nodes) {
-		return nil, fmt.Errorf("vulkan: tensor %d is not in the program's graph", t.ID())
-	}
-	nd := &p.g.Nodes[t.ID()]
-	if nd.Op != accel.OpInput {
-		return nil, fmt.Errorf("vulkan: node %s is not an input", nd.Label(t.ID()))
-	}
-	if nd.Type != typ {
-		return nil, fmt.Errorf("vulkan: input %s is %s, not %s", nd.Label(t.ID()), nd.Type, typ)
-	}
-	if n != nd.Elements() {
-		return nil, fmt.Errorf("vulkan: input %s takes %d values, got %d", nd.Label(t.ID()), nd.Elements(), n)
+	if _, err := p.g.Input(t, typ, n); err != nil {
+		return nil, fmt.Errorf("vulkan: %w", err)
 	}
 	return &p.ins[t.ID()], nil
 }
@@ -422,12 +410,9 @@ func (p *program) Close() error {
 }
 
 func (p *program) free() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
+	if !p.life.End() {
 		return nil
 	}
-	p.closed = true
 	var err error
 	if p.cmds != nil {
 		err = p.cmds.Close()
@@ -440,8 +425,4 @@ func (p *program) free() error {
 	return err
 }
 
-func (p *program) isClosed() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.closed
-}
+func (p *program) isClosed() bool { return p.life.Closed() }

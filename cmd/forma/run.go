@@ -150,7 +150,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	m, closeAll, err := f.be.loadModel(path, runtime.Options{ChatTemplate: tmplSrc}, isTerminal(stderr))
+	m, closeAll, err := f.be.loadModel(path, runtime.Options{ChatTemplate: tmplSrc, Parallel: 1}, isTerminal(stderr))
 	if err != nil {
 		return err
 	}
