@@ -87,6 +87,7 @@ type EngineStats struct {
 	Running     int   // sequences with a request being evaluated
 	Queued      int   // requests waiting for admission
 	LastBatch   int   // tokens of the last pass
+	Programs    int   // compiled passes (one per pass size)
 }
 
 // engineConfig sizes an engine.
@@ -109,9 +110,11 @@ func newEngine(m *Model, c engineConfig) (*engine, error) {
 	}
 	e := &engine{m: m, hp: hp, kvType: c.kv, bufs: bufs, pool: newKVPool(pages), maxSeqs: c.seqs, maxPages: maxPages,
 		batch: c.batch, maxQueue: c.maxQueue, kick: make(chan struct{}, 1), exited: make(chan struct{}),
+		incoming: make([]*sequence, 0, c.seqs+c.maxQueue), closing: make([]*sequence, 0, c.seqs),
 		rows: make([]*sequence, c.seqs), queue: make([]*sequence, 0, c.maxQueue), running: make([]*sequence, 0, c.seqs),
 		last: make([]*sequence, 0, c.seqs), progs: map[progKey]*program{},
-		parts: make([]part, 0, c.seqs), timer: time.NewTimer(time.Hour)}
+		parts: make([]part, 0, c.seqs)}
+	e.timer = time.AfterFunc(time.Hour, e.wake)
 	e.timer.Stop()
 	e.in = passInputs{tok: make([]int32, c.batch), pos: make([]int32, c.batch), slot: make([]int32, c.batch),
 		seq: make([]int32, c.batch), table: make([]int32, c.seqs*maxPages), out: make([]int32, c.batch)}
@@ -144,6 +147,7 @@ func (e *engine) close() error {
 	e.mu.Unlock()
 	e.wake()
 	<-e.exited
+	e.timer.Stop()
 	var errs []error
 	for _, pr := range e.progs {
 		errs = append(errs, pr.p.Close())
@@ -212,12 +216,8 @@ func (e *engine) gather() bool {
 				e.last = e.last[:0]
 				return true
 			}
-			e.timer.Reset(d)
-			select {
-			case <-e.kick:
-				e.timer.Stop()
-			case <-e.timer.C:
-			}
+			e.timer.Reset(d) // its function wakes the loop (a select on a timer's channel allocates)
+			<-e.kick
 			continue
 		}
 		<-e.kick

@@ -1,6 +1,9 @@
 package runtime
 
-import "errors"
+import (
+	"errors"
+	"slices"
+)
 
 // The engine's bookkeeping of rows and pages. Everything here runs on the loop goroutine; functions that change
 // a sequence's row run with e.mu held (run reads the rows to refuse work when the queue is full).
@@ -91,7 +94,7 @@ func (e *engine) admit() {
 		if row < 0 {
 			return
 		}
-		e.queue = e.queue[1:]
+		e.queue = slices.Delete(e.queue, 0, 1) // keeps the capacity: the loop allocates nothing
 		s.row = row
 		e.rows[row] = s
 		copy(e.in.table[row*e.maxPages:], s.pages)

@@ -211,6 +211,7 @@ func (e *engine) program(n, rows int) (*program, error) {
 		return nil, err
 	}
 	e.progs[k] = pr
+	e.stats.Programs = len(e.progs)
 	if need := rows * e.hp.Vocab; need > len(e.in.logits) {
 		e.in.logits = make([]float32, need)
 	}
