@@ -1,9 +1,9 @@
 // Package runtime runs a loaded model: Model (shared, read-only) and Session (one conversation).
 //
-// Load maps a GGUF file, uploads its weights to a backend (a CPU backend it creates and owns when none is
-// given), and reads the tokenizer (whose size must equal the embedding's rows), the chat template and the
-// sampling defaults (general.sampling.* keys, else llama.cpp's). A Model is safe for concurrent use; Close frees
-// the backend it created, then the file mapping.
+// Load maps a GGUF file, uploads its weights to the backend given in Options (the forma package picks the CPU
+// by default), and reads the tokenizer (whose size must equal the embedding's rows), the chat template and the
+// sampling defaults (general.sampling.* keys, else llama.cpp's). A Model is safe for concurrent use; Close stops
+// its engines, closes the backend if Options.CloseBackend is set, then the file mapping.
 //
 // A Session is a sequence in the Model's engine (one per KV cache type): a goroutine that batches the tokens of
 // every session into shared forward passes over one paged KV pool, with a prefix tree that lets sessions with a
