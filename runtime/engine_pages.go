@@ -34,6 +34,16 @@ func (e *engine) prepare(s *sequence) {
 	if s.all {
 		s.from = keep
 	}
+	e.match(s)
+	s.cached = s.held
+	if need := (s.target - s.from) * e.hp.Vocab; len(s.logits) < need {
+		s.logits = make([]float32, need)
+	}
+}
+
+// match takes the full pages of s's tokens after what it holds that the prefix tree has cached, up to the
+// first token whose logits are wanted.
+func (e *engine) match(s *sequence) {
 	for s.held%PageSize == 0 && s.held+PageSize <= s.from {
 		parent := int32(-1)
 		if s.held > 0 {
@@ -49,10 +59,6 @@ func (e *engine) prepare(s *sequence) {
 		}
 		e.setPage(s, len(s.pages), pg)
 		s.held += PageSize
-	}
-	s.cached = s.held
-	if need := (s.target - s.from) * e.hp.Vocab; len(s.logits) < need {
-		s.logits = make([]float32, need)
 	}
 }
 
@@ -83,6 +89,7 @@ func (e *engine) setPage(s *sequence, j int, pg int32) {
 func (e *engine) admit() {
 	for len(e.queue) > 0 {
 		s := e.queue[0]
+		e.match(s) // a preempted sequence finds what is still cached of what it lost
 		need := max(0, (s.held+min(s.target-s.held, s.chunk, e.batch)+PageSize-1)/PageSize-len(s.pages))
 		if len(e.running) == 0 {
 			need = min(need, 1)
