@@ -87,20 +87,46 @@ func osMajor(v string) int {
 	return n
 }
 
-// NewBackend opens the system's default Metal device and returns a backend that owns it. Errors wrap
-// ErrNeedsMacOS or ErrNoDevice when Metal cannot be used, so callers can fall back.
-func NewBackend(opt Options) (*Backend, error) {
+// Device is an open Metal device (the system's default). Several backends may share one: pipelines are
+// compiled once per device.
+type Device struct{ g gpu }
+
+// OpenDevice opens the system's default Metal device and probes it. Errors wrap ErrNeedsMacOS or ErrNoDevice
+// when Metal cannot be used, so callers can fall back.
+func OpenDevice() (*Device, error) {
 	g, err := openGPU()
 	if err != nil {
 		return nil, err
 	}
-	b, err := newBackendOn(g, opt, os.Getenv(NoCopyEnv))
+	return &Device{g: g}, nil
+}
+
+// Info describes the device, with the probes' results.
+func (d *Device) Info() Info { return d.g.info() }
+
+// Close releases the device. Backends on it must be closed first.
+func (d *Device) Close() error { return d.g.close() }
+
+// NewBackend opens the system's default Metal device and returns a backend that owns it: closing the backend
+// closes the device.
+func NewBackend(opt Options) (*Backend, error) {
+	d, err := OpenDevice()
 	if err != nil {
-		g.close()
+		return nil, err
+	}
+	b, err := NewBackendOn(d, opt)
+	if err != nil {
+		d.Close()
 		return nil, err
 	}
 	b.ownGPU = true
 	return b, nil
+}
+
+// NewBackendOn returns a backend on an open device, which it shares: closing the backend frees what the backend
+// made but leaves the device open.
+func NewBackendOn(d *Device, opt Options) (*Backend, error) {
+	return newBackendOn(d.g, opt, os.Getenv(NoCopyEnv))
 }
 
 // Devices lists the Metal devices (on other systems, an error wrapping ErrNeedsMacOS).
