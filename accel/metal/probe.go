@@ -86,24 +86,47 @@ func runNumeric(g gpu, fn uint32, a, b, c []float32) ([]float32, error) {
 // probeThreads is the threadgroup of the SIMD-group probe (probe_darwin.go): the shaders' largest.
 const probeThreads = 128
 
-// checkSimdProbe reads the probe's output: every SIMD group must be width threads (a power of two dividing
-// the threadgroup), and each thread must see its group's maximum id, the group's thread count and whether it
-// is the group's first.
+// checkSimdProbe reads the probe's output. Every thread must report the same width, a power of two dividing
+// the threadgroup, and a lane below it; within each SIMD group (the threads reporting its index, whichever they
+// are) lanes must be distinct, every thread must see the group's largest thread id and its thread count, and
+// only lane 0 must be first.
 func checkSimdProbe(out []byte) (width int, ok bool) {
 	word := func(lid, k int) uint32 { return binary.LittleEndian.Uint32(out[16*lid+4*k:]) }
 	width = int(word(0, 3) & 0xff)
 	if width == 0 || width&(width-1) != 0 || probeThreads%width != 0 {
 		return width, false
 	}
+	type group struct {
+		most  int
+		lanes uint64
+		n     int
+	}
+	groups := map[uint32]*group{}
 	for lid := 0; lid < probeThreads; lid++ {
-		group, lane := lid/width, lid%width
-		last := float32(group*width + width - 1)
+		id := word(lid, 3)
+		g, lane := id>>16, int(id>>8&0xff)
+		if int(id&0xff) != width || lane >= width {
+			return width, false
+		}
+		gr := groups[g]
+		if gr == nil {
+			gr = &group{most: -1}
+			groups[g] = gr
+		}
+		if gr.lanes&(1<<lane) != 0 {
+			return width, false
+		}
+		gr.lanes |= 1 << lane
+		gr.most = max(gr.most, lid)
+		gr.n++
+	}
+	for lid := 0; lid < probeThreads; lid++ {
+		gr := groups[word(lid, 3)>>16]
 		first := uint32(0)
-		if lane == 0 {
+		if word(lid, 3)>>8&0xff == 0 {
 			first = 1
 		}
-		if math.Float32frombits(word(lid, 0)) != last || word(lid, 1) != uint32(width) || word(lid, 2) != first ||
-			word(lid, 3) != uint32(group<<16|lane<<8|width) {
+		if math.Float32frombits(word(lid, 0)) != float32(gr.most) || word(lid, 1) != uint32(gr.n) || word(lid, 2) != first {
 			return width, false
 		}
 	}

@@ -39,4 +39,19 @@ func TestCheckSimdProbe(t *testing.T) {
 	if _, ok := checkSimdProbe(make([]byte, 16*probeThreads)); ok {
 		t.Error("an output of zeros passes")
 	}
+	// SIMD groups need not be consecutive threads: interleaved groups whose reductions are right pass.
+	out := make([]byte, 16*probeThreads)
+	for lid := 0; lid < probeThreads; lid++ {
+		group, lane := lid%4, lid/4 // width 32: group g holds threads g, g+4, …
+		first := uint32(0)
+		if lane == 0 {
+			first = 1
+		}
+		for k, w := range []uint32{math.Float32bits(float32(124 + group)), 32, first, uint32(group<<16 | lane<<8 | 32)} {
+			binary.LittleEndian.PutUint32(out[16*lid+4*k:], w)
+		}
+	}
+	if width, ok := checkSimdProbe(out); !ok || width != 32 {
+		t.Errorf("interleaved SIMD groups: %d, %v", width, ok)
+	}
 }
