@@ -40,7 +40,7 @@ type selftestDevice struct {
 // selftestDevices open each backend's device; files for optional backends add theirs in init.
 var selftestDevices = map[string]func() (*selftestDevice, error){
 	"cpu": func() (*selftestDevice, error) {
-		return &selftestDevice{desc: fmt.Sprintf("%d threads", cpu.DefaultThreads()),
+		return &selftestDevice{desc: fmt.Sprintf("this machine's CPU, %d threads", cpu.DefaultThreads()),
 			newBackend: func() (accel.Backend, error) { return cpu.New(cpu.Options{}) }, close: func() error { return nil }}, nil
 	},
 }
