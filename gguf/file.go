@@ -56,6 +56,9 @@ func (t TensorInfo) Elements() uint64 {
 type Tensor struct {
 	TensorInfo
 	Data []byte
+	// Mapping is the whole read-only mapping of the file (part) that Data lies in, for backends that wrap it
+	// without copying. It is valid until the File is closed.
+	Mapping []byte
 }
 
 // File is an open GGUF model: one file, or every part of a split model. Metadata comes from the first part;
@@ -71,6 +74,7 @@ type File struct {
 	kvIndex map[string]int
 	tIndex  map[string]int
 	data    [][]byte // per tensor: its bytes in the mapping
+	part    []int    // per tensor: the index of its part in maps
 	maps    [][]byte // per part
 	closed  bool
 }
@@ -173,6 +177,7 @@ func (f *File) addPart(path string, buf []byte, idx, count int) error {
 		f.Tensors = append(f.Tensors, t)
 		start := h.dataStart + t.Offset
 		f.data = append(f.data, buf[start:start+t.Size:start+t.Size])
+		f.part = append(f.part, len(f.maps)-1)
 	}
 	return nil
 }
@@ -203,7 +208,7 @@ func (f *File) Close() error {
 	for _, m := range f.maps {
 		errs = append(errs, osmem.Unmap(m))
 	}
-	f.maps, f.data = nil, nil
+	f.maps, f.data, f.part = nil, nil, nil
 	return errors.Join(errs...)
 }
 
@@ -223,7 +228,11 @@ func (f *File) Tensor(name string) (Tensor, error) {
 	if !ok {
 		return Tensor{}, fmt.Errorf("gguf: tensor %q not found", name)
 	}
-	return Tensor{TensorInfo: f.Tensors[i], Data: f.data[i]}, nil
+	t := Tensor{TensorInfo: f.Tensors[i], Data: f.data[i]}
+	if p := f.part[i]; p >= 0 {
+		t.Mapping = f.maps[p]
+	}
+	return t, nil
 }
 
 // HasTensor reports whether the file holds the named tensor.

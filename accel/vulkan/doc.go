@@ -31,7 +31,7 @@
 // device memory through WriteFunc, chunk by chunk, never holding it on the Go heap. F32, F16, BF16, Q4_K and Q5_K
 // keep GGUF's bytes; Q4_0, Q8_0 and Q6_K get two bytes of padding per block so every field is word-aligned (no
 // 8- or 16-bit storage access is needed); Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS and MXFP4 become Q8S, int8
-// quants with float32 scales and minimums per 16 elements (q8s.go), which holds their values exactly in 12 bits
+// quants with float32 scales and minimums per 16 elements (shaders/layout), which holds their values exactly in 12 bits
 // per weight. A weight larger than the device's maxStorageBufferRange is split by rows into several buffers, and
 // products and lookups run one dispatch per part.
 //

@@ -14,6 +14,16 @@ import (
 func init() {
 	backendOpeners["vulkan"] = func(int) (accel.Backend, error) { return vulkan.NewBackend(vulkan.Options{}) }
 	autoOpeners["vulkan"] = openVulkanAuto
+	selftestDevices["vulkan"] = func() (*selftestDevice, error) {
+		d, err := vulkan.Open(vulkan.Options{})
+		if err != nil {
+			return nil, err
+		}
+		inf := d.Info()
+		desc := fmt.Sprintf("%s (%s), Vulkan %s, %s, subgroup %d", inf.Name, inf.Type, inf.APIVersion, inf.Driver, inf.SubgroupSize)
+		return &selftestDevice{desc: desc, close: d.Close,
+			newBackend: func() (accel.Backend, error) { return vulkan.NewBackendOn(d) }}, nil
+	}
 }
 
 func openVulkanAuto(int) (accel.Backend, error) {

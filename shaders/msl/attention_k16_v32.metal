@@ -1,0 +1,1032 @@
+#pragma clang diagnostic ignored "-Wmissing-prototypes"
+#pragma clang diagnostic ignored "-Wmissing-braces"
+
+#include <metal_stdlib>
+#include <simd/simd.h>
+
+using namespace metal;
+#pragma clang fp contract(off)
+
+template<typename T, size_t Num>
+struct spvUnsafeArray
+{
+    T elements[Num ? Num : 1];
+    
+    thread T& operator [] (size_t pos) thread
+    {
+        return elements[pos];
+    }
+    constexpr const thread T& operator [] (size_t pos) const thread
+    {
+        return elements[pos];
+    }
+    
+    device T& operator [] (size_t pos) device
+    {
+        return elements[pos];
+    }
+    constexpr const device T& operator [] (size_t pos) const device
+    {
+        return elements[pos];
+    }
+    
+    constexpr const constant T& operator [] (size_t pos) const constant
+    {
+        return elements[pos];
+    }
+    
+    threadgroup T& operator [] (size_t pos) threadgroup
+    {
+        return elements[pos];
+    }
+    constexpr const threadgroup T& operator [] (size_t pos) const threadgroup
+    {
+        return elements[pos];
+    }
+};
+
+template<typename T>
+[[clang::optnone]] T spvFMul(T l, T r)
+{
+    return fma(l, r, T(0));
+}
+
+template<typename T, int Cols, int Rows>
+[[clang::optnone]] vec<T, Cols> spvFMulVectorMatrix(vec<T, Rows> v, matrix<T, Cols, Rows> m)
+{
+    vec<T, Cols> res = vec<T, Cols>(0);
+    for (uint i = Rows; i > 0; --i)
+    {
+        vec<T, Cols> tmp(0);
+        for (uint j = 0; j < Cols; ++j)
+        {
+            tmp[j] = m[j][i - 1];
+        }
+        res = fma(tmp, vec<T, Cols>(v[i - 1]), res);
+    }
+    return res;
+}
+
+template<typename T, int Cols, int Rows>
+[[clang::optnone]] vec<T, Rows> spvFMulMatrixVector(matrix<T, Cols, Rows> m, vec<T, Cols> v)
+{
+    vec<T, Rows> res = vec<T, Rows>(0);
+    for (uint i = Cols; i > 0; --i)
+    {
+        res = fma(m[i - 1], vec<T, Rows>(v[i - 1]), res);
+    }
+    return res;
+}
+
+template<typename T, int LCols, int LRows, int RCols, int RRows>
+[[clang::optnone]] matrix<T, RCols, LRows> spvFMulMatrixMatrix(matrix<T, LCols, LRows> l, matrix<T, RCols, RRows> r)
+{
+    matrix<T, RCols, LRows> res;
+    for (uint i = 0; i < RCols; i++)
+    {
+        vec<T, RCols> tmp(0);
+        for (uint j = 0; j < LCols; j++)
+        {
+            tmp = fma(vec<T, RCols>(r[i][j]), l[j], tmp);
+        }
+        res[i] = tmp;
+    }
+    return res;
+}
+
+template<typename T>
+[[clang::optnone]] T spvFAdd(T l, T r)
+{
+    return fma(T(1), l, r);
+}
+
+template<typename T>
+[[clang::optnone]] T spvFSub(T l, T r)
+{
+    return fma(T(-1), r, l);
+}
+
+constant bool NATIVE_FMA_tmp [[function_constant(7)]];
+constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE_FMA_tmp : false;
+#ifndef SPIRV_CROSS_CONSTANT_ID_0
+#define SPIRV_CROSS_CONSTANT_ID_0 1u
+#endif
+constant uint _1236 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1236, 1u, 1u);
+constant uint _1238 = _1236;
+constant uint _1276 = _1236;
+constant uint _1285 = _1236;
+constant uint _1286 = (_1285 / 2u);
+
+struct K
+{
+    uint kc[1];
+};
+
+struct V
+{
+    uint vc[1];
+};
+
+struct Push
+{
+    uint n;
+    uint heads;
+    uint kv_heads;
+    uint size;
+    uint vsize;
+    uint ctx;
+    uint window;
+    uint q_off;
+    uint k_off;
+    uint v_off;
+    uint pos_off;
+    uint y_off;
+    uint p_off;
+    uint paged;
+    uint page_size;
+    uint max_pages;
+    uint seq_off;
+    uint pages_off;
+    float scale;
+    float softcap;
+    float cap_inv;
+};
+
+struct T
+{
+    int pages[1];
+};
+
+struct P
+{
+    int pos[1];
+};
+
+struct S
+{
+    int seq[1];
+};
+
+struct Q
+{
+    float q[1];
+};
+
+struct Y
+{
+    float y[1];
+};
+
+struct PW
+{
+    float pw[1];
+};
+
+constant spvUnsafeArray<float2, 20> _739 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+
+static inline __attribute__((always_inline))
+uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
+{
+    return (gl_WorkGroupID.y * gl_NumWorkGroups.x) + gl_WorkGroupID.x;
+}
+
+static inline __attribute__((always_inline))
+uint f16_bits(thread const float& f)
+{
+    uint u = as_type<uint>(f);
+    uint _sign = (u >> uint(16)) & 32768u;
+    uint a = u & 2147483647u;
+    if (a > 2139095040u)
+    {
+        return _sign | 32256u;
+    }
+    if (a >= 1199566848u)
+    {
+        return _sign | 31744u;
+    }
+    if (a >= 947912704u)
+    {
+        uint v = a - 939524096u;
+        v += (4095u + ((v >> uint(13)) & 1u));
+        return _sign | (v >> uint(13));
+    }
+    uint e = a >> uint(23);
+    if (e < 102u)
+    {
+        return _sign;
+    }
+    uint m = (a & 8388607u) | 8388608u;
+    uint s = 126u - e;
+    uint q = m >> s;
+    uint rem = m & ((1u << s) - 1u);
+    uint half_ = 1u << (s - 1u);
+    bool _229 = rem > half_;
+    bool _242;
+    if (!_229)
+    {
+        bool _235 = rem == half_;
+        bool _241;
+        if (_235)
+        {
+            _241 = (q & 1u) != 0u;
+        }
+        else
+        {
+            _241 = _235;
+        }
+        _242 = _241;
+    }
+    else
+    {
+        _242 = _229;
+    }
+    if (_242)
+    {
+        q++;
+    }
+    return _sign | q;
+}
+
+static inline __attribute__((always_inline))
+float f16_value(thread const uint& h)
+{
+    return float2(as_type<half2>(h)).x;
+}
+
+static inline __attribute__((always_inline))
+float f16_round(thread const float& f)
+{
+    float param = f;
+    uint param_1 = f16_bits(param);
+    return f16_value(param_1);
+}
+
+static inline __attribute__((always_inline))
+uint row(thread const uint& c, constant Push& pc, device T& _1362, thread uint& table_row)
+{
+    if (pc.paged == 0u)
+    {
+        return c;
+    }
+    uint pg = uint(clamp(_1362.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
+    return (pg * pc.page_size) + (c % pc.page_size);
+}
+
+static inline __attribute__((always_inline))
+float kval(thread const uint& e, device K& _1323)
+{
+    return float2(as_type<half2>(_1323.kc[e >> uint(1)] >> (16u * (e & 1u)))).x;
+}
+
+static inline __attribute__((always_inline))
+float2 two_prod(thread const float& a, thread const float& b)
+{
+    float p = spvFMul(a, b);
+    float ca = spvFMul(4097.0, a);
+    float ah = spvFSub(ca, spvFSub(ca, a));
+    float al = spvFSub(a, ah);
+    float cb = spvFMul(4097.0, b);
+    float bh = spvFSub(cb, spvFSub(cb, b));
+    float bl = spvFSub(b, bh);
+    float e = spvFAdd(spvFAdd(spvFAdd(spvFSub(spvFMul(ah, bh), p), spvFMul(ah, bl)), spvFMul(al, bh)), spvFMul(al, bl));
+    return float2(p, e);
+}
+
+static inline __attribute__((always_inline))
+float2 two_sum(thread const float& a, thread const float& b)
+{
+    float s = spvFAdd(a, b);
+    float bb = spvFSub(s, a);
+    float e = spvFAdd(spvFSub(a, spvFSub(s, bb)), spvFSub(b, bb));
+    return float2(s, e);
+}
+
+static inline __attribute__((always_inline))
+float2 df_mul(thread const float2& a, thread const float2& b)
+{
+    float param = a.x;
+    float param_1 = b.x;
+    float2 p = two_prod(param, param_1);
+    float e = spvFAdd(p.y, spvFAdd(spvFMul(a.x, b.y), spvFMul(a.y, b.x)));
+    float param_2 = p.x;
+    float param_3 = e;
+    return two_sum(param_2, param_3);
+}
+
+static inline __attribute__((always_inline))
+float2 df_add(thread const float2& a, thread const float2& b)
+{
+    float param = a.x;
+    float param_1 = b.x;
+    float2 s = two_sum(param, param_1);
+    float e = spvFAdd(s.y, spvFAdd(a.y, b.y));
+    float param_2 = s.x;
+    float param_3 = e;
+    return two_sum(param_2, param_3);
+}
+
+static inline __attribute__((always_inline))
+float2 df_exp_taylor(thread const float2& r, thread const int& first, thread const int& last)
+{
+    float2 p = _739[last];
+    int _747 = last - 1;
+    for (int i = _747; i >= first; i--)
+    {
+        float2 param = p;
+        float2 param_1 = r;
+        float2 param_2 = df_mul(param, param_1);
+        float2 param_3 = _739[i];
+        p = df_add(param_2, param_3);
+    }
+    for (int i_1 = 0; i_1 < first; i_1++)
+    {
+        float2 param_4 = p;
+        float2 param_5 = r;
+        p = df_mul(param_4, param_5);
+    }
+    return p;
+}
+
+static inline __attribute__((always_inline))
+float2 df_addf(thread const float2& a, thread const float& b)
+{
+    float param = a.x;
+    float param_1 = b;
+    float2 s = two_sum(param, param_1);
+    float e = spvFAdd(s.y, a.y);
+    float param_2 = s.x;
+    float param_3 = e;
+    return two_sum(param_2, param_3);
+}
+
+static inline __attribute__((always_inline))
+float div_rn(thread const float& a, thread const float& b)
+{
+    uint ua = as_type<uint>(a);
+    uint ub = as_type<uint>(b);
+    uint ea = (ua >> uint(23)) & 255u;
+    uint eb = (ub >> uint(23)) & 255u;
+    if ((((ea == 0u) || (ea == 255u)) || (eb == 0u)) || (eb == 255u))
+    {
+        return a / b;
+    }
+    uint ma = (ua & 8388607u) | 8388608u;
+    uint mb = (ub & 8388607u) | 8388608u;
+    int e = (int(ea) - int(eb)) + 127;
+    if (ma < mb)
+    {
+        ma = ma << uint(1);
+        e--;
+    }
+    if ((e <= 0) || (e >= 255))
+    {
+        return a / b;
+    }
+    uint q = 0u;
+    uint r = ma;
+    for (int i = 0; i < 24; i++)
+    {
+        q = q << uint(1);
+        if (r >= mb)
+        {
+            r -= mb;
+            q |= 1u;
+        }
+        r = r << uint(1);
+    }
+    bool _365 = r > mb;
+    bool _378;
+    if (!_365)
+    {
+        bool _371 = r == mb;
+        bool _377;
+        if (_371)
+        {
+            _377 = (q & 1u) != 0u;
+        }
+        else
+        {
+            _377 = _371;
+        }
+        _378 = _377;
+    }
+    else
+    {
+        _378 = _365;
+    }
+    if (_378)
+    {
+        q++;
+        if (q == 16777216u)
+        {
+            q = q >> uint(1);
+            e++;
+            if (e >= 255)
+            {
+                return a / b;
+            }
+        }
+    }
+    uint _sign = (ua ^ ub) & 2147483648u;
+    return as_type<float>((_sign | (uint(e) << uint(23))) | (q & 8388607u));
+}
+
+static inline __attribute__((always_inline))
+float2 df_mulf(thread const float2& a, thread const float& b)
+{
+    float param = a.x;
+    float param_1 = b;
+    float2 p = two_prod(param, param_1);
+    float e = spvFAdd(p.y, spvFMul(a.y, b));
+    float param_2 = p.x;
+    float param_3 = e;
+    return two_sum(param_2, param_3);
+}
+
+static inline __attribute__((always_inline))
+float2 df_divv(thread const float2& a, thread const float2& b)
+{
+    float param = a.x;
+    float param_1 = b.x;
+    float q1 = div_rn(param, param_1);
+    float2 param_2 = b;
+    float param_3 = q1;
+    float2 param_4 = a;
+    float2 param_5 = -df_mulf(param_2, param_3);
+    float2 r = df_add(param_4, param_5);
+    float q2 = r.x / b.x;
+    float param_6 = q1;
+    float param_7 = q2;
+    float2 q = two_sum(param_6, param_7);
+    float2 param_8 = b;
+    float2 param_9 = q;
+    float2 param_10 = a;
+    float2 param_11 = -df_mul(param_8, param_9);
+    r = df_add(param_10, param_11);
+    float2 param_12 = q;
+    float param_13 = r.x / b.x;
+    return df_addf(param_12, param_13);
+}
+
+static inline __attribute__((always_inline))
+float tanh_rn(thread const float& x)
+{
+    float a = abs(x);
+    if ((a > 9.1000003814697265625) || (a == 0.0))
+    {
+        float _802;
+        if (a == 0.0)
+        {
+            _802 = x;
+        }
+        else
+        {
+            _802 = sign(x);
+        }
+        return _802;
+    }
+    float y = (-2.0) * a;
+    float2 e;
+    if (a < 0.3499999940395355224609375)
+    {
+        float2 param = float2(y, 0.0);
+        int param_1 = 1;
+        int param_2 = 17;
+        e = df_exp_taylor(param, param_1, param_2);
+    }
+    else
+    {
+        float k = rint(y * 1.44269502162933349609375);
+        float param_3 = k;
+        float param_4 = 0.693147182464599609375;
+        float2 param_5 = float2(y, 0.0);
+        float2 param_6 = -two_prod(param_3, param_4);
+        float2 r = df_add(param_5, param_6);
+        float param_7 = k;
+        float param_8 = -1.9046542121259335544891655445099e-09;
+        float2 param_9 = r;
+        float2 param_10 = -two_prod(param_7, param_8);
+        r = df_add(param_9, param_10);
+        float2 param_11 = r;
+        float param_12 = -(k * (-8.7831837385893393906066695109303e-17));
+        r = df_addf(param_11, param_12);
+        float2 param_13 = r;
+        int param_14 = 0;
+        int param_15 = 14;
+        float2 t = df_exp_taylor(param_13, param_14, param_15);
+        float scale = exp2(k);
+        float2 param_16 = float2(t.x * scale, t.y * scale);
+        float param_17 = -1.0;
+        e = df_addf(param_16, param_17);
+    }
+    float2 param_18 = e;
+    float param_19 = 2.0;
+    float2 param_20 = -e;
+    float2 param_21 = df_addf(param_18, param_19);
+    float2 th = df_divv(param_20, param_21);
+    float _900;
+    if (x < 0.0)
+    {
+        _900 = -th.x;
+    }
+    else
+    {
+        _900 = th.x;
+    }
+    return _900;
+}
+
+static inline __attribute__((always_inline))
+float score(thread const uint& cell, thread const uint& g, device K& _1323, constant Push& pc, device T& _1362, thread uint& table_row, threadgroup spvUnsafeArray<float, 512>& sq)
+{
+    uint param = cell;
+    uint off = pc.k_off + (((row(param, pc, _1362, table_row) * pc.kv_heads) + g) * pc.size);
+    float s = 0.0;
+    for (uint d = 0u; d < pc.size; d++)
+    {
+        uint param_1 = off + d;
+        float prod = spvFMul(sq[d], kval(param_1, _1323));
+        s = spvFAdd(s, prod);
+    }
+    if (pc.softcap > 0.0)
+    {
+        float t = spvFMul(s, pc.cap_inv);
+        float param_2 = t;
+        s = spvFMul(tanh_rn(param_2), pc.softcap);
+    }
+    float res = spvFMul(s, pc.scale);
+    return res;
+}
+
+static inline __attribute__((always_inline))
+float wg_max(thread float& v, threadgroup spvUnsafeArray<float, _1238>& red_buf, thread uint& gl_SubgroupID, thread uint& gl_NumSubgroups)
+{
+    v = simd_max(v);
+    bool _1233 = simd_is_first();
+    if (_1233)
+    {
+        red_buf[gl_SubgroupID] = v;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float s = red_buf[0];
+    for (uint i = 1u; i < gl_NumSubgroups; i++)
+    {
+        s = fast::max(s, red_buf[i]);
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return s;
+}
+
+static inline __attribute__((always_inline))
+float fma_exact(thread const float& a, thread const float& b, thread const float& c)
+{
+    float param = a;
+    float param_1 = b;
+    float2 p = two_prod(param, param_1);
+    float param_2 = p.x;
+    float param_3 = c;
+    float2 s = two_sum(param_2, param_3);
+    float param_4 = s.y;
+    float param_5 = p.y;
+    float2 t = two_sum(param_4, param_5);
+    float param_6 = s.x;
+    float param_7 = t.x;
+    float2 u = two_sum(param_6, param_7);
+    float r = u.x;
+    bool _946 = t.y != 0.0;
+    bool _952;
+    if (_946)
+    {
+        _952 = u.y != 0.0;
+    }
+    else
+    {
+        _952 = _946;
+    }
+    if (_952)
+    {
+        float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
+        float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
+        float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
+        float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
+        bool _988 = abs(u.y) == abs(half_);
+        bool _998;
+        if (_988)
+        {
+            _998 = (t.y > 0.0) == (u.y > 0.0);
+        }
+        else
+        {
+            _998 = _988;
+        }
+        if (_998)
+        {
+            float _1003;
+            if (r > 0.0)
+            {
+                _1003 = nb;
+            }
+            else
+            {
+                _1003 = -nb;
+            }
+            r = _1003;
+        }
+    }
+    return r;
+}
+
+static inline __attribute__((always_inline))
+float fmaf(thread const float& a, thread const float& b, thread const float& c)
+{
+    if (NATIVE_FMA)
+    {
+        float r = fma(a, b, c);
+        return r;
+    }
+    float param = a;
+    float param_1 = b;
+    float param_2 = c;
+    return fma_exact(param, param_1, param_2);
+}
+
+static inline __attribute__((always_inline))
+float vexpf(thread const float& x)
+{
+    float param = x;
+    float param_1 = 1.44269502162933349609375;
+    float param_2 = 12582912.0;
+    float z = fmaf(param, param_1, param_2);
+    float n = spvFSub(z, 12582912.0);
+    float param_3 = -n;
+    float param_4 = 0.693145751953125;
+    float param_5 = x;
+    float b = fmaf(param_3, param_4, param_5);
+    float param_6 = -n;
+    float param_7 = 1.4286067653301870450377464294434e-06;
+    float param_8 = b;
+    b = fmaf(param_6, param_7, param_8);
+    float u = spvFMul(b, b);
+    float param_9 = 0.00824739038944244384765625;
+    float param_10 = b;
+    float param_11 = 0.0418997667729854583740234375;
+    float param_12 = 0.16668395698070526123046875;
+    float param_13 = b;
+    float param_14 = 0.4999912679195404052734375;
+    float param_15 = fmaf(param_9, param_10, param_11);
+    float param_16 = u;
+    float param_17 = fmaf(param_12, param_13, param_14);
+    float param_18 = 0.99999940395355224609375;
+    float param_19 = b;
+    float param_20 = 1.0;
+    float param_21 = fmaf(param_15, param_16, param_17);
+    float param_22 = u;
+    float param_23 = fmaf(param_18, param_19, param_20);
+    float j = fmaf(param_21, param_22, param_23);
+    if (isnan(n))
+    {
+        return n;
+    }
+    if (!((n <= 192.0) && (n >= (-192.0))))
+    {
+        float _1113;
+        if (n <= 0.0)
+        {
+            _1113 = 0.0;
+        }
+        else
+        {
+            _1113 = as_type<float>(2139095040u);
+        }
+        return _1113;
+    }
+    int ni = int(n);
+    if ((ni >= (-126)) && (ni <= 127))
+    {
+        float r = spvFMul(j, as_type<float>(uint(ni + 127) << uint(23)));
+        return r;
+    }
+    int h = ni / 2;
+    float r_1 = spvFMul(spvFMul(j, as_type<float>(uint(h + 127) << uint(23))), as_type<float>(uint((ni - h) + 127) << uint(23)));
+    return r_1;
+}
+
+static inline __attribute__((always_inline))
+float reduce16(thread const spvUnsafeArray<float, 16>& l)
+{
+    spvUnsafeArray<float, 8> t;
+    for (uint i = 0u; i < 8u; i++)
+    {
+        float v = spvFAdd(l[i], l[i + 8u]);
+        t[i] = v;
+    }
+    float u0 = spvFAdd(t[0], t[4]);
+    float u1 = spvFAdd(t[1], t[5]);
+    float u2 = spvFAdd(t[2], t[6]);
+    float u3 = spvFAdd(t[3], t[7]);
+    float r = spvFAdd(spvFAdd(u0, u2), spvFAdd(u1, u3));
+    return r;
+}
+
+static inline __attribute__((always_inline))
+float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, threadgroup spvUnsafeArray<float2, _1276>& red_df)
+{
+    uint lid = gl_LocalInvocationID.x;
+    red_df[lid] = v;
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    for (uint s = _1286; s > 0u; s = s >> uint(1))
+    {
+        if (lid < s)
+        {
+            float2 param = red_df[lid];
+            float2 param_1 = red_df[lid + s];
+            red_df[lid] = df_add(param, param_1);
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    float2 r = red_df[0];
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    return r;
+}
+
+static inline __attribute__((always_inline))
+float df_recip(thread const float2& a)
+{
+    float param = 1.0;
+    float param_1 = a.x;
+    float q1 = div_rn(param, param_1);
+    float param_2 = q1;
+    float param_3 = a.x;
+    float2 p = two_prod(param_2, param_3);
+    float r = spvFSub(spvFSub(spvFSub(1.0, p.x), p.y), spvFMul(q1, a.y));
+    float q = spvFAdd(q1, spvFMul(r, q1));
+    return q;
+}
+
+static inline __attribute__((always_inline))
+float vval(thread const uint& e, device V& _1340)
+{
+    return as_type<float>(_1340.vc[e]);
+}
+
+kernel void forma_attention_k16_v32(device K& _1323 [[buffer(0)]], device V& _1340 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1362 [[buffer(3)]], device P& _1525 [[buffer(4)]], device S& _1547 [[buffer(5)]], device Q& _1608 [[buffer(6)]], device Y& _1943 [[buffer(7)]], volatile device PW& _2009 [[buffer(8)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+{
+    threadgroup spvUnsafeArray<float, _1238> red_buf;
+    threadgroup spvUnsafeArray<float2, _1276> red_df;
+    threadgroup spvUnsafeArray<float, 512> sq;
+    threadgroup spvUnsafeArray<float, 2048> sc;
+    threadgroup spvUnsafeArray<float, 128> rbuf;
+    uint u = flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups);
+    uint table_row;
+    if (u >= (pc.n * pc.heads))
+    {
+        return;
+    }
+    uint lid = gl_LocalInvocationID.x;
+    uint i = u / pc.heads;
+    uint h = u % pc.heads;
+    uint g = h / (pc.heads / pc.kv_heads);
+    uint _1508;
+    if (pc.paged != 0u)
+    {
+        _1508 = pc.max_pages * pc.page_size;
+    }
+    else
+    {
+        _1508 = pc.ctx;
+    }
+    uint cells = _1508;
+    uint p = uint(clamp(_1525.pos[pc.pos_off + i], 0, int(cells) - 1));
+    uint _1541;
+    if (pc.paged != 0u)
+    {
+        _1541 = uint(max(_1547.seq[pc.seq_off + i], 0)) * pc.max_pages;
+    }
+    else
+    {
+        _1541 = 0u;
+    }
+    table_row = _1541;
+    bool _1564 = pc.window > 0u;
+    bool _1572;
+    if (_1564)
+    {
+        _1572 = (p + 1u) > pc.window;
+    }
+    else
+    {
+        _1572 = _1564;
+    }
+    uint _1573;
+    if (_1572)
+    {
+        _1573 = (p + 1u) - pc.window;
+    }
+    else
+    {
+        _1573 = 0u;
+    }
+    uint first = _1573;
+    uint nk = (p + 1u) - first;
+    bool kept = nk <= 2048u;
+    for (uint d = lid; d < pc.size; d += 128u)
+    {
+        float v = _1608.q[(pc.q_off + (u * pc.size)) + d];
+        float param = v;
+        v = f16_round(param);
+        sq[d] = v;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    float lm = as_type<float>(4286578688u);
+    for (uint j = lid; j < nk; j += 128u)
+    {
+        uint param_1 = first + j;
+        uint param_2 = g;
+        float s = score(param_1, param_2, _1323, pc, _1362, table_row, sq);
+        if (kept)
+        {
+            sc[j] = s;
+        }
+        lm = fast::max(lm, s);
+    }
+    float param_3 = lm;
+    float _1668 = wg_max(param_3, red_buf, gl_SubgroupID, gl_NumSubgroups);
+    float m = _1668;
+    float2 ls = float2(0.0);
+    uint _1675 = (first / 16u) + lid;
+    float _1709;
+    spvUnsafeArray<float, 16> grp;
+    for (uint gi = _1675; gi <= (p / 16u); gi += 128u)
+    {
+        for (uint l = 0u; l < 16u; l++)
+        {
+            uint c = (gi * 16u) + l;
+            float e = 0.0;
+            if ((c >= first) && (c <= p))
+            {
+                if (kept)
+                {
+                    _1709 = sc[c - first];
+                }
+                else
+                {
+                    uint param_4 = c;
+                    uint param_5 = g;
+                    _1709 = score(param_4, param_5, _1323, pc, _1362, table_row, sq);
+                }
+                float param_6 = spvFSub(_1709, m);
+                e = vexpf(param_6);
+                if (kept)
+                {
+                    sc[c - first] = e;
+                }
+            }
+            grp[l] = e;
+        }
+        spvUnsafeArray<float, 16> param_7 = grp;
+        float2 param_8 = ls;
+        float2 param_9 = float2(reduce16(param_7), 0.0);
+        ls = df_add(param_8, param_9);
+    }
+    float2 param_10 = ls;
+    float2 _1755 = wg_sum_df(param_10, gl_LocalInvocationID, red_df);
+    float2 param_11 = _1755;
+    float inv = df_recip(param_11);
+    if (pc.n >= 2u)
+    {
+        spvUnsafeArray<spvUnsafeArray<float, 16>, 4> lanes;
+        for (uint k = 0u; k < 4u; k++)
+        {
+            for (uint l_1 = 0u; l_1 < 16u; l_1++)
+            {
+                lanes[k][l_1] = 0.0;
+            }
+        }
+        float _1816;
+        for (uint c0 = 0u; c0 < nk; c0 += 2048u)
+        {
+            uint cn = min(2048u, (nk - c0));
+            for (uint j_1 = lid; j_1 < cn; j_1 += 128u)
+            {
+                if (kept)
+                {
+                    _1816 = sc[j_1];
+                }
+                else
+                {
+                    uint param_12 = (first + c0) + j_1;
+                    uint param_13 = g;
+                    float param_14 = spvFSub(score(param_12, param_13, _1323, pc, _1362, table_row, sq), m);
+                    _1816 = vexpf(param_14);
+                }
+                float e_1 = _1816;
+                float pj = spvFMul(e_1, inv);
+                sc[j_1] = pj;
+            }
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+            for (uint k_1 = 0u; k_1 < 4u; k_1++)
+            {
+                uint d_1 = lid + (k_1 * 128u);
+                if (d_1 < pc.vsize)
+                {
+                    for (uint j_2 = 0u; j_2 < cn; j_2++)
+                    {
+                        uint c_1 = (first + c0) + j_2;
+                        uint param_15 = c_1;
+                        uint param_16 = (pc.v_off + (((row(param_15, pc, _1362, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_1;
+                        float param_17 = sc[j_2];
+                        float param_18 = vval(param_16, _1340);
+                        float param_19 = lanes[k_1][c_1 % 16u];
+                        lanes[k_1][c_1 % 16u] = fmaf(param_17, param_18, param_19);
+                    }
+                }
+            }
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+        }
+        for (uint k_2 = 0u; k_2 < 4u; k_2++)
+        {
+            uint d_2 = lid + (k_2 * 128u);
+            if (d_2 < pc.vsize)
+            {
+                spvUnsafeArray<float, 16> param_20 = lanes[k_2];
+                _1943.y[(pc.y_off + (u * pc.vsize)) + d_2] = reduce16(param_20);
+            }
+        }
+    }
+    else
+    {
+        uint pb = pc.p_off + (h * cells);
+        float _1983;
+        for (uint j_3 = lid; j_3 < nk; j_3 += 128u)
+        {
+            if (kept)
+            {
+                _1983 = sc[j_3];
+            }
+            else
+            {
+                uint param_21 = first + j_3;
+                uint param_22 = g;
+                float param_23 = spvFSub(score(param_21, param_22, _1323, pc, _1362, table_row, sq), m);
+                _1983 = vexpf(param_23);
+            }
+            float e_2 = _1983;
+            float pj_1 = spvFMul(e_2, inv);
+            _2009.pw[(pb + first) + j_3] = pj_1;
+        }
+        threadgroup_barrier(mem_flags::mem_device);
+        spvUnsafeArray<float, 4> a;
+        spvUnsafeArray<float, 16> l16;
+        for (uint d0 = 0u; d0 < pc.vsize; d0 += 8u)
+        {
+            uint d_3 = d0 + (lid / 16u);
+            uint e_3 = lid % 16u;
+            float r = 0.0;
+            if (d_3 < pc.vsize)
+            {
+                for (uint t = 0u; t < 4u; t++)
+                {
+                    uint l_2 = e_3 + (16u * t);
+                    float acc = 0.0;
+                    uint _2068 = first + (((l_2 + 64u) - (first % 64u)) % 64u);
+                    for (uint c_2 = _2068; c_2 <= p; c_2 += 64u)
+                    {
+                        uint param_24 = c_2;
+                        uint param_25 = (pc.v_off + (((row(param_24, pc, _1362, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_3;
+                        float param_26 = _2009.pw[pb + c_2];
+                        float param_27 = vval(param_25, _1340);
+                        float param_28 = acc;
+                        acc = fmaf(param_26, param_27, param_28);
+                    }
+                    a[t] = acc;
+                }
+                float v_1 = spvFAdd(spvFAdd(a[0], a[2]), spvFAdd(a[1], a[3]));
+                r = v_1;
+            }
+            rbuf[lid] = r;
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+            bool _2135 = e_3 == 0u;
+            bool _2142;
+            if (_2135)
+            {
+                _2142 = d_3 < pc.vsize;
+            }
+            else
+            {
+                _2142 = _2135;
+            }
+            if (_2142)
+            {
+                for (uint t_1 = 0u; t_1 < 16u; t_1++)
+                {
+                    l16[t_1] = rbuf[lid + t_1];
+                }
+                spvUnsafeArray<float, 16> param_29 = l16;
+                _1943.y[(pc.y_off + (u * pc.vsize)) + d_3] = reduce16(param_29);
+            }
+            threadgroup_barrier(mem_flags::mem_threadgroup);
+        }
+    }
+}
+
