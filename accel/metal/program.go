@@ -30,9 +30,9 @@ type program struct {
 	checks []rangeCheck
 	// attnChecks validate each attention's positions, sequences and pages (accel.AttnLayout.Check).
 	attnChecks []attnCheck
-	kvs    []*kvBuffer
-	ws     map[wsKey]*interval
-	wsBase int64
+	kvs        []*kvBuffer
+	ws         map[wsKey]*interval
+	wsBase     int64
 
 	debug      func(n *accel.Node, values []float32)
 	stepAfter  map[int]int  // per computed node: the number of steps recorded up to and including it
