@@ -26,6 +26,7 @@ type engine struct {
 	maxPages int // pages per sequence
 	batch    int // tokens per pass
 	maxQueue int // requests waiting for a row
+	nctx     int // the context a sequence is configured for (chooses RoPE factors, as llama.cpp's n_ctx_per_seq)
 
 	// mu guards the requests and, with the loop as their only writer, the table rows and the queue (which
 	// run reads to refuse work when the queue is full).
@@ -93,6 +94,7 @@ type EngineStats struct {
 // engineConfig sizes an engine.
 type engineConfig struct {
 	ctx      int // cells per sequence
+	nctx     int // the configured context of a sequence
 	slots    int // cells in the pool
 	seqs     int
 	batch    int
@@ -103,13 +105,13 @@ type engineConfig struct {
 func newEngine(m *Model, c engineConfig) (*engine, error) {
 	hp := m.Arch.HParams()
 	maxPages := (c.ctx + PageSize - 1) / PageSize
-	pages := max((c.slots+PageSize-1)/PageSize, maxPages)
+	pages := (max(c.slots, c.nctx) + PageSize - 1) / PageSize // room for one sequence of the configured context
 	bufs, err := model.NewKVCache(m.Backend, hp, pages*PageSize, c.kv)
 	if err != nil {
 		return nil, err
 	}
 	e := &engine{m: m, hp: hp, kvType: c.kv, bufs: bufs, pool: newKVPool(pages), maxSeqs: c.seqs, maxPages: maxPages,
-		batch: c.batch, maxQueue: c.maxQueue, kick: make(chan struct{}, 1), exited: make(chan struct{}),
+		batch: c.batch, maxQueue: c.maxQueue, nctx: c.nctx, kick: make(chan struct{}, 1), exited: make(chan struct{}),
 		incoming: make([]*sequence, 0, c.seqs+c.maxQueue), closing: make([]*sequence, 0, c.seqs),
 		rows: make([]*sequence, c.seqs), queue: make([]*sequence, 0, c.maxQueue), running: make([]*sequence, 0, c.seqs),
 		last: make([]*sequence, 0, c.seqs), progs: map[progKey]*program{},
@@ -123,8 +125,11 @@ func newEngine(m *Model, c engineConfig) (*engine, error) {
 	return e, nil
 }
 
-// cells is the most tokens one sequence can hold.
+// cells is the most tokens one sequence can hold (its page table's width).
 func (e *engine) cells() int { return e.maxPages * PageSize }
+
+// fits reports whether a sequence of ctx tokens fits the engine: its page table and, alone, its pool.
+func (e *engine) fits(ctx int) bool { return ctx <= e.cells() && ctx <= len(e.pool.pages)*PageSize }
 
 // wake tells the loop that something changed.
 func (e *engine) wake() {

@@ -29,6 +29,8 @@ type GenerateOptions struct {
 	Stop []string
 	// IgnoreEOG keeps generating past end-of-generation tokens.
 	IgnoreEOG bool
+	// Speculation, when set, drafts tokens to confirm several per pass (see Speculation).
+	Speculation *Speculation
 }
 
 // StopReason says why a generation ended.
@@ -56,6 +58,8 @@ type Stats struct {
 	Generated    int           // tokens generated (the final end-of-generation token not counted)
 	GenTime      time.Duration // generating: evaluation and sampling
 	Shifts       int           // context shifts
+	Drafted      int           // speculative drafts evaluated
+	Accepted     int           // of those, drafts the sampler confirmed
 	Stop         StopReason
 	Seed         uint64 // the sampler's seed (the one drawn when it was random)
 }
@@ -91,8 +95,9 @@ type generator struct {
 	sampler *sample.Sampler
 	dec     *tokenizer.Decoder
 	reply   []byte   // the text returned so far in this generation
-	one     [1]int32 // the token to evaluate (a slice of it does not escape per token)
-	shifted []int32  // the tokens a context shift evaluates again
+	batch   []int32 // the token to evaluate and its drafts
+	shifted []int32 // the tokens a context shift evaluates again
+	drafter drafter
 }
 
 func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOptions, yield func(Token, error) bool) {
@@ -111,6 +116,20 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 	if err := s.newSampler(so); err != nil {
 		fail(err)
 		return
+	}
+	if sp := opt.Speculation; sp.on() {
+		if err := sp.check(s.m); err != nil {
+			fail(err)
+			return
+		}
+		if so.Mirostat != 0 {
+			fail(errNoSpeculation)
+			return
+		}
+		if s.gen.drafter.sp != nil && s.gen.drafter.sp.Draft != sp.Draft {
+			s.gen.drafter.close()
+		}
+		s.gen.drafter.sp = sp
 	}
 	s.stats.Seed = s.gen.sampler.Options().Seed
 	start := time.Now()
@@ -141,38 +160,20 @@ func (s *Session) newSampler(o sample.Options) error {
 	return nil
 }
 
-// loop samples, streams and evaluates tokens until a stop condition.
+// loop samples, streams and evaluates tokens until a stop condition. With speculation, each pass evaluates the
+// chosen token with drafts of the next ones, and the drafts the sampler confirms come out without passes of
+// their own.
 func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOptions, yield func(Token, error) bool) {
-	tk, g := s.m.Tokenizer, &s.gen
-	var err error
+	g := &s.gen
+	V := s.m.HParams().Vocab
+	next := int32(-1) // a token already chosen: the replacement of a rejected draft
 	for n := 1; ; n++ {
-		id := g.sampler.Sample(logits, s.seq.toks)
-		if !opt.IgnoreEOG && tk.IsEOG(id) {
-			s.stats.Stop = StopEOG
-			s.flushHeld(yield)
-			return
+		id := next
+		if id < 0 {
+			id = g.sampler.Sample(logits, s.seq.toks)
 		}
-		s.stats.Generated = n
-		last := opt.MaxTokens > 0 && n >= opt.MaxTokens
-		g.stop.push(g.dec.Add(id))
-		if last {
-			g.stop.push(g.dec.Flush())
-		}
-		text, matched := g.stop.release(last)
-		if !s.emit(Token{ID: id}, text, yield) {
-			s.stats.Stop = StopCancelled
-			return
-		}
-		switch {
-		case matched:
-			s.stats.Stop = StopString
-			return
-		case last:
-			s.stats.Stop = StopMaxTokens
-			return
-		case ctx.Err() != nil:
-			s.stats.Stop = StopCancelled
-			yield(Token{ID: tokenizer.None}, ctx.Err())
+		next = -1
+		if s.take(ctx, id, n, opt, yield) {
 			return
 		}
 		if len(s.seq.toks) == s.ctx {
@@ -187,18 +188,102 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 				return
 			}
 		}
-		s.gen.one[0] = id
-		if logits, err = s.eval(ctx, s.gen.one[:], false); err != nil {
-			if ctx.Err() != nil {
-				s.stats.Stop = StopCancelled
-				yield(Token{ID: tokenizer.None}, ctx.Err())
-				return
-			}
-			s.stats.Stop = StopError
-			yield(Token{ID: tokenizer.None}, err)
+		drafts, err := s.drafts(ctx, id, opt)
+		if err != nil {
+			s.fail(ctx, err, yield)
 			return
 		}
+		g.batch = append(append(g.batch[:0], id), drafts...)
+		out, err := s.eval(ctx, g.batch, len(drafts) > 0)
+		if err != nil {
+			s.fail(ctx, err, yield)
+			return
+		}
+		base := len(s.seq.toks) - len(g.batch) // where id is
+		s.stats.Drafted += len(drafts)
+		accepted := 0
+		for i, d := range drafts {
+			tok, ok := g.sampler.Verify(out[i*V:(i+1)*V], s.seq.toks[:base+i+1], d)
+			if !ok {
+				next = tok
+				break
+			}
+			accepted++
+			n++
+			if s.take(ctx, d, n, opt, yield) {
+				s.stats.Accepted += accepted
+				return
+			}
+		}
+		s.stats.Accepted += accepted
+		if next >= 0 {
+			s.seq.truncate(base + 1 + accepted) // the rejected drafts leave the cache
+		}
+		logits = out[len(drafts)*V : (len(drafts)+1)*V]
 	}
+}
+
+// take streams token id, the n-th of the generation, and reports whether generation ends with it: an
+// end-of-generation token (not streamed), the token limit, a stop string, or a cancelled context.
+func (s *Session) take(ctx context.Context, id int32, n int, opt GenerateOptions, yield func(Token, error) bool) bool {
+	g := &s.gen
+	if !opt.IgnoreEOG && s.m.Tokenizer.IsEOG(id) {
+		s.stats.Stop = StopEOG
+		s.flushHeld(yield)
+		return true
+	}
+	s.stats.Generated = n
+	last := opt.MaxTokens > 0 && n >= opt.MaxTokens
+	g.stop.push(g.dec.Add(id))
+	if last {
+		g.stop.push(g.dec.Flush())
+	}
+	text, matched := g.stop.release(last)
+	if !s.emit(Token{ID: id}, text, yield) {
+		s.stats.Stop = StopCancelled
+		return true
+	}
+	switch {
+	case matched:
+		s.stats.Stop = StopString
+	case last:
+		s.stats.Stop = StopMaxTokens
+	case ctx.Err() != nil:
+		s.stats.Stop = StopCancelled
+		yield(Token{ID: tokenizer.None}, ctx.Err())
+	default:
+		return false
+	}
+	return true
+}
+
+// drafts returns the drafts to evaluate after id (none without speculation, or fewer than its minimum).
+func (s *Session) drafts(ctx context.Context, id int32, opt GenerateOptions) ([]int32, error) {
+	sp := opt.Speculation
+	if !sp.on() {
+		return nil, nil
+	}
+	// Room in the context, and a pass size the engine compiles (it would split another one).
+	room := s.eng.bucket(min(sp.max(), s.ctx-len(s.seq.toks)-1)+1) - 1
+	// The session is between requests, so the spare capacity of its tokens may hold id: the next request
+	// writes the same there.
+	hist := append(s.seq.toks, id)
+	d, err := s.gen.drafter.propose(ctx, hist, min(sp.max(), room))
+	if err != nil || len(d) < sp.Min {
+		return nil, err
+	}
+	return d, nil
+}
+
+// fail ends the generation after a failed evaluation.
+func (s *Session) fail(ctx context.Context, err error, yield func(Token, error) bool) {
+	if ctx.Err() != nil {
+		s.stats.Stop = StopCancelled
+		yield(Token{ID: tokenizer.None}, ctx.Err())
+		return
+	}
+	s.stats.Stop = StopError
+	yield(Token{ID: tokenizer.None}, err)
 }
 
 // flushHeld yields the text still held back, if any, when generation ends without a stop string.

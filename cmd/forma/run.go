@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +47,8 @@ type runFlags struct {
 	stop       stringList
 	sampling   sample.Options
 	samplerSet map[string]bool
+	draft      string // --draft MODEL
+	spec       runtime.Speculation
 }
 
 type stringList []string
@@ -78,6 +81,15 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-generation tokens")
 	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation")
 	fs.Var(&f.stop, "stop", "stop at this `text` (repeatable)")
+	fs.StringVar(&f.draft, "draft", "", "speculative decoding: a smaller `model` with the same vocabulary drafts tokens")
+	fs.IntVar(&f.spec.Max, "draft-max", runtime.DefaultDraftMax, "most draft `tokens` per step")
+	fs.IntVar(&f.spec.Min, "draft-min", 0, "fewest draft `tokens` worth a step")
+	fs.Func("draft-p-min", fmt.Sprintf("stop drafting below this `probability` (default %g)", runtime.DefaultDraftPMin), func(v string) error {
+		p, err := strconv.ParseFloat(v, 32)
+		f.spec.PMin = float32(p)
+		return err
+	})
+	fs.IntVar(&f.spec.Lookup, "lookup", 0, "speculative decoding without a draft model: draft from earlier n-grams of the context up to `N` tokens")
 	f.addSamplingFlags(fs)
 	return f
 }
@@ -172,6 +184,21 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Close()
 	gen := runtime.GenerateOptions{MaxTokens: f.n, Stop: f.stop, IgnoreEOG: f.ignoreEOS}
+	if f.draft != "" || f.spec.Lookup > 0 {
+		if f.draft != "" {
+			dpath, err := resolveOrPull(f.draft, stderr)
+			if err != nil {
+				return err
+			}
+			dm, closeDraft, err := f.be.loadModel(dpath, runtime.Options{Parallel: 1}, false)
+			if err != nil {
+				return fmt.Errorf("draft model: %w", err)
+			}
+			defer closeDraft()
+			f.spec.Draft = dm
+		}
+		gen.Speculation = &f.spec
+	}
 	so := f.samplerOptions(m)
 	gen.Sampling = &so
 	if interactive {
@@ -257,6 +284,9 @@ func printStats(w io.Writer, st runtime.Stats) {
 	evaluated := st.PromptTokens - st.CachedTokens
 	fmt.Fprintf(w, "prompt: %d tokens (%d cached), %.1f ms, %.2f t/s\n", st.PromptTokens, st.CachedTokens,
 		float64(st.PromptTime.Microseconds())/1e3, rate(evaluated, st.PromptTime))
+	if st.Drafted > 0 {
+		fmt.Fprintf(w, "speculation: %d drafts, %d accepted (%.0f%%)\n", st.Drafted, st.Accepted, 100*float64(st.Accepted)/float64(st.Drafted))
+	}
 	fmt.Fprintf(w, "generation: %d tokens, %.1f ms, %.2f t/s\n", st.Generated,
 		float64(st.GenTime.Microseconds())/1e3, rate(st.Generated, st.GenTime))
 	fmt.Fprintf(w, "stop: %s, seed %d", st.Stop, st.Seed)
