@@ -94,7 +94,7 @@ type generator struct {
 	arena   arena
 	sampler *sample.Sampler
 	dec     *tokenizer.Decoder
-	reply   []byte   // the text returned so far in this generation
+	reply   []byte  // the text returned so far in this generation
 	batch   []int32 // the token to evaluate and its drafts
 	shifted []int32 // the tokens a context shift evaluates again
 	drafter drafter
