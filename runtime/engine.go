@@ -38,17 +38,18 @@ type engine struct {
 	exited   chan struct{}
 
 	// Loop-owned.
-	rows     []*sequence // the page table's rows
-	queue    []*sequence // requests waiting for admission, in arrival order
-	running  []*sequence // admitted sequences with a request, in admission order
-	admitted uint64
-	last     []*sequence // sequences given logits by the last pass, whose next request is likely to follow
-	progs    map[progKey]*program
-	parts    []part
-	in       passInputs
-	timer    *time.Timer
-	stepTime time.Duration
-	stats    EngineStats
+	rows      []*sequence // the page table's rows
+	queue     []*sequence // requests waiting for admission, in arrival order
+	running   []*sequence // admitted sequences with a request, in admission order
+	admitted  uint64
+	last      []*sequence // sequences given logits by the last pass, whose next request is likely to follow
+	progs     map[progKey]*program
+	parts     []part
+	in        passInputs
+	timer     *time.Timer
+	stepTime  time.Duration
+	evictions int64
+	stats     EngineStats // written with mu held
 }
 
 // part is a sequence's share of a pass: n tokens from cell first.

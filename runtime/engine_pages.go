@@ -169,7 +169,7 @@ func (e *engine) allocPage(s *sequence) int32 {
 	for {
 		if e.pool.available() > 0 {
 			if len(e.pool.free) == 0 {
-				e.stats.Evictions++
+				e.evictions++
 			}
 			return e.pool.alloc()
 		}
@@ -228,4 +228,5 @@ func (e *engine) publishStats() {
 	e.stats.PagesHeld = e.pool.held()
 	e.stats.PagesCached = len(e.pool.tree) - e.pool.treeHeld()
 	e.stats.Running, e.stats.Queued = len(e.running), len(e.queue)
+	e.stats.Evictions, e.stats.Programs = e.evictions, len(e.progs)
 }

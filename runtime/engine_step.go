@@ -118,7 +118,6 @@ func (e *engine) fill() (*program, error) {
 	for k := needed; k < rows; k++ {
 		in.out[k] = in.out[0]
 	}
-	e.stats.LastBatch = n
 	return e.program(n, rows)
 }
 
@@ -171,6 +170,10 @@ func (e *engine) deliver(pr *program, err error) {
 	e.mu.Lock()
 	e.last = e.last[:0]
 	e.stats.Passes++
+	e.stats.LastBatch = 0
+	for _, p := range e.parts {
+		e.stats.LastBatch += p.n
+	}
 	for _, p := range e.parts {
 		s := p.s
 		e.stats.Tokens += int64(p.n)
@@ -211,7 +214,6 @@ func (e *engine) program(n, rows int) (*program, error) {
 		return nil, err
 	}
 	e.progs[k] = pr
-	e.stats.Programs = len(e.progs)
 	if need := rows * e.hp.Vocab; need > len(e.in.logits) {
 		e.in.logits = make([]float32, need)
 	}
