@@ -7,6 +7,7 @@ import (
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/model"
 	"github.com/forma-llm/forma/runtime/chat"
 	"github.com/forma-llm/forma/runtime/sample"
@@ -43,11 +44,11 @@ type Options struct {
 	Debug func(n *accel.Node, values []float32)
 }
 
-// Load opens a GGUF file, uploads its weights and reads its tokenizer and chat template. A vocabulary whose size
-// differs from the embedding's rows is an error. A chat template that cannot be parsed is not: Load succeeds and
-// the error is returned by the first Chat.
+// Load opens a GGUF file (or the model a forma bundle carries, mapped from the bundle), uploads its weights and
+// reads its tokenizer and chat template. A vocabulary whose size differs from the embedding's rows is an error. A
+// chat template that cannot be parsed is not: Load succeeds and the error is returned by the first Chat.
 func Load(path string, opt Options) (m *Model, err error) {
-	f, err := gguf.Open(path)
+	f, err := bundle.OpenModel(path)
 	if err != nil {
 		return nil, err
 	}

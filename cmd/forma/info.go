@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/internal/modelinfo"
 )
 
 func init() {
-	register(command{name: "info", summary: "describe a GGUF model: shapes, tokenizer, memory needed", run: runInfo})
+	register(command{name: "info", summary: "describe a GGUF model (or a bundle's): shapes, tokenizer, memory needed", run: runInfo})
 }
 
 func runInfo(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("info", "MODEL.gguf [--ctx N] [--tensors] [--json]", stderr)
+	fs := newFlags("info", "MODEL.gguf|BUNDLE [--ctx N] [--tensors] [--json]", stderr)
 	ctx := fs.Int("ctx", 0, "context length for the memory estimate (default: the model's)")
 	tensors := fs.Bool("tensors", false, "list every tensor: name, type, dims, bytes")
 	asJSON := fs.Bool("json", false, "print everything as JSON (metadata and tensors included)")
@@ -28,11 +28,14 @@ func runInfo(args []string, stdout, stderr io.Writer) error {
 	if *ctx < 0 {
 		return fmt.Errorf("--ctx %d: must be positive", *ctx)
 	}
-	f, err := gguf.Open(pos[0])
+	f, err := bundle.OpenModel(pos[0])
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if p, _ := bundle.Find(pos[0]); p != nil && !*asJSON {
+		fmt.Fprintf(stdout, "forma bundle: the model is %d bytes at offset %d, sha256 %x\n\n", p.Size, p.Offset, p.Sum)
+	}
 	in, err := modelinfo.Read(f)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
