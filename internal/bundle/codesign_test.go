@@ -244,7 +244,7 @@ func checkMovedData(t *testing.T, orig, file []byte, mo, mb *macho.File) {
 				for a := 8; a < 48; a += 8 {
 					m[cmd] = append(m[cmd], [2]uint32{le.Uint32(raw[a:]), le.Uint32(raw[a+4:])})
 				}
-			case linkeditData[cmd] && cmd != lcCodeSignature:
+			case linkeditData[cmd] != "" && cmd != lcCodeSignature:
 				m[cmd] = append(m[cmd], [2]uint32{le.Uint32(raw[8:]), le.Uint32(raw[12:])})
 			}
 		}

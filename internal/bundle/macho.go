@@ -14,8 +14,8 @@ const (
 	machoExecute    = 2 // MH_EXECUTE
 	cpuAMD64        = 0x01000007
 	cpuARM64        = 0x0100000c
-	segCmdSize      = 72     // segment_command_64 without sections
-	sectSize        = 80     // section_64
+	segCmdSize      = 72 // segment_command_64 without sections
+	sectSize        = 80 // section_64
 
 	lcSegment64     = 0x19
 	lcSymtab        = 0x02
@@ -27,15 +27,18 @@ const (
 )
 
 // Load commands whose payload is a linkedit_data_command {cmd, cmdsize, dataoff, datasize}: data in __LINKEDIT.
-var linkeditData = map[uint32]bool{lcCodeSignature: true, 0x1e: true /* SEGMENT_SPLIT_INFO */, 0x26: true, /* FUNCTION_STARTS */
-	0x29: true /* DATA_IN_CODE */, 0x2b: true /* DYLIB_CODE_SIGN_DRS */, 0x2e: true, /* LINKER_OPTIMIZATION_HINT */
-	0x36: true /* ATOM_INFO */, 0x80000033: true /* DYLD_EXPORTS_TRIE */, 0x80000034: true /* DYLD_CHAINED_FIXUPS */}
+var linkeditData = map[uint32]string{
+	lcCodeSignature: "LC_CODE_SIGNATURE", 0x1e: "LC_SEGMENT_SPLIT_INFO", 0x26: "LC_FUNCTION_STARTS",
+	0x29: "LC_DATA_IN_CODE", 0x2b: "LC_DYLIB_CODE_SIGN_DRS", 0x2e: "LC_LINKER_OPTIMIZATION_HINT",
+	0x36: "LC_ATOM_INFO", 0x80000033: "LC_DYLD_EXPORTS_TRIE", 0x80000034: "LC_DYLD_CHAINED_FIXUPS",
+}
 
 // Load commands that hold no file offsets: moving __LINKEDIT leaves them as they are.
-var noFileOffsets = map[uint32]bool{0x05 /* UNIXTHREAD */ : true, 0x0c /* LOAD_DYLIB */ : true, 0x0e /* LOAD_DYLINKER */ : true,
-	0x1b /* UUID */ : true, 0x24 /* VERSION_MIN_MACOSX */ : true, 0x27 /* DYLD_ENVIRONMENT */ : true,
-	0x2a /* SOURCE_VERSION */ : true, 0x32 /* BUILD_VERSION */ : true, 0x80000018 /* LOAD_WEAK_DYLIB */ : true,
-	0x8000001c /* RPATH */ : true, 0x8000001f /* REEXPORT_DYLIB */ : true, 0x80000028 /* MAIN */ : true}
+var noFileOffsets = map[uint32]string{
+	0x05: "LC_UNIXTHREAD", 0x0c: "LC_LOAD_DYLIB", 0x0e: "LC_LOAD_DYLINKER", 0x1b: "LC_UUID",
+	0x24: "LC_VERSION_MIN_MACOSX", 0x27: "LC_DYLD_ENVIRONMENT", 0x2a: "LC_SOURCE_VERSION", 0x32: "LC_BUILD_VERSION",
+	0x80000018: "LC_LOAD_WEAK_DYLIB", 0x8000001c: "LC_RPATH", 0x8000001f: "LC_REEXPORT_DYLIB", 0x80000028: "LC_MAIN",
+}
 
 // machoHeader is a Mach-O header and its load commands, raw.
 type machoHeader struct {
@@ -205,7 +208,7 @@ func planMachO(exe *os.File, exeSize, modelSize int64, id string) (*machoPlan, e
 	}
 	for _, c := range h.cmds {
 		if t := cmdType(c); t != lcSegment64 && t != lcSymtab && t != lcDysymtab && t != lcDyldInfo &&
-			t != lcDyldInfoOnly && !linkeditData[t] && !noFileOffsets[t] {
+			t != lcDyldInfoOnly && linkeditData[t] == "" && noFileOffsets[t] == "" {
 			return nil, fmt.Errorf("Mach-O: load command %#x is not one this package knows how to move", t)
 		}
 	}
@@ -259,7 +262,7 @@ func (p *machoPlan) commands() []byte {
 		case t == lcCodeSignature:
 			move(c, 8)
 			le.PutUint32(c[12:], uint32(p.newSigSize))
-		case linkeditData[t]:
+		case linkeditData[t] != "":
 			move(c, 8)
 		}
 		out = append(out, c...)
