@@ -53,6 +53,26 @@ func buildForma(t *testing.T) string {
 	return built.exe
 }
 
+// exeName is name as an executable's file name on this platform.
+func exeName(name string) string {
+	if goruntime.GOOS == "windows" {
+		return name + ".exe"
+	}
+	return name
+}
+
+// stop interrupts a process as Ctrl-C does and checks that it exits cleanly (Windows has no such signal to send:
+// there the process is killed).
+func stop(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if goruntime.GOOS == "windows" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return
+	}
+	stop(t, cmd)
+}
+
 // startBundle starts a bundle with --no-browser and returns the URL it serves and the process.
 func startBundle(t *testing.T, exe string) (string, *exec.Cmd) {
 	t.Helper()
@@ -94,7 +114,7 @@ func TestBundle(t *testing.T) {
 	model := filepath.Join(testdir.Sub(t, "models"), "stories260K-Q8_0.gguf")
 	work := t.TempDir()
 	exe := buildForma(t)
-	out := filepath.Join(work, "stories-chat")
+	out := filepath.Join(work, exeName("stories-chat"))
 	if code, stdout, stderr := runCLI("bundle", "-m", model, "-o", out, "--from", exe); code != 0 ||
 		!strings.Contains(stdout, "carrying stories260K-Q8_0.gguf") {
 		t.Fatalf("forma bundle: exit %d\n%s%s", code, stdout, stderr)
@@ -104,7 +124,7 @@ func TestBundle(t *testing.T) {
 		t.Errorf("forma info BUNDLE: exit %d\n%s%s", code, stdout, stderr)
 	}
 
-	alone := filepath.Join(t.TempDir(), "stories-chat") // an empty folder, and the one file
+	alone := filepath.Join(t.TempDir(), exeName("stories-chat")) // an empty folder, and the one file
 	copyFile(t, out, alone)
 	url, cmd := startBundle(t, alone)
 	if page := get(t, url); !strings.Contains(page, "<title>forma</title>") {
@@ -138,10 +158,7 @@ func TestBundle(t *testing.T) {
 		}
 		checkMapped(t, cmd.Process.Pid, alone, p.Offset)
 	}
-	cmd.Process.Signal(os.Interrupt)
-	if err := cmd.Wait(); err != nil {
-		t.Errorf("after Ctrl-C: %v", err)
-	}
+	stop(t, cmd)
 }
 
 // checkMapped reads /proc: the bundle's model must be a mapping of the bundle file at the model's offset, and
@@ -244,7 +261,7 @@ func TestBundleDamaged(t *testing.T) {
 	model := filepath.Join(testdir.Sub(t, "models"), "stories260K-Q8_0.gguf")
 	work := t.TempDir()
 	exe := buildForma(t)
-	good := filepath.Join(work, "good")
+	good := filepath.Join(work, exeName("good"))
 	if code, _, stderr := runCLI("bundle", "-m", model, "-o", good, "--from", exe); code != 0 {
 		t.Fatal(stderr)
 	}
@@ -258,7 +275,7 @@ func TestBundleDamaged(t *testing.T) {
 		{"trailer", append(append([]byte(nil), b[:len(b)-bundle.TrailerSize]...), make([]byte, bundle.TrailerSize)...), "trailer"},
 		{"checksum", func() []byte { d := append([]byte(nil), b...); d[len(d)-bundle.TrailerSize-100] ^= 1; return d }(), "SHA-256"},
 	} {
-		path := filepath.Join(work, c.name)
+		path := filepath.Join(work, exeName(c.name))
 		os.WriteFile(path, c.data, 0o755)
 		cmd := exec.Command(path, "--no-browser")
 		outb, err := cmd.CombinedOutput()

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/runtime/chat"
 )
 
@@ -44,7 +44,7 @@ func runTemplate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := gguf.Open(*model)
+	f, err := bundle.OpenModel(*model)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/runtime/tokenizer"
 )
 
@@ -66,7 +66,7 @@ func runTokenize(args []string, stdout, stderr io.Writer) error {
 // loadTokenizer opens a GGUF file and reads its tokenizer; the file is closed again (the tokenizer copies what it
 // needs).
 func loadTokenizer(path string) (*tokenizer.Tokenizer, error) {
-	f, err := gguf.Open(path)
+	f, err := bundle.OpenModel(path)
 	if err != nil {
 		return nil, err
 	}
