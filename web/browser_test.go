@@ -35,7 +35,7 @@ func serverUnderTest(t *testing.T, models map[string]*runtime.Model, names []str
 	for _, n := range names {
 		ms = append(ms, chatstub.Model{Name: n, Model: models[n]})
 	}
-	api, err := chatstub.New(ms, 512)
+	api, err := chatstub.New(ms, runtime.SessionOptions{Ctx: 512})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/forma-llm/forma/internal/chatstub"
+	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/web"
 )
 
@@ -40,7 +41,7 @@ func newAPI(c apiConfig) (http.Handler, func() error, error) {
 		closers = append(closers, closeModel)
 		models = append(models, chatstub.Model{Name: modelName(path), Model: m})
 	}
-	api, err := chatstub.New(models, c.ctx)
+	api, err := chatstub.New(models, runtime.SessionOptions{Ctx: c.ctx, KV: c.be.kvType})
 	if err != nil {
 		closeAll()
 		return nil, nil, err

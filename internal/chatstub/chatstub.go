@@ -40,15 +40,15 @@ type Handler struct {
 	order  []*entry
 }
 
-// New returns the API over models, each with one session of ctx tokens (0: the runtime's default).
-func New(models []Model, ctx int) (*Handler, error) {
+// New returns the API over models, each with one session made with opt (its System is the requests' to set).
+func New(models []Model, opt runtime.SessionOptions) (*Handler, error) {
 	h := &Handler{mux: http.NewServeMux(), models: map[string]*entry{}}
 	for _, m := range models {
 		if _, dup := h.models[m.Name]; dup {
 			h.Close()
 			return nil, fmt.Errorf("chatstub: two models named %q", m.Name)
 		}
-		s, err := m.Model.NewSession(runtime.SessionOptions{Ctx: ctx})
+		s, err := m.Model.NewSession(opt)
 		if err != nil {
 			h.Close()
 			return nil, err

@@ -20,7 +20,7 @@ func newTestServer(t *testing.T) *httptest.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	h, err := New([]Model{{Name: "stories", Model: m}}, 256)
+	h, err := New([]Model{{Name: "stories", Model: m}}, runtime.SessionOptions{Ctx: 256})
 	if err != nil {
 		t.Fatal(err)
 	}
