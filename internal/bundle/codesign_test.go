@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -136,9 +137,11 @@ func TestSignatureMatchesGoLinker(t *testing.T) {
 // model, every load command still points at the same bytes, and (arm64) the new signature covers it all.
 func TestMachOBundle(t *testing.T) {
 	model := testModel(t, 200_000)
-	for _, target := range []string{"darwin/arm64", "darwin/amd64"} {
-		t.Run(filepath.Base(target), func(t *testing.T) {
-			exe := hello(t, target)
+	for _, c := range []struct{ target, ldflags string }{
+		{"darwin/arm64", ""}, {"darwin/arm64", "-s -w"}, {"darwin/amd64", ""},
+	} {
+		t.Run(strings.ReplaceAll(c.target+c.ldflags, "/", "-"), func(t *testing.T) {
+			exe := hello(t, c.target, strings.Fields(c.ldflags)...)
 			out := filepath.Join(t.TempDir(), "chat")
 			p, _, err := Write(Options{Exe: exe, Model: model, Out: out})
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -30,12 +31,14 @@ var built struct {
 }
 
 // hello returns a small Go program built for target (once per test binary): an executable of that platform's
-// format, as the Go linker writes it (signed ad hoc on darwin/arm64).
-func hello(t *testing.T, target string) string {
+// format, as the Go linker writes it (signed ad hoc on darwin/arm64). ldflags go to the linker ("-s -w" strips,
+// as release builds do).
+func hello(t *testing.T, target string, ldflags ...string) string {
 	t.Helper()
 	built.Lock()
 	defer built.Unlock()
-	if p, ok := built.paths[target]; ok {
+	key := target + " " + strings.Join(ldflags, " ")
+	if p, ok := built.paths[key]; ok {
 		return p
 	}
 	if built.paths == nil {
@@ -53,14 +56,14 @@ func hello(t *testing.T, target string) string {
 		}
 	}
 	tgt, _ := ParseTarget(target)
-	out := filepath.Join(built.dir, "hello-"+tgt.GOOS+"-"+tgt.GOARCH)
-	cmd := exec.Command(goTool(), "build", "-trimpath", "-o", out, ".")
+	out := filepath.Join(built.dir, fmt.Sprintf("hello-%s-%s-%d", tgt.GOOS, tgt.GOARCH, len(built.paths)))
+	cmd := exec.Command(goTool(), "build", "-trimpath", "-ldflags="+strings.Join(ldflags, " "), "-o", out, ".")
 	cmd.Dir = built.dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+tgt.GOOS, "GOARCH="+tgt.GOARCH, "GOFLAGS=")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building a %s executable: %v\n%s", target, err, b)
 	}
-	built.paths[target] = out
+	built.paths[key] = out
 	return out
 }
 
