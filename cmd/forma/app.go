@@ -93,6 +93,9 @@ func runApp(args []string, stdout, stderr io.Writer) error {
 			return err
 		case p != nil:
 			c.api.models = []string{exe}
+			if p.Size > 256<<20 {
+				fmt.Fprintf(stdout, "forma: checking the model inside this file (%.1f GiB)\n", float64(p.Size)/(1<<30))
+			}
 		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
