@@ -93,18 +93,21 @@ func startBundle(t *testing.T, exe string) (string, *exec.Cmd) {
 		}
 		close(lines)
 	}()
-	select {
-	case line, ok := <-lines:
-		_, url, found := strings.Cut(line, " at ")
-		url, _, _ = strings.Cut(url, " ")
-		if !ok || !found {
-			t.Fatalf("the bundle printed %q; stderr:\n%s", line, stderr.String())
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				t.Fatalf("the bundle exited; stderr:\n%s", stderr.String())
+			}
+			if _, url, found := strings.Cut(line, " at http"); found {
+				url, _, _ = strings.Cut(url, " ")
+				return "http" + url, cmd
+			}
+		case <-timeout:
+			t.Fatalf("the bundle did not start serving; stderr:\n%s", stderr.String())
 		}
-		return url, cmd
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the bundle did not start serving; stderr:\n%s", stderr.String())
 	}
-	return "", nil
 }
 
 // TestBundle: forma bundle on stories260K gives one file that, alone in an empty folder and started with
