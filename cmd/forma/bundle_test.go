@@ -70,7 +70,10 @@ func stop(t *testing.T, cmd *exec.Cmd) {
 		cmd.Wait()
 		return
 	}
-	stop(t, cmd)
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after Ctrl-C: %v", err)
+	}
 }
 
 // startBundle starts a bundle with --no-browser and returns the URL it serves and the process.
