@@ -124,6 +124,22 @@ func (s *testServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.next.ServeHTTP(w, r)
 }
 
+func (s *testServer) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
+}
+
+// waitCount waits until the server has seen n chat requests.
+func (s *testServer) waitCount(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); s.count() < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d chat requests, want %d", s.count(), n)
+		}
+	}
+}
+
 func (s *testServer) last() chatRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -236,7 +252,8 @@ func (p page) until(expr string) {
 // lastAnswer is the last assistant message's element.
 const lastAnswer = `[...document.querySelectorAll("article.msg.assistant")].pop()`
 
-// send types a message and presses Enter, with a recorder of the answer's length after each change of the page.
+// send types a message and presses Enter, with a recorder of the answer's length after each change of the page,
+// and waits for the page to show the message and the answer's place.
 func (p page) send(text string) {
 	p.t.Helper()
 	eval[bool](p, `(() => {
@@ -250,7 +267,9 @@ func (p page) send(text string) {
 		window.__observer.observe(document.getElementById("messages"), {subtree: true, childList: true, characterData: true});
 		return true;
 	})()`)
+	before := eval[int](p, `document.querySelectorAll("article.msg").length`)
 	p.do(chromedp.SendKeys("#input", text), chromedp.KeyEvent("\r"))
+	p.until(fmt.Sprintf(`document.querySelectorAll("article.msg").length >= %d`, before+2)) // the question and the answer to come
 }
 
 func (p page) answerDone() {

@@ -51,6 +51,7 @@ func TestChatPage(t *testing.T) {
 	stopped := stopAnswer(p, ts)
 	reload(p, answer, stopped)
 	switchModel(p, ts, names[1])
+	regenerateAndEdit(p, ts)
 	scriptedAnswer(p)
 	phoneLayout(p, artifacts(t))
 	for _, e := range pageErrors() {
@@ -149,6 +150,30 @@ func switchModel(p page, ts *testServer, model string) {
 	label := eval[string](p, lastAnswer+`.querySelector(".role").textContent`)
 	if ts.last().Model != model || label != model {
 		p.t.Errorf("after switching to %s: request for %s, label %q", model, ts.last().Model, label)
+	}
+}
+
+// regenerateAndEdit asks for the last answer again, then edits the question and sends it: each time the request
+// carries the conversation up to the question, and the conversation keeps one question and one answer.
+func regenerateAndEdit(p page, ts *testServer) {
+	n := ts.count()
+	p.do(chromedp.Click(`article.msg.assistant .actions button[title="Answer again"]`))
+	ts.waitCount(p.t, n+1)
+	p.answerDone()
+	if req := ts.last(); len(req.Messages) != 2 || req.Messages[1].Content != "The cat" ||
+		eval[int](p, `document.querySelectorAll("article.msg").length`) != 2 {
+		p.t.Errorf("regenerate: the request %+v", req)
+	}
+	p.do(chromedp.Click(`article.msg.user .actions button[title="Edit and send again"]`))
+	eval[bool](p, `(document.querySelector("article.msg.user .edit-box").value = "The dog", true)`)
+	p.do(chromedp.Click(`article.msg.user .edit-actions .primary`))
+	ts.waitCount(p.t, n+2)
+	p.answerDone()
+	req := ts.last()
+	user := eval[string](p, `document.querySelector("article.msg.user .content").textContent`)
+	if len(req.Messages) != 2 || req.Messages[1].Content != "The dog" || user != "The dog" ||
+		eval[int](p, `document.querySelectorAll("article.msg").length`) != 2 {
+		p.t.Errorf("edit and send: the request %+v, the question shown %q", req, user)
 	}
 }
 
