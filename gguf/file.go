@@ -129,7 +129,22 @@ func (f *File) checkSplitTotals(parts int) error {
 	return nil
 }
 
-func (f *File) openPart(path string, idx, count int) error {
+// OpenSection maps size bytes of the file at path from offset off and reads them as Open reads a GGUF file: a
+// model carried inside another file (a forma bundle appends one to its executable). off must be a multiple of
+// osmem.MapAlign and the section must lie inside the file.
+func OpenSection(path string, off, size int64) (*File, error) {
+	f := &File{kvIndex: map[string]int{}, tIndex: map[string]int{}}
+	if err := f.mapPart(path, off, size, 0, 1); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("gguf: %s (%d bytes at offset %d): %w", path, size, off, err)
+	}
+	return f, nil
+}
+
+func (f *File) openPart(path string, idx, count int) error { return f.mapPart(path, 0, -1, idx, count) }
+
+// mapPart maps size bytes of path from off (size -1: to the end) and adds them as part idx.
+func (f *File) mapPart(path string, off, size int64, idx, count int) error {
 	fd, err := os.Open(path)
 	if err != nil {
 		return err
@@ -142,7 +157,13 @@ func (f *File) openPart(path string, idx, count int) error {
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("not a regular file")
 	}
-	buf, err := osmem.MapFile(fd, st.Size())
+	if size < 0 {
+		size = st.Size() - off
+	}
+	if off < 0 || size < 0 || off > st.Size() || size > st.Size()-off {
+		return fmt.Errorf("the section is not inside the file's %d bytes", st.Size())
+	}
+	buf, err := osmem.MapFileAt(fd, off, size)
 	if err != nil {
 		return err
 	}

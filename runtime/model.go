@@ -8,6 +8,7 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/model"
 	"github.com/forma-llm/forma/runtime/chat"
 	"github.com/forma-llm/forma/runtime/sample"
@@ -71,9 +72,9 @@ const (
 	maxDefaultCells = 32768
 )
 
-// Load opens a GGUF file, uploads its weights and reads its tokenizer and chat template. A vocabulary whose size
-// differs from the embedding's rows is an error. A chat template that cannot be parsed is not: Load succeeds and
-// the error is returned by the first Chat.
+// Load opens a GGUF file (or the model a forma bundle carries, mapped from the bundle), uploads its weights and
+// reads its tokenizer and chat template. A vocabulary whose size differs from the embedding's rows is an error. A
+// chat template that cannot be parsed is not: Load succeeds and the error is returned by the first Chat.
 func Load(path string, opt Options) (*Model, error) {
 	return LoadContext(context.Background(), path, opt)
 }
@@ -83,7 +84,7 @@ func LoadContext(ctx context.Context, path string, opt Options) (m *Model, err e
 	if opt.Parallel < 0 || opt.Ctx < 0 || opt.KVSize < 0 || opt.Batch < 0 || opt.MaxQueue < 0 {
 		return nil, fmt.Errorf("runtime: negative engine option in %+v", opt)
 	}
-	f, err := gguf.Open(path)
+	f, err := bundle.OpenModel(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,13 +5,13 @@ import (
 	"io"
 	"time"
 
-	"github.com/forma-llm/forma/gguf"
 	"github.com/forma-llm/forma/hub"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/internal/modelinfo"
 )
 
 func init() {
-	register(command{name: "info", summary: "describe a GGUF model: shapes, tokenizer, memory needed", run: infoCommand("info")})
+	register(command{name: "info", summary: "describe a GGUF model (or a bundle's): shapes, tokenizer, memory needed", run: infoCommand("info")})
 	register(command{name: "show", summary: "describe a model by name (forma info on it)", run: infoCommand("show")})
 }
 
@@ -21,7 +21,7 @@ func infoCommand(name string) func(args []string, stdout, stderr io.Writer) erro
 }
 
 func runInfo(name string, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags(name, "MODEL [--ctx N] [--tensors] [--json]", stderr)
+	fs := newFlags(name, "MODEL|BUNDLE [--ctx N] [--tensors] [--json]", stderr)
 	ctx := fs.Int("ctx", 0, "context length for the memory estimate (default: the model's)")
 	tensors := fs.Bool("tensors", false, "list every tensor: name, type, dims, bytes")
 	asJSON := fs.Bool("json", false, "print everything as JSON (metadata and tensors included)")
@@ -40,11 +40,14 @@ func runInfo(name string, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := gguf.Open(m.Path)
+	f, err := bundle.OpenModel(m.Path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	if p, _ := bundle.Find(pos[0]); p != nil && !*asJSON {
+		fmt.Fprintf(stdout, "forma bundle: the model is %d bytes at offset %d, sha256 %x\n\n", p.Size, p.Offset, p.Sum)
+	}
 	in, err := modelinfo.Read(f)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)

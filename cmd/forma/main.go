@@ -27,7 +27,16 @@ func register(c command) { commands[c.name] = c }
 // errUsage is returned after a usage message has been printed; main then exits with status 2.
 var errUsage = errors.New("usage")
 
-func main() { os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() { os.Exit(entry(os.Args[1:])) }
+
+// entry runs forma with the command line's arguments: a desktop launch (see desktopLaunch) runs the app with
+// them, anything else is a command.
+func entry(args []string) int {
+	if desktopLaunch(args) {
+		args = append([]string{"app"}, args...)
+	}
+	return mainArgs(args, os.Stdout, os.Stderr)
+}
 
 func mainArgs(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {

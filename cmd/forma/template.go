@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/runtime/chat"
 )
 
@@ -48,7 +48,7 @@ func runTemplate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := gguf.Open(path)
+	f, err := bundle.OpenModel(path)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/runtime/tokenizer"
 )
 
@@ -70,7 +70,7 @@ func loadTokenizer(path string) (*tokenizer.Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := gguf.Open(path)
+	f, err := bundle.OpenModel(path)
 	if err != nil {
 		return nil, err
 	}

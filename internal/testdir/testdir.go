@@ -28,6 +28,13 @@ func Dir(tb testing.TB) string {
 	return dir
 }
 
+// Lookup returns the testdata folder and true, or false when none is found: for a test that can run on data of its
+// own making when the reference data is absent.
+func Lookup() (string, bool) {
+	dir, _ := find()
+	return dir, dir != ""
+}
+
 // Sub returns the folder name inside the testdata folder, or skips the test when it does not exist.
 func Sub(tb testing.TB, name string) string {
 	tb.Helper()
