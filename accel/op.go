@@ -33,7 +33,7 @@ const (
 	OpPermute   // axes permuted, copied
 	OpRoPE      // rotary position embedding
 	OpKVStore   // write rows into a cache buffer at given positions
-	OpAttention // causal grouped-query attention over the cache
+	OpAttention // grouped-query attention over the cache, each query up to a given cell
 	numOps
 )
 

@@ -248,10 +248,10 @@ func (b *Builder) KVStore(cache, x, pos Tensor) Tensor {
 	return t
 }
 
-// Attention computes causal grouped-query attention of q (F32 [n, heads, size]) over the caches k ([ctx,
-// kvHeads, size]) and v ([ctx, kvHeads, vsize]), F16 or F32. Query i at position pos[i] (I32 [n]) attends to
-// cache rows 0…pos[i] (within p.Window, if set); query head h reads kv head h/(heads/kvHeads).
-// The result is F32 [n, heads·vsize].
+// Attention computes grouped-query attention of q (F32 [n, heads, size]) over the caches k ([ctx, kvHeads,
+// size]) and v ([ctx, kvHeads, vsize]), F16 or F32. Query i attends to cache rows 0…pos[i] (I32 [n]; within
+// p.Window, if set): pos[i] is the last cell it sees, its own position for causal attention, the last cell of
+// its sequence for an encoder's. Query head h reads kv head h/(heads/kvHeads). The result is F32 [n, heads·vsize].
 func (b *Builder) Attention(q, k, v, pos Tensor, p AttentionParams) Tensor {
 	t, n, ok := b.op(OpAttention, q, k, v, pos)
 	if !ok {
@@ -266,8 +266,9 @@ func (b *Builder) Attention(q, k, v, pos Tensor, p AttentionParams) Tensor {
 // PagedAttention is Attention over a cache that several sequences share in pages of p.PageSize rows. Query i
 // belongs to sequence seq[i] (I32 [n], a row of pages); that sequence's cell c — the key and value at position
 // c — is cache row pages[seq[i]][c/PageSize]·PageSize + c%PageSize (pages: I32 [seqs, maxPages]). Query i
-// attends to its own sequence's cells 0…pos[i] (within p.Window), in position order, so its result does not
-// depend on where the pages lie or on the other queries of the batch.
+// attends to its own sequence's cells 0…pos[i] (within p.Window; pos[i] is the last cell it sees, as for
+// Attention), in position order, so its result does not depend on where the pages lie or on the other queries
+// of the batch.
 func (b *Builder) PagedAttention(q, k, v, pos, seq, pages Tensor, p AttentionParams) Tensor {
 	t, n, ok := b.op(OpAttention, q, k, v, pos, seq, pages)
 	if !ok {

@@ -139,6 +139,8 @@ func runAttention(e *env, name string, heads, kvHeads, size, vsize, ctx int, cac
 
 // pagedCases: sequences of several lengths in shuffled pages of a shared cache, their queries in runs (as a
 // scheduler batches them), head sizes that take the CPU's lane kernels (multiples of 16) and those that do not.
+// A query's "position" here is the last cell it sees: its own position for causal attention, the end of its
+// sequence for an encoder.
 var pagedCases = []struct {
 	name           string
 	heads, kvHeads int
@@ -150,6 +152,10 @@ var pagedCases = []struct {
 	{"gqa2-16", 4, 2, 16, 16, 4, 0, []int{9, 3, 14}, [][]int{{0, 8}, {2, 11, 12, 13}, {1, 2}}},
 	{"mha-8-window", 2, 2, 8, 8, 8, 5, []int{20, 17}, [][]int{{1, 16}, {0, 3, 19}}},
 	{"gqa4-32", 8, 2, 32, 32, 16, 0, []int{40, 5, 33}, [][]int{{2, 31, 32}, {0, 39}, {1, 0, 1, 2, 3, 4}}},
+	// An encoder's pass: every query of a sequence sees the sequence's last cell (and so the cells after its own
+	// position), whole sequences one after the other, as the runtime's embedding passes attend.
+	{"encoder-gqa2-16", 4, 2, 16, 16, 4, 0, []int{6, 1, 9}, [][]int{{0, 5, 5, 5, 5, 5, 5}, {1, 0}, {2, 8, 8, 8, 8, 8, 8, 8, 8, 8}}},
+	{"encoder-mha-8", 2, 2, 8, 8, 8, 0, []int{11, 4}, [][]int{{1, 3, 3, 3, 3}, {0, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10}}},
 }
 
 // testPagedAttention fills a shared cache with each sequence's cells in the pages its table names (pages in a
