@@ -41,15 +41,16 @@ const (
 // llama.cpp's defaults. Architectures adjust the fields that differ (RoPE mode, sliding windows, scales).
 type HParams struct {
 	Arch      string
-	CtxTrain  int // ARCH.context_length
-	Embd      int // ARCH.embedding_length
-	Layers    int // ARCH.block_count
-	Heads     int // ARCH.attention.head_count
-	KVHeads   int // ARCH.attention.head_count_kv (default Heads)
-	HeadDim   int // ARCH.attention.key_length (default Embd/Heads)
-	HeadDimV  int // ARCH.attention.value_length (default Embd/Heads)
-	FF        int // ARCH.feed_forward_length
-	Vocab     int // tokenizer.ggml.tokens length, else ARCH.vocab_size, else token_embd rows
+	Pooling   Pooling // ARCH.pooling_type: how an embedding pools (PoolNone when absent)
+	CtxTrain  int     // ARCH.context_length
+	Embd      int     // ARCH.embedding_length
+	Layers    int     // ARCH.block_count
+	Heads     int     // ARCH.attention.head_count
+	KVHeads   int     // ARCH.attention.head_count_kv (default Heads)
+	HeadDim   int     // ARCH.attention.key_length (default Embd/Heads)
+	HeadDimV  int     // ARCH.attention.value_length (default Embd/Heads)
+	FF        int     // ARCH.feed_forward_length
+	Vocab     int     // tokenizer.ggml.tokens length, else ARCH.vocab_size, else token_embd rows
 	NormEps   float32
 	RoPE      accel.RoPEParams // Mode set by the architecture
 	Scaling   RoPEScaling

@@ -32,7 +32,10 @@ type Inputs struct {
 	// token i's sequence has the cache pages Pages[Seq[i]], of PageSize rows each. Invalid: not paged.
 	Seq, Pages accel.Tensor
 	PageSize   int
-	KV         []LayerKV // per layer, the caches (graph handles of Buffers)
+	// See (I32 [n]) is the last cell each token's attention sees; invalid means Pos (causal attention). An
+	// encoder's tokens see their whole sequence: See is its last cell for each of them. RoPE keeps Pos.
+	See accel.Tensor
+	KV  []LayerKV // per layer, the caches (graph handles of Buffers)
 	// Out (I32 [rows]) lists the tokens whose logits are computed, in order; invalid means every token.
 	Out accel.Tensor
 	// NCtx is the context size of a sequence (chooses between long and short RoPE factors).
@@ -47,13 +50,21 @@ func (in *Inputs) slots() accel.Tensor {
 	return in.Pos
 }
 
+// see returns the last cell each token's attention sees.
+func (in *Inputs) see() accel.Tensor {
+	if in.See.Valid() {
+		return in.See
+	}
+	return in.Pos
+}
+
 // attention appends the attention of q over the caches k and v (after the writes), paged or not.
 func (in *Inputs) attention(b *accel.Builder, q, k, v accel.Tensor, p accel.AttentionParams) accel.Tensor {
 	if in.Pages.Valid() {
 		p.PageSize = in.PageSize
-		return b.PagedAttention(q, k, v, in.Pos, in.Seq, in.Pages, p)
+		return b.PagedAttention(q, k, v, in.see(), in.Seq, in.Pages, p)
 	}
-	return b.Attention(q, k, v, in.Pos, p)
+	return b.Attention(q, k, v, in.see(), p)
 }
 
 // LayerKV holds one layer's key and value caches: [rows, kvHeads, headDim] and [rows, kvHeads, headDimV].
@@ -103,6 +114,9 @@ func Load(f *gguf.File, be accel.Backend, opt LoadOptions) (Model, error) {
 		return nil, fmt.Errorf("model: tensor \"token_embd.weight\" has dims %v, want 2", emb.Dims)
 	}
 	hp, err := ReadHParams(f, arch, int(emb.Dims[1]))
+	if err == nil {
+		hp.Pooling, err = readPooling(f, arch)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
