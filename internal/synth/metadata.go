@@ -28,6 +28,10 @@ func (b *builder) metadata() []gguf.KV {
 		kv = append(kv, gguf.KV{Key: "general.file_type", Value: gguf.NewUint32(ft)})
 	}
 	kv = append(kv, gguf.KV{Key: "general.quantization_version", Value: gguf.NewUint32(quantizationVersion)})
+	kv = append(kv, p.poolingKV()...)
+	if p.Arch.encoder() {
+		return b.encoderMetadata(kv)
+	}
 	u32 := func(k string, x int) { kv = append(kv, gguf.KV{Key: a + k, Value: gguf.NewUint32(uint32(x))}) }
 	f32 := func(k string, x float64) { kv = append(kv, gguf.KV{Key: a + k, Value: gguf.NewFloat32(float32(x))}) }
 	u32("vocab_size", p.VocabSize)

@@ -15,7 +15,13 @@ const (
 	Qwen3  Arch = "qwen3"
 	Gemma3 Arch = "gemma3"
 	Phi3   Arch = "phi3"
+	// Encoders (embedding models and rerankers).
+	Bert      Arch = "bert"
+	NomicBert Arch = "nomic-bert"
 )
+
+// encoder reports whether a is a BERT-style encoder (no output head, post-norm blocks with layer norms).
+func (a Arch) encoder() bool { return a == Bert || a == NomicBert }
 
 // Vocab is the kind of vocabulary a preset carries.
 type Vocab int
@@ -26,6 +32,9 @@ const (
 	SPM Vocab = iota
 	// BPE is a GPT-2 style byte-level BPE vocabulary (tokenizer.ggml.model "gpt2") with merges.
 	BPE
+	// WPM is a WordPiece vocabulary (tokenizer.ggml.model "bert") as convert_hf_to_gguf writes BERT's: [PAD],
+	// [unusedN], [UNK] 100, [CLS] 101, [SEP] 102, [MASK] 103, then word starts "▁x" and continuations "x".
+	WPM
 )
 
 // Preset is the shape of a model family.
@@ -53,6 +62,13 @@ type Preset struct {
 	SlidingWindow int     // gemma3: attention.sliding_window
 	SWAPattern    int     // gemma3: attention.sliding_window_pattern
 	RopeBaseSWA   float64 // gemma3: rope.freq_base_swa
+	AddEOS        bool    // tokenizer.ggml.add_eos_token (Qwen3-Embedding ends each text with <|endoftext|>)
+
+	// Embedding models.
+	Pooling    string  // ARCH.pooling_type: "none", "mean", "cls", "last" or "rank"; "" writes no key
+	NormEps    float64 // encoders: attention.layer_norm_epsilon
+	TokenTypes int     // encoders: rows of token_types.weight (tokenizer.ggml.token_type_count)
+	RankHead   bool    // a reranker's classifier: cls.weight/bias [embd, embd] and cls.output [1, embd]
 }
 
 // phi3Specials are Phi-3's added tokens (ids 32000…32010 in the real model); llama.cpp looks some of them up by
@@ -70,6 +86,9 @@ var presets = map[string]Preset{}
 func add(p Preset) {
 	if p.HeadDim == 0 {
 		p.HeadDim = p.Embd / p.Heads
+	}
+	if p.Vocab == WPM {
+		p.BOS, p.EOS = "[CLS]", "[SEP]"
 	}
 	if p.Vocab == SPM {
 		p.AddBOS = true
@@ -99,6 +118,8 @@ func init() {
 	add(Preset{Name: "phi3-mini", Arch: Phi3, Embd: 3072, Layers: 32, Heads: 32, KVHeads: 32, FFN: 8192,
 		VocabSize: 32064, ContextLength: 4096, RopeBase: 10000, RMSEps: 1e-5, Specials: phi3Specials, BOS: "<s>",
 		EOS: "<|endoftext|>"})
+
+	addEmbeddingPresets()
 
 	// Small models for tests: the same architectures at width 256.
 	add(Preset{Name: "tiny-llama", Arch: Llama, Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,

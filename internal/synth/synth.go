@@ -78,6 +78,10 @@ const (
 
 func (b *builder) tensors() {
 	p := b.p
+	if p.Arch.encoder() {
+		b.encoderTensors()
+		return
+	}
 	q, kv := p.Heads*p.HeadDim, p.KVHeads*p.HeadDim
 	b.mat("token_embd.weight", p.Embd, p.VocabSize)
 	if p.Llama3Rope {

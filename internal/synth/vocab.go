@@ -35,6 +35,8 @@ func makeVocab(p Preset) (*vocab, error) {
 		v = spmVocab(p.VocabSize, p.Specials)
 	case BPE:
 		v = bpeVocab(p.VocabSize, specialsFor(p))
+	case WPM:
+		v = wpmVocab(p.VocabSize)
 	}
 	if len(v.tokens) != p.VocabSize {
 		return nil, fmt.Errorf("synth: preset %s: vocabulary of %d tokens is too small for its fixed tokens", p.Name, p.VocabSize)
@@ -158,6 +160,9 @@ func bpeVocab(n int, specials []string) *vocab {
 
 // kv returns the tokenizer metadata.
 func (v *vocab) kv(p Preset) []gguf.KV {
+	if p.Vocab == WPM {
+		return v.wpmKV(p)
+	}
 	model := "llama"
 	if p.Vocab == BPE {
 		model = "gpt2"
@@ -179,9 +184,26 @@ func (v *vocab) kv(p Preset) []gguf.KV {
 		gguf.KV{Key: "tokenizer.ggml.bos_token_id", Value: gguf.NewUint32(uint32(v.bos))},
 		gguf.KV{Key: "tokenizer.ggml.eos_token_id", Value: gguf.NewUint32(uint32(v.eos))},
 		gguf.KV{Key: "tokenizer.ggml.add_bos_token", Value: gguf.NewBool(p.AddBOS)},
-		gguf.KV{Key: "tokenizer.ggml.add_eos_token", Value: gguf.NewBool(false)})
+		gguf.KV{Key: "tokenizer.ggml.add_eos_token", Value: gguf.NewBool(p.AddEOS)})
 	if p.Vocab == SPM {
 		kv = append(kv, gguf.KV{Key: "tokenizer.ggml.unknown_token_id", Value: gguf.NewUint32(0)})
 	}
 	return kv
+}
+
+// wpmKV returns the tokenizer metadata of a WordPiece vocabulary, as convert_hf_to_gguf writes BERT's: the
+// special ids and the token type count, no add_* keys (llama.cpp then adds [CLS] and [SEP]).
+func (v *vocab) wpmKV(p Preset) []gguf.KV {
+	u32 := func(k string, x int) gguf.KV {
+		return gguf.KV{Key: "tokenizer.ggml." + k, Value: gguf.NewUint32(uint32(x))}
+	}
+	return []gguf.KV{
+		{Key: "tokenizer.ggml.model", Value: gguf.NewString("bert")},
+		{Key: "tokenizer.ggml.pre", Value: gguf.NewString("bert-bge")},
+		{Key: "tokenizer.ggml.tokens", Value: gguf.NewStrings(v.tokens)},
+		{Key: "tokenizer.ggml.token_type", Value: gguf.NewInt32s(v.types)},
+		u32("token_type_count", p.TokenTypes),
+		u32("bos_token_id", v.bos), u32("unknown_token_id", 100), u32("seperator_token_id", v.eos),
+		u32("padding_token_id", 0), u32("mask_token_id", 103),
+	}
 }
