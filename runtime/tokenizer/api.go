@@ -20,9 +20,12 @@ func (t *Tokenizer) UNK() int32 { return t.unk }
 func (t *Tokenizer) SEP() int32 { return t.sep }
 func (t *Tokenizer) PAD() int32 { return t.pad }
 
-// AddBOS and AddEOS report whether Encode with AddSpecial adds them.
+// AddBOS, AddEOS and AddSEP report the vocabulary's add_bos_token, add_eos_token and add_sep_token (with
+// llama.cpp's defaults): whether Encode with AddSpecial adds them, and where llama-server puts them in a
+// rerank pair.
 func (t *Tokenizer) AddBOS() bool { return t.addBOS }
 func (t *Tokenizer) AddEOS() bool { return t.addEOS }
+func (t *Tokenizer) AddSEP() bool { return t.addSEP }
 
 func (t *Tokenizer) valid(id int32) bool { return id >= 0 && int(id) < len(t.attrs) }
 
