@@ -33,6 +33,8 @@ type Model struct {
 	engines map[accel.DType]*engine // one per KV cache type, made by the first session that needs it
 	open    map[*engine]int         // sessions open on each engine
 
+	emb *embedder // embedding passes, made by the first Embed
+
 	dryMu       sync.Mutex
 	dryBreakers map[string]*sample.Breakers // by strings.Join(breakers, "\x00")
 }
@@ -224,6 +226,9 @@ func (m *Model) Close() error {
 		errs = append(errs, e.close())
 	}
 	m.engines = nil
+	if m.emb != nil {
+		m.emb.close()
+	}
 	m.mu.Unlock()
 	if m.opt.CloseBackend && m.Backend != nil {
 		errs = append(errs, m.Backend.Close())

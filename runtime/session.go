@@ -92,6 +92,9 @@ type Session struct {
 // NewSession starts a sequence in the Model's engine (KV memory is taken page by page as tokens are added).
 func (m *Model) NewSession(opt SessionOptions) (*Session, error) {
 	hp := m.Arch.HParams()
+	if info, ok := m.EmbedInfo(); ok && info.Encoder {
+		return nil, fmt.Errorf("%w: %s is an encoder (embeddings with Model.Embed)", ErrNoGeneration, hp.Arch)
+	}
 	if opt.Ctx < 0 || opt.Batch < 0 {
 		return nil, fmt.Errorf("runtime: context %d and batch %d must not be negative", opt.Ctx, opt.Batch)
 	}
