@@ -3,10 +3,13 @@ package forma_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/forma-llm/forma"
+	"github.com/forma-llm/forma/gguf/quant"
 	"github.com/forma-llm/forma/hub"
+	"github.com/forma-llm/forma/internal/synth"
 )
 
 // modelFile is the small story model of the reference data beside the checkout (the tests point it at
@@ -138,4 +141,41 @@ func ExamplePull() {
 	}
 	defer m.Close()
 	fmt.Println(m.Info().Architecture)
+}
+
+// Embed texts with an embedding model: one unit-length vector per text, batched in one pass. (The example
+// writes a small random-weight BERT model; a real one is, for example, hf.co/CompendiumLabs/bge-small-en-v1.5-gguf.)
+func ExampleModel_Embed() {
+	dir, err := os.MkdirTemp("", "forma-example")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "tiny-bert.gguf")
+	if err := synth.Write(path, synth.Options{Preset: "tiny-bert", Type: quant.Q8_0, Seed: 1}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, err := forma.Load(path, forma.Options{Threads: 2})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	texts := []string{"The cat sat on the mat.", "A cat was sitting on a mat.", "Stock prices fell on Monday."}
+	vecs, err := m.Embed(context.Background(), texts, forma.EmbedOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	again, _ := m.Embed(context.Background(), texts[:1], forma.EmbedOptions{})
+	var norm, dot float64
+	for i, x := range vecs[0] {
+		norm += float64(x) * float64(x)
+		dot += float64(x) * float64(again[0][i])
+	}
+	fmt.Printf("%d vectors of %d, %s pooling; norm %.3f; alone the same: %.3f\n", len(vecs), len(vecs[0]),
+		m.Info().Pooling, norm, dot)
+	// Output: 3 vectors of 256, mean pooling; norm 1.000; alone the same: 1.000
 }

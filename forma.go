@@ -16,6 +16,11 @@
 // are not already in the cache. Generate completes plain text. Both stream tokens as an iterator; cancelling the
 // context (or leaving the loop) stops generation within one token, and the session stays usable.
 //
+// Embedding models turn texts into vectors (Model.Embed) and rerankers score documents against a query
+// (Model.Rerank), without sessions:
+//
+//	vecs, err := m.Embed(ctx, []string{"first text", "second text"}, forma.EmbedOptions{})
+//
 // Sampling follows llama.cpp: the model's recommended settings (general.sampling.* in the file) or llama.cpp's
 // defaults, overridden per call with GenerateOptions.Sampling; the same seed gives the same tokens.
 //
@@ -57,6 +62,18 @@ type (
 	Message = chat.Message
 	// SamplerOptions are the sampling parameters, named as llama.cpp's.
 	SamplerOptions = sample.Options
+	// EmbedOptions configure Model.Embed: pooling, normalisation, Matryoshka dimensions, truncation.
+	EmbedOptions = runtime.EmbedOptions
+)
+
+// Poolings (EmbedOptions.Pooling) and normalisations (EmbedOptions.Normalize) of embeddings.
+const (
+	PoolDefault = runtime.PoolDefault // the model's (its GGUF's pooling type)
+	PoolMean    = runtime.PoolMean
+	PoolCLS     = runtime.PoolCLS
+	PoolLast    = runtime.PoolLast
+	NormL2      = runtime.NormL2 // unit length (the default)
+	NormNone    = runtime.NormNone
 )
 
 // Why a generation ended.
@@ -85,6 +102,10 @@ var (
 	ErrClosed = runtime.ErrClosed
 	// ErrBusy is returned when more sessions wait for the engine than Options.MaxQueue allows.
 	ErrBusy = runtime.ErrBusy
+	// ErrNoEmbeddings is returned by Embed or Rerank for a model that cannot embed or rank as asked.
+	ErrNoEmbeddings = runtime.ErrNoEmbeddings
+	// ErrNoGeneration is returned by NewSession for an embedding model that does not generate text.
+	ErrNoGeneration = runtime.ErrNoGeneration
 )
 
 // Options configure Load.
@@ -118,6 +139,7 @@ type Info struct {
 	Vocab        int    // vocabulary size
 	Backend      string // the device it runs on
 	HasTemplate  bool   // the file carries a chat template
+	Pooling      string // how the model pools embeddings (GGUF pooling type): none, mean, cls, last or rank
 }
 
 // Load opens a GGUF model file and loads its weights (on the CPU unless Options.Backend says otherwise).
@@ -168,7 +190,23 @@ func (m *Model) Info() Info {
 	}
 	_, terr := m.m.Template()
 	return Info{Name: m.m.Name(), Architecture: hp.Arch, Params: params, ContextTrain: hp.CtxTrain, Vocab: hp.Vocab,
-		Backend: m.m.Backend.Caps().Device, HasTemplate: terr == nil && m.m.File.Has(chat.KeyTemplate)}
+		Backend: m.m.Backend.Caps().Device, HasTemplate: terr == nil && m.m.File.Has(chat.KeyTemplate),
+		Pooling: hp.Pooling.String()}
+}
+
+// Embed returns one vector per text, in order, for retrieval and similarity: an embedding model's (bert,
+// nomic-bert, Qwen3-Embedding; a chat model with EmbedOptions.Pooling) pooled, unit-length vectors, the same as
+// llama.cpp's embeddings. Many texts are evaluated together in a few passes; each text's vector does not depend
+// on the others.
+func (m *Model) Embed(ctx context.Context, texts []string, opt EmbedOptions) ([][]float32, error) {
+	return m.m.Embed(ctx, texts, opt)
+}
+
+// Rerank scores how relevant each document is to query, in the documents' order (higher is more relevant), with
+// a reranker model (a GGUF with pooling type rank, such as bge-reranker): the scores llama-server's /v1/rerank
+// returns.
+func (m *Model) Rerank(ctx context.Context, query string, docs []string) ([]float32, error) {
+	return m.m.Rerank(ctx, query, docs)
 }
 
 // Runtime returns the underlying runtime.Model (tokenizer, file metadata, backend) for tools that need more.
