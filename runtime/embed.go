@@ -51,6 +51,9 @@ type EmbedOptions struct {
 // in the options, a rank pooling, or a Rerank on a model without a rank head.
 var ErrNoEmbeddings = errors.New("runtime: the model does not produce embeddings of this kind")
 
+// ErrBadInput is wrapped by the errors about a request's inputs: no tokens, tokens outside the vocabulary.
+var ErrBadInput = errors.New("runtime: bad input")
+
 // ErrNoGeneration is returned by NewSession for a model that cannot generate text (an encoder).
 var ErrNoGeneration = errors.New("runtime: the model does not generate text")
 

@@ -95,7 +95,7 @@ func (m *Model) embedPasses(ctx context.Context, inputs [][]int32, pool Pooling,
 	limit, vocab := m.embedLimit(), m.HParams().Vocab
 	for i, ids := range inputs {
 		if len(ids) == 0 {
-			return nil, fmt.Errorf("runtime: input %d has no tokens", i)
+			return nil, fmt.Errorf("%w: input %d has no tokens", ErrBadInput, i)
 		}
 		if len(ids) > limit {
 			return nil, fmt.Errorf("%w: input %d has %d tokens, more than the %d an embedding takes (EmbedOptions.Truncate shortens it)",
@@ -103,7 +103,7 @@ func (m *Model) embedPasses(ctx context.Context, inputs [][]int32, pool Pooling,
 		}
 		for _, t := range ids {
 			if t < 0 || int(t) >= vocab {
-				return nil, fmt.Errorf("runtime: input %d: token %d is outside the vocabulary of %d", i, t, vocab)
+				return nil, fmt.Errorf("%w: input %d: token %d is outside the vocabulary of %d", ErrBadInput, i, t, vocab)
 			}
 		}
 	}
