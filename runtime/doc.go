@@ -25,6 +25,12 @@
 // size; the engine cuts each pass to a size it compiles rather than padding), the sampler and the stop matcher
 // reuse their buffers, and Token.Text strings are carved from 4 KiB chunks.
 //
+// Embeddings (Embed, EmbedTokens) and reranking (Rerank) run apart from the engine, in passes of their own: the
+// texts of a call packed whole into a few compiled pass sizes, each text a sequence of a scratch cache, pooled as
+// the model's file (or EmbedOptions) says; a text's vector depends only on its own tokens (docs/embeddings.md).
+// A call allocates its result and its texts' tokens; the passes reuse their buffers. An encoder (bert) has no
+// sessions: NewSession returns ErrNoGeneration.
+//
 // The sampler chain is package sample; the same seed gives the same tokens (sample.RandomSeed draws one, which
 // Stats reports).
 package runtime
