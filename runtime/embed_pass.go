@@ -77,16 +77,15 @@ func (m *Model) EmbedStats() EmbedStats {
 	return e.stats
 }
 
-func (m *Model) embedder() (*embedder, error) {
+// embedder returns the model's embedder, making it the first time (Close leaves a closed one behind, whose
+// passes return ErrClosed).
+func (m *Model) embedder() *embedder {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.File == nil {
-		return nil, ErrClosed
-	}
 	if m.emb == nil {
 		m.emb = &embedder{progs: map[embedKey]*embedProgram{}}
 	}
-	return m.emb, nil
+	return m.emb
 }
 
 // embedPasses evaluates inputs and returns each one's pooled vector (un-normalised): Dims wide, or Classes for
@@ -107,10 +106,7 @@ func (m *Model) embedPasses(ctx context.Context, inputs [][]int32, pool Pooling,
 			}
 		}
 	}
-	e, err := m.embedder()
-	if err != nil {
-		return nil, err
-	}
+	e := m.embedder()
 	width := info.Dims
 	if pool == PoolRank {
 		width = info.Classes

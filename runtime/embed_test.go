@@ -60,9 +60,15 @@ func manyTexts(n int) []string {
 // 64 texts are embedded in a few batched passes, and each vector is the one the text gets alone: a text sees
 // only its own tokens, whatever shares its pass: an encoder (mean pooling) and a decoder (last token).
 func TestEmbedBatchedEqualsAlone(t *testing.T) {
+	if raceEnabled {
+		t.Skip("arithmetic, not concurrency: TestEmbedConcurrent runs under the race detector")
+	}
 	texts := manyTexts(64)
 	for _, preset := range []string{"tiny-bert", "tiny-qwen3-embedding"} {
 		t.Run(preset, func(t *testing.T) {
+			if testing.Short() && preset != "tiny-bert" {
+				t.Skip("short mode: the encoder only")
+			}
 			m := synthModel(t, preset, quant.Q8_0, runtime.Options{})
 			ctx := context.Background()
 			all, err := m.Embed(ctx, texts, runtime.EmbedOptions{})
@@ -86,6 +92,53 @@ func TestEmbedBatchedEqualsAlone(t *testing.T) {
 				t.Errorf("one text at a time took %d passes, want 64", got)
 			}
 		})
+	}
+}
+
+// Embed calls from several goroutines share the model's passes and get what each gets alone; Close while they
+// run ends them with ErrClosed or lets them finish.
+func TestEmbedConcurrent(t *testing.T) {
+	m := synthModel(t, "tiny-bert", quant.Q8_0, runtime.Options{})
+	ctx := context.Background()
+	texts := make([]string, 12) // short, so that every pass of one text has the same compiled size
+	for i := range texts {
+		texts[i] = fmt.Sprintf("text %d of %d", i, len(texts))
+	}
+	want, err := m.Embed(ctx, texts, runtime.EmbedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := 0; k < 3; k++ {
+				i := (g*3 + k) % len(texts)
+				got, err := m.Embed(ctx, texts[i:i+1], runtime.EmbedOptions{})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !slices.Equal(got[0], want[i]) {
+					t.Errorf("text %d differs when embedded concurrently", i)
+				}
+				_ = m.EmbedStats()
+			}
+		}()
+	}
+	wg.Wait()
+	done := make(chan error)
+	go func() {
+		_, err := m.Embed(ctx, texts, runtime.EmbedOptions{})
+		done <- err
+	}()
+	m.Close()
+	if err := <-done; err != nil && !errors.Is(err, runtime.ErrClosed) {
+		t.Errorf("Embed across Close: %v", err)
+	}
+	if _, err := m.Embed(ctx, texts[:1], runtime.EmbedOptions{}); !errors.Is(err, runtime.ErrClosed) {
+		t.Errorf("Embed after Close: %v", err)
 	}
 }
 
@@ -200,6 +253,9 @@ func TestRerank(t *testing.T) {
 	m := synthModel(t, "tiny-bert-reranker", quant.Q8_0, runtime.Options{})
 	ctx := context.Background()
 	docs := manyTexts(9)
+	if raceEnabled {
+		docs = docs[:3]
+	}
 	scores, err := m.Rerank(ctx, "a quick fox", docs)
 	if err != nil {
 		t.Fatal(err)

@@ -226,9 +226,10 @@ func (m *Model) Close() error {
 		errs = append(errs, e.close())
 	}
 	m.engines = nil
-	if m.emb != nil {
-		m.emb.close()
+	if m.emb == nil {
+		m.emb = &embedder{} // closed below: a later Embed finds it so
 	}
+	m.emb.close()
 	m.mu.Unlock()
 	if m.opt.CloseBackend && m.Backend != nil {
 		errs = append(errs, m.Backend.Close())
