@@ -38,6 +38,7 @@ type engine struct {
 	exited   chan struct{}
 
 	// Loop-owned.
+	seqs      []*sequence // every open sequence (those without a row may hold pages too); guarded by mu
 	rows      []*sequence // the page table's rows
 	queue     []*sequence // requests waiting for admission, in arrival order
 	running   []*sequence // admitted sequences with a request, in admission order
@@ -299,6 +300,9 @@ func (e *engine) drop(s *sequence) {
 	}
 	if i := slices.Index(e.last, s); i >= 0 {
 		e.last = slices.Delete(e.last, i, i+1)
+	}
+	if i := slices.Index(e.seqs, s); i >= 0 {
+		e.seqs = slices.Delete(e.seqs, i, i+1)
 	}
 	e.unpin(s)
 	e.freeRow(s)

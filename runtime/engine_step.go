@@ -115,6 +115,9 @@ func (e *engine) fill() (*program, error) {
 	if all && needed > rows {
 		rows = n
 	}
+	if needed == 0 { // only prompt chunks before their last token: the rows computed are thrown away
+		in.out[0] = 0
+	}
 	for k := needed; k < rows; k++ {
 		in.out[k] = in.out[0]
 	}
