@@ -15,7 +15,11 @@ import (
 // checks every logit row any request returns against the same tokens evaluated from scratch on a model of its
 // own: the prefix tree, copy-on-write, eviction and preemption must never change a bit.
 func TestEngineStress(t *testing.T) {
-	const workers, ops, ctx = 6, 40, 96
+	const workers, ctx = 6, 96
+	ops := 40
+	if testing.Short() {
+		ops = 15
+	}
 	m := loadWith(t, storiesModel, runtime.Options{Parallel: 4, KVSize: ctx + ctx/2, Batch: 24})
 	ref := loadWith(t, storiesModel, runtime.Options{Parallel: 1})
 	var refMu sync.Mutex
