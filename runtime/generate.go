@@ -16,6 +16,11 @@ type Token struct {
 	// Text is the text this token makes complete: its piece, less bytes of an unfinished UTF-8 character or of a
 	// possible stop string, which come out with a later token. It is often "" for such tokens.
 	Text string
+	// Logprob is the token's log-probability under the model (GenerateOptions.Logprobs; 0 otherwise).
+	Logprob float32
+	// Top are the GenerateOptions.TopLogprobs most likely tokens at this step, most likely first. The slice is
+	// the session's: it is overwritten by the next token.
+	Top []TokenLogprob
 }
 
 // GenerateOptions control one generation.
@@ -29,6 +34,11 @@ type GenerateOptions struct {
 	Stop []string
 	// IgnoreEOG keeps generating past end-of-generation tokens.
 	IgnoreEOG bool
+	// Logprobs sets Token.Logprob: the log-probability of each generated token in the model's distribution (the
+	// softmax of the raw logits, before the sampler's biases, penalties and temperature).
+	Logprobs bool
+	// TopLogprobs (at most MaxTopLogprobs) fills Token.Top with that many most likely tokens at each step.
+	TopLogprobs int
 }
 
 // StopReason says why a generation ended.
@@ -57,6 +67,7 @@ type Stats struct {
 	GenTime      time.Duration // generating: evaluation and sampling
 	Shifts       int           // context shifts
 	Stop         StopReason
+	StopString   string // the stop string that matched, when Stop is StopString
 	Seed         uint64 // the sampler's seed (the one drawn when it was random)
 }
 
@@ -92,6 +103,7 @@ type generator struct {
 	dec     *tokenizer.Decoder
 	reply   []byte   // the text returned so far in this generation
 	one     [1]int32 // the token to evaluate (a slice of it does not escape per token)
+	lp      logprobs
 }
 
 func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOptions, yield func(Token, error) bool) {
@@ -108,6 +120,10 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 	}
 	if err := s.newSampler(so); err != nil {
 		fail(err)
+		return
+	}
+	if opt.TopLogprobs < 0 || opt.TopLogprobs > MaxTopLogprobs {
+		fail(fmt.Errorf("runtime: top logprobs %d must be in [0, %d]", opt.TopLogprobs, MaxTopLogprobs))
 		return
 	}
 	s.stats.Seed = s.gen.sampler.Options().Seed
@@ -145,6 +161,11 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 	var err error
 	for n := 1; ; n++ {
 		id := g.sampler.Sample(logits, s.tokens)
+		tok := Token{ID: id}
+		if opt.Logprobs || opt.TopLogprobs > 0 {
+			tok.Logprob = g.lp.step(logits, id, opt.TopLogprobs)
+			tok.Top = g.lp.top
+		}
 		if !opt.IgnoreEOG && tk.IsEOG(id) {
 			s.stats.Stop = StopEOG
 			s.flushHeld(yield)
@@ -157,13 +178,14 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 			g.stop.push(g.dec.Flush())
 		}
 		text, matched := g.stop.release(last)
-		if !s.emit(Token{ID: id}, text, yield) {
+		if !s.emit(tok, text, yield) {
 			s.stats.Stop = StopCancelled
 			return
 		}
 		switch {
 		case matched:
 			s.stats.Stop = StopString
+			s.stats.StopString = g.stop.match
 			return
 		case last:
 			s.stats.Stop = StopMaxTokens
