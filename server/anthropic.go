@@ -23,6 +23,14 @@ type antRequest struct {
 	Thinking      *antThinking    `json:"thinking"`
 	Metadata      json.RawMessage `json:"metadata"`
 	ServiceTier   string          `json:"service_tier"`
+	InferenceGeo  string          `json:"inference_geo"`
+	Speed         string          `json:"speed"`
+	CacheControl  json.RawMessage `json:"cache_control"`
+	Diagnostics   json.RawMessage `json:"diagnostics"`
+	OutputConfig  *struct {
+		Effort string          `json:"effort"`
+		Format json.RawMessage `json:"format"`
+	} `json:"output_config"`
 
 	Tools             json.RawMessage `json:"tools"`
 	ToolChoice        json.RawMessage `json:"tool_choice"`
@@ -34,6 +42,7 @@ type antRequest struct {
 type antThinking struct {
 	Type         string `json:"type"`
 	BudgetTokens int    `json:"budget_tokens"`
+	Display      string `json:"display"`
 }
 
 type antMessage struct {
@@ -96,6 +105,9 @@ func (q *antRequest) refuse() error {
 			return notSupported(f.name)
 		}
 	}
+	if q.OutputConfig != nil && hasJSON(q.OutputConfig.Format) {
+		return notSupported("output_config.format")
+	}
 	return nil
 }
 
@@ -117,12 +129,12 @@ func (q *antRequest) conversation() ([]chat.Message, map[string]json.RawMessage,
 	var kwargs map[string]json.RawMessage
 	if q.Thinking != nil {
 		switch q.Thinking.Type {
-		case "enabled":
+		case "enabled", "adaptive", "between_tools":
 			kwargs = map[string]json.RawMessage{"enable_thinking": json.RawMessage("true")}
 		case "disabled":
 			kwargs = map[string]json.RawMessage{"enable_thinking": json.RawMessage("false")}
 		default:
-			return nil, nil, badRequest("thinking.type", "unknown value %q (enabled or disabled)", q.Thinking.Type)
+			return nil, nil, badRequest("thinking.type", "unknown value %q (enabled, adaptive or disabled)", q.Thinking.Type)
 		}
 	}
 	return msgs, kwargs, nil
