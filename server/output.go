@@ -57,8 +57,9 @@ const (
 // boundaries (text that may begin a tag is held back until it is settled). Whitespace around the tags is not
 // part of either.
 type thinkSplitter struct {
-	state thinkState
-	held  string
+	state   thinkState
+	held    string
+	thought bool // some reasoning has been emitted
 }
 
 type thinkState uint8
@@ -87,18 +88,27 @@ func (t *thinkSplitter) push(out []segment, text string) []segment {
 				t.state = inContent
 			}
 		case inThink:
+			if !t.thought {
+				if s = strings.TrimLeft(s, " \t\r\n"); s == "" {
+					return out
+				}
+			}
 			if i := strings.Index(s, closeThink); i >= 0 {
 				if r := strings.TrimRight(s[:i], " \t\r\n"); r != "" {
 					out = append(out, segment{outReasoning, r})
+					t.thought = true
 				}
 				s, t.state = s[i+len(closeThink):], afterThink
 				continue
 			}
+			// Hold back what may begin the tag, and whitespace that may end the reasoning.
 			keep := partialSuffix(s, closeThink)
-			if r := s[:len(s)-keep]; r != "" {
+			r := strings.TrimRight(s[:len(s)-keep], " \t\r\n")
+			if r != "" {
 				out = append(out, segment{outReasoning, r})
+				t.thought = true
 			}
-			t.held = s[len(s)-keep:]
+			t.held = s[len(r):]
 			return out
 		case afterThink:
 			s = strings.TrimLeft(s, " \t\r\n")
