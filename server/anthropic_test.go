@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -10,7 +11,8 @@ import (
 )
 
 func anthropicClient(ts *testServer) anthropic.Client {
-	return anthropic.NewClient(option.WithBaseURL(ts.url), option.WithAPIKey("none"), option.WithMaxRetries(0))
+	return anthropic.NewClient(option.WithBaseURL(ts.url), option.WithAPIKey("none"), option.WithMaxRetries(0),
+		option.WithHTTPClient(http.DefaultClient)) // one transport: the tests close its idle connections
 }
 
 // greedyOpt sets temperature 0, a field this SDK version no longer has in its parameters.

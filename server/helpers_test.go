@@ -212,3 +212,5 @@ func referenceChat(t testing.TB, model string, ctx, maxTokens int, system string
 	}
 	return s.Reply()
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }

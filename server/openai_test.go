@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -11,7 +12,8 @@ import (
 )
 
 func openaiClient(ts *testServer) openai.Client {
-	return openai.NewClient(option.WithBaseURL(ts.url+"/v1/"), option.WithAPIKey("none"), option.WithMaxRetries(0))
+	return openai.NewClient(option.WithBaseURL(ts.url+"/v1/"), option.WithAPIKey("none"), option.WithMaxRetries(0),
+		option.WithHTTPClient(http.DefaultClient)) // one transport: the tests close its idle connections
 }
 
 const storyPrompt = "Once upon a time"
