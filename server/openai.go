@@ -70,6 +70,7 @@ type oaiSampling struct {
 	TypicalP         *float64 `json:"typical_p"`
 	RepeatPenalty    *float64 `json:"repeat_penalty"`
 	RepeatLastN      *int     `json:"repeat_last_n"`
+	IgnoreEOS        bool     `json:"ignore_eos"` // generate past end-of-generation tokens (llama-server's)
 }
 
 // sampling checks OpenAI's ranges and returns the request's sampling fields.
@@ -221,6 +222,7 @@ func oaiGenRequest(e *modelEntry, smp oaiSampling, maxTok *int, maxField string,
 	req.opt.Stop = stop
 	so := p.options(e.m.Sampling())
 	req.opt.Sampling = &so
+	req.opt.IgnoreEOG = smp.IgnoreEOS
 	req.opt.Logprobs = logprobs
 	if top != nil {
 		if *top < 0 || *top > runtime.MaxTopLogprobs {
