@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +44,7 @@ type Config struct {
 	// KeepAlive is how long a model loaded on demand stays loaded without requests; negative: forever.
 	KeepAlive time.Duration
 	// APIKeys, when any is set, are required by every endpoint but /health (Authorization: Bearer or x-api-key).
+	// Empty keys are ignored.
 	APIKeys []string
 	// CORS lists the origins allowed to call the API from a browser ("*" for any); empty: CORS is off.
 	CORS []string
@@ -88,6 +90,7 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	cfg.APIKeys = slices.DeleteFunc(slices.Clone(cfg.APIKeys), func(k string) bool { return k == "" })
 	if cfg.Load == nil {
 		cfg.Load = func(path string) (*runtime.Model, func() error, error) {
 			m, err := runtime.Load(path, runtime.Options{})
