@@ -99,16 +99,21 @@ func (q *antRequest) refuse() error {
 	for _, f := range []struct {
 		name string
 		v    json.RawMessage
-	}{{"tools", q.Tools}, {"tool_choice", q.ToolChoice}, {"container", q.Container}, {"mcp_servers", q.MCPServers},
-		{"context_management", q.ContextManagement}} {
+	}{{"container", q.Container}, {"mcp_servers", q.MCPServers}, {"context_management", q.ContextManagement}} {
 		if hasJSON(f.v) && string(f.v) != "[]" {
 			return notSupported(f.name)
 		}
 	}
-	if q.OutputConfig != nil && hasJSON(q.OutputConfig.Format) {
-		return notSupported("output_config.format")
-	}
 	return nil
+}
+
+func (q *antRequest) structured() structured {
+	s := structured{tools: q.Tools, toolChoice: q.ToolChoice, toolsField: "tools", toolChoiceField: "tool_choice",
+		formatField: "output_config.format"}
+	if q.OutputConfig != nil {
+		s.format = q.OutputConfig.Format
+	}
+	return s
 }
 
 // conversation returns the chat messages and the template variables of the thinking setting.
@@ -190,6 +195,9 @@ func (s *Server) antMessages(w http.ResponseWriter, r *http.Request) error {
 	if err := q.refuse(); err != nil {
 		return err
 	}
+	if err := constrain(q.structured(), nil); err != nil {
+		return err
+	}
 	if q.MaxTokens == nil {
 		return badRequest("max_tokens", "required")
 	}
@@ -219,6 +227,9 @@ func (s *Server) antMessages(w http.ResponseWriter, r *http.Request) error {
 	req.opt.Stop = q.StopSequences
 	so := smp.options(e.m.Sampling())
 	req.opt.Sampling = &so
+	if err := constrain(q.structured(), &req.opt); err != nil {
+		return err
+	}
 	p, err := chatPrompt(e, msgs, kwargs)
 	if err != nil {
 		return err
@@ -366,6 +377,9 @@ func (s *Server) antCountTokens(w http.ResponseWriter, r *http.Request) error {
 	}
 	ar := antRequest{Model: q.Model, Messages: q.Messages, System: q.System, Thinking: q.Thinking, Tools: q.Tools, ToolChoice: q.ToolChoice}
 	if err := ar.refuse(); err != nil {
+		return err
+	}
+	if err := constrain(ar.structured(), nil); err != nil {
 		return err
 	}
 	msgs, kwargs, err := ar.conversation()

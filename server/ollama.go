@@ -158,15 +158,8 @@ func (o *ollamaOptions) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// refuse rejects what the server cannot honour yet.
-func (q *ollamaCommon) refuse() error {
-	if hasJSON(q.Format) && string(q.Format) != `""` {
-		return notSupported("format")
-	}
-	if hasJSON(q.Tools) && string(q.Tools) != "[]" {
-		return notSupported("tools")
-	}
-	return nil
+func (q *ollamaCommon) structured() structured {
+	return structured{tools: q.Tools, format: q.Format, toolsField: "tools", formatField: "format"}
 }
 
 // thinkKwargs maps think (a boolean, or an effort string) onto the template's enable_thinking.
@@ -200,6 +193,9 @@ func (q *ollamaCommon) genRequest(e *modelEntry) (genRequest, error) {
 	req.opt.Stop = q.Options.stop
 	so := q.Options.smp.options(e.m.Sampling())
 	req.opt.Sampling = &so
+	if err := constrain(q.structured(), &req.opt); err != nil {
+		return genRequest{}, err
+	}
 	if q.TopLogprobs < 0 || q.TopLogprobs > runtime.MaxTopLogprobs {
 		return genRequest{}, badRequest("top_logprobs", "%d is out of range [0, %d]", q.TopLogprobs, runtime.MaxTopLogprobs)
 	}
@@ -286,7 +282,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &q); err != nil {
 		return err
 	}
-	if err := q.refuse(); err != nil {
+	if err := constrain(q.structured(), nil); err != nil {
 		return err
 	}
 	kwargs, err := q.thinkKwargs()
@@ -338,7 +334,7 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &q); err != nil {
 		return err
 	}
-	if err := q.refuse(); err != nil {
+	if err := constrain(q.structured(), nil); err != nil {
 		return err
 	}
 	switch {

@@ -156,26 +156,8 @@ func oaiMessages(in []oaiMessage) ([]chat.Message, error) {
 	return out, nil
 }
 
-// refuseChat rejects the fields the server cannot honour yet. tool_choice "none"/"auto" with no tools asks for
-// nothing and is accepted.
+// refuse rejects the fields the server does not serve (tools and formats go through constrain).
 func (q *oaiChatRequest) refuse() error {
-	if hasJSON(q.Tools) {
-		return notSupported("tools")
-	}
-	if hasJSON(q.ToolChoice) {
-		var s string
-		if json.Unmarshal(q.ToolChoice, &s) != nil || (s != "none" && s != "auto") {
-			return notSupported("tool_choice")
-		}
-	}
-	if hasJSON(q.ResponseFormat) {
-		var rf struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(q.ResponseFormat, &rf) != nil || rf.Type != "text" {
-			return notSupported("response_format")
-		}
-	}
 	for _, f := range []struct {
 		name string
 		v    json.RawMessage
@@ -191,6 +173,11 @@ func (q *oaiChatRequest) refuse() error {
 		}
 	}
 	return nil
+}
+
+func (q *oaiChatRequest) structured() structured {
+	return structured{tools: q.Tools, toolChoice: q.ToolChoice, format: q.ResponseFormat,
+		toolsField: "tools", toolChoiceField: "tool_choice", formatField: "response_format"}
 }
 
 // hasJSON reports whether a raw field was given a value other than null.
@@ -342,6 +329,9 @@ func (s *Server) oaiChat(w http.ResponseWriter, r *http.Request) error {
 	if err := q.refuse(); err != nil {
 		return err
 	}
+	if err := constrain(q.structured(), nil); err != nil { // before loading a model for nothing
+		return err
+	}
 	msgs, err := oaiMessages(q.Messages)
 	if err != nil {
 		return err
@@ -358,6 +348,9 @@ func (s *Server) oaiChat(w http.ResponseWriter, r *http.Request) error {
 	lp := q.Logprobs != nil && *q.Logprobs
 	req, err := oaiGenRequest(e, q.oaiSampling, maxTok, maxField, q.Stop, q.N, q.LogitBias, lp, q.TopLogprobs)
 	if err != nil {
+		return err
+	}
+	if err := constrain(q.structured(), &req.opt); err != nil {
 		return err
 	}
 	p, err := chatPrompt(e, msgs, q.ChatTemplateKwargs)

@@ -46,10 +46,8 @@ type oaiResponsesRequest struct {
 }
 
 type respText struct {
-	Format *struct {
-		Type string `json:"type"`
-	} `json:"format"`
-	Verbosity string `json:"verbosity"`
+	Format    json.RawMessage `json:"format"`
+	Verbosity string          `json:"verbosity"`
 }
 
 // respInput is a string (one user message) or a list of input items (messages).
@@ -96,10 +94,6 @@ func (in *respInput) UnmarshalJSON(b []byte) error {
 
 func (q *oaiResponsesRequest) refuse() error {
 	switch {
-	case hasJSON(q.Tools) && string(q.Tools) != "[]":
-		return notSupported("tools")
-	case hasJSON(q.ToolChoice) && string(q.ToolChoice) != `"none"` && string(q.ToolChoice) != `"auto"`:
-		return notSupported("tool_choice")
 	case q.PreviousResponseID != "":
 		return notSupported("previous_response_id (the server keeps no state: send the whole conversation)")
 	case hasJSON(q.Conversation):
@@ -108,10 +102,17 @@ func (q *oaiResponsesRequest) refuse() error {
 		return notSupported("prompt (stored prompt templates)")
 	case q.Background:
 		return notSupported("background")
-	case q.Text != nil && q.Text.Format != nil && q.Text.Format.Type != "text":
-		return notSupported("text.format")
 	}
 	return nil
+}
+
+func (q *oaiResponsesRequest) structured() structured {
+	s := structured{tools: q.Tools, toolChoice: q.ToolChoice, toolsField: "tools", toolChoiceField: "tool_choice",
+		formatField: "text.format"}
+	if q.Text != nil {
+		s.format = q.Text.Format
+	}
+	return s
 }
 
 // respOutput is one output item: a message or reasoning.
@@ -172,6 +173,9 @@ func (s *Server) oaiResponses(w http.ResponseWriter, r *http.Request) error {
 	if err := q.refuse(); err != nil {
 		return err
 	}
+	if err := constrain(q.structured(), nil); err != nil {
+		return err
+	}
 	msgs := q.Input.msgs
 	if q.Instructions != "" {
 		msgs = append([]chat.Message{{Role: "system", Content: q.Instructions}}, msgs...)
@@ -187,6 +191,9 @@ func (s *Server) oaiResponses(w http.ResponseWriter, r *http.Request) error {
 	req, err := oaiGenRequest(e, oaiSampling{Temperature: q.Temperature, TopP: q.TopP}, q.MaxOutputTokens,
 		"max_output_tokens", nil, nil, nil, q.TopLogprobs != nil, q.TopLogprobs)
 	if err != nil {
+		return err
+	}
+	if err := constrain(q.structured(), &req.opt); err != nil {
 		return err
 	}
 	p, err := chatPrompt(e, msgs, q.ChatTemplateKwargs)
