@@ -3,10 +3,10 @@
 // /apply-template), over models loaded with package runtime. cmd/forma's serve command only wires it.
 //
 // Requests flow one way: a handler decodes its API's body strictly (a malformed body, a wrong type or a value out
-// of range is a 400 naming the field; a field the server cannot honour yet, such as tools or a response format,
-// is a 400 saying so, never a silently unconstrained answer), turns it into a genRequest (prompt token ids and
-// runtime.GenerateOptions: request.go, prompt.go), and runs it through the engine adapter (engine.go), the only
-// file that calls a Session. The adapter lends each model's sessions to at most Config.Parallel requests at
+// of range is a 400 naming the field), turns it into a genRequest (prompt token ids and runtime.GenerateOptions:
+// request.go, prompt.go), passes what it asks of the answer's form (tools, formats) through constrain
+// (constraint.go: today a 400 "not supported yet", never a silently unconstrained answer), and runs it through
+// the engine adapter (engine.go), the only file that calls a Session. The adapter lends each model's sessions to at most Config.Parallel requests at
 // once; more wait in a FIFO queue of Config.MaxQueue (a full queue is a 503 with Retry-After). An idle session
 // whose cached tokens share the longest prefix with a new prompt is reused, so a conversation that continues
 // evaluates only its new tokens (reported as cached tokens). The generated text passes through an output
