@@ -137,7 +137,8 @@ func (s *Server) Run(ctx context.Context, ln net.Listener) error {
 	base, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	hs := &http.Server{Handler: s.handler, BaseContext: func(net.Listener) context.Context { return base },
-		ReadHeaderTimeout: 30 * time.Second, ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
+		ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	loaded := make(chan error, 1)
