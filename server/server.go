@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -237,7 +238,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		kind := apiOf(r.URL.Path)
 		if ms, ok := methods[r.URL.Path]; ok {
-			w.Header().Set("Allow", fmt.Sprint(ms))
+			w.Header().Set("Allow", strings.Join(ms, ", "))
 			writeError(w, r, kind, &apiError{status: http.StatusMethodNotAllowed, code: "method_not_allowed",
 				msg: fmt.Sprintf("%s %s: method not allowed", r.Method, r.URL.Path)})
 			return
