@@ -16,6 +16,11 @@ type Token struct {
 	// Text is the text this token makes complete: its piece, less bytes of an unfinished UTF-8 character or of a
 	// possible stop string, which come out with a later token. It is often "" for such tokens.
 	Text string
+	// Logprob is the token's log-probability under the model (GenerateOptions.Logprobs; 0 otherwise).
+	Logprob float32
+	// Top are the GenerateOptions.TopLogprobs most likely tokens at this step, most likely first. The slice is
+	// the session's: it is overwritten by the next token.
+	Top []TokenLogprob
 }
 
 // GenerateOptions control one generation.
@@ -31,6 +36,11 @@ type GenerateOptions struct {
 	IgnoreEOG bool
 	// Speculation, when set, drafts tokens to confirm several per pass (see Speculation).
 	Speculation *Speculation
+	// Logprobs sets Token.Logprob: the log-probability of each generated token in the model's distribution (the
+	// softmax of the raw logits, before the sampler's biases, penalties and temperature).
+	Logprobs bool
+	// TopLogprobs (at most MaxTopLogprobs) fills Token.Top with that many most likely tokens at each step.
+	TopLogprobs int
 }
 
 // StopReason says why a generation ended.
@@ -61,6 +71,7 @@ type Stats struct {
 	Drafted      int           // speculative drafts evaluated
 	Accepted     int           // of those, drafts the sampler confirmed
 	Stop         StopReason
+	StopString   string // the stop string that matched, when Stop is StopString
 	Seed         uint64 // the sampler's seed (the one drawn when it was random)
 }
 
@@ -98,6 +109,7 @@ type generator struct {
 	batch   []int32 // the token to evaluate and its drafts
 	shifted []int32 // the tokens a context shift evaluates again
 	drafter drafter
+	lp      logprobs
 }
 
 func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOptions, yield func(Token, error) bool) {
@@ -130,6 +142,10 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 			s.gen.drafter.close()
 		}
 		s.gen.drafter.sp = sp
+	}
+	if opt.TopLogprobs < 0 || opt.TopLogprobs > MaxTopLogprobs {
+		fail(fmt.Errorf("runtime: top logprobs %d must be in [0, %d]", opt.TopLogprobs, MaxTopLogprobs))
+		return
 	}
 	s.stats.Seed = s.gen.sampler.Options().Seed
 	start := time.Now()
@@ -166,14 +182,14 @@ func (s *Session) newSampler(o sample.Options) error {
 func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOptions, yield func(Token, error) bool) {
 	g := &s.gen
 	V := s.m.HParams().Vocab
-	next := int32(-1) // a token already chosen: the replacement of a rejected draft
+	next := int32(-1) // a token already chosen: the replacement of a rejected draft, from logits
 	for n := 1; ; n++ {
 		id := next
 		if id < 0 {
 			id = g.sampler.Sample(logits, s.seq.toks)
 		}
 		next = -1
-		if s.take(ctx, id, n, opt, yield) {
+		if s.take(ctx, id, n, logits, opt, yield) {
 			return
 		}
 		if len(s.seq.toks) == s.ctx {
@@ -202,15 +218,17 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 		base := len(s.seq.toks) - len(g.batch) // where id is
 		s.stats.Drafted += len(drafts)
 		accepted := 0
+		logits = out[len(drafts)*V : (len(drafts)+1)*V]
 		for i, d := range drafts {
-			tok, ok := g.sampler.Verify(out[i*V:(i+1)*V], s.seq.toks[:base+i+1], d)
+			row := out[i*V : (i+1)*V]
+			tok, ok := g.sampler.Verify(row, s.seq.toks[:base+i+1], d)
 			if !ok {
-				next = tok
+				next, logits = tok, row
 				break
 			}
 			accepted++
 			n++
-			if s.take(ctx, d, n, opt, yield) {
+			if s.take(ctx, d, n, row, opt, yield) {
 				s.stats.Accepted += accepted
 				return
 			}
@@ -219,14 +237,18 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 		if next >= 0 {
 			s.seq.truncate(base + 1 + accepted) // the rejected drafts leave the cache
 		}
-		logits = out[len(drafts)*V : (len(drafts)+1)*V]
 	}
 }
 
-// take streams token id, the n-th of the generation, and reports whether generation ends with it: an
-// end-of-generation token (not streamed), the token limit, a stop string, or a cancelled context.
-func (s *Session) take(ctx context.Context, id int32, n int, opt GenerateOptions, yield func(Token, error) bool) bool {
+// take streams token id, the n-th of the generation, chosen from logits, and reports whether generation ends
+// with it: an end-of-generation token (not streamed), the token limit, a stop string, or a cancelled context.
+func (s *Session) take(ctx context.Context, id int32, n int, logits []float32, opt GenerateOptions, yield func(Token, error) bool) bool {
 	g := &s.gen
+	tok := Token{ID: id}
+	if opt.Logprobs || opt.TopLogprobs > 0 {
+		tok.Logprob = g.lp.step(logits, id, opt.TopLogprobs)
+		tok.Top = g.lp.top
+	}
 	if !opt.IgnoreEOG && s.m.Tokenizer.IsEOG(id) {
 		s.stats.Stop = StopEOG
 		s.flushHeld(yield)
@@ -239,13 +261,14 @@ func (s *Session) take(ctx context.Context, id int32, n int, opt GenerateOptions
 		g.stop.push(g.dec.Flush())
 	}
 	text, matched := g.stop.release(last)
-	if !s.emit(Token{ID: id}, text, yield) {
+	if !s.emit(tok, text, yield) {
 		s.stats.Stop = StopCancelled
 		return true
 	}
 	switch {
 	case matched:
 		s.stats.Stop = StopString
+		s.stats.StopString = g.stop.match
 	case last:
 		s.stats.Stop = StopMaxTokens
 	case ctx.Err() != nil:

@@ -1,0 +1,483 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/forma-llm/forma/runtime"
+	"github.com/forma-llm/forma/runtime/chat"
+)
+
+// ollamaVersion is the version of Ollama's API whose wire format these endpoints follow.
+const ollamaVersion = "0.12.0"
+
+type ollamaMessage struct {
+	Role       string          `json:"role"`
+	Content    string          `json:"content"`
+	Thinking   string          `json:"thinking"`
+	Images     []string        `json:"images"`
+	ToolCalls  json.RawMessage `json:"tool_calls"`
+	ToolName   string          `json:"tool_name"`
+	ToolCallID string          `json:"tool_call_id"`
+}
+
+// ollamaCommon are the fields /api/chat and /api/generate share.
+type ollamaCommon struct {
+	Model       string          `json:"model"`
+	Stream      *bool           `json:"stream"`
+	Format      json.RawMessage `json:"format"`
+	Options     ollamaOptions   `json:"options"`
+	KeepAlive   *ollamaDuration `json:"keep_alive"`
+	Think       json.RawMessage `json:"think"`
+	Truncate    *bool           `json:"truncate"`
+	Shift       *bool           `json:"shift"`
+	Logprobs    bool            `json:"logprobs"`
+	TopLogprobs int             `json:"top_logprobs"`
+	Tools       json.RawMessage `json:"tools"`
+}
+
+type ollamaChatRequest struct {
+	ollamaCommon
+	Messages []ollamaMessage `json:"messages"`
+}
+
+type ollamaGenerateRequest struct {
+	ollamaCommon
+	Prompt   string   `json:"prompt"`
+	Suffix   string   `json:"suffix"`
+	System   string   `json:"system"`
+	Template string   `json:"template"`
+	Context  []int32  `json:"context"`
+	Raw      bool     `json:"raw"`
+	Images   []string `json:"images"`
+}
+
+// ollamaDuration is keep_alive: a duration string ("5m", "-1") or a number of seconds.
+type ollamaDuration struct{ d time.Duration }
+
+func (d *ollamaDuration) UnmarshalJSON(b []byte) error {
+	switch jsonKind(b) {
+	case "number":
+		var s float64
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		d.d = time.Duration(s * float64(time.Second))
+	case "string":
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			var n float64
+			if _, e := fmt.Sscan(s, &n); e != nil {
+				return badRequest("keep_alive", "%q is not a duration", s)
+			}
+			v = time.Duration(n * float64(time.Second))
+		}
+		d.d = v
+	default:
+		return typeError(b, "")
+	}
+	if d.d < 0 {
+		d.d = -1
+	}
+	return nil
+}
+
+// ollamaOptions are the model options of a request, checked key by key.
+type ollamaOptions struct {
+	smp        sampling
+	numPredict *int
+	stop       []string
+}
+
+// ollamaIgnored are options that tune hardware or the runner and change no answer here.
+var ollamaIgnored = map[string]bool{"num_ctx": true, "num_batch": true, "num_gpu": true, "main_gpu": true,
+	"use_mmap": true, "use_mlock": true, "num_thread": true, "numa": true, "low_vram": true, "f16_kv": true,
+	"vocab_only": true, "num_keep": true, "penalize_newline": true}
+
+func (o *ollamaOptions) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return typeError(b, map[string]any{})
+	}
+	floats := map[string]**float64{"temperature": &o.smp.temperature, "top_p": &o.smp.topP, "min_p": &o.smp.minP,
+		"typical_p": &o.smp.typicalP, "repeat_penalty": &o.smp.repeatPenalty, "presence_penalty": &o.smp.presence,
+		"frequency_penalty": &o.smp.frequency}
+	ints := map[string]**int{"top_k": &o.smp.topK, "repeat_last_n": &o.smp.repeatLastN, "num_predict": &o.numPredict}
+	for k, raw := range m {
+		field := "options." + k
+		if string(raw) == "null" {
+			continue
+		}
+		switch {
+		case floats[k] != nil:
+			var v float64
+			if json.Unmarshal(raw, &v) != nil {
+				return badRequest(field, "expected a number, got %s", jsonKind(raw))
+			}
+			*floats[k] = &v
+		case ints[k] != nil:
+			var v int
+			if json.Unmarshal(raw, &v) != nil {
+				return badRequest(field, "expected an integer, got %s", jsonKind(raw))
+			}
+			*ints[k] = &v
+		case k == "seed":
+			var v int64
+			if json.Unmarshal(raw, &v) != nil {
+				return badRequest(field, "expected an integer, got %s", jsonKind(raw))
+			}
+			o.smp.seed = &v
+		case k == "stop":
+			var v stringList
+			if json.Unmarshal(raw, &v) != nil {
+				return badRequest(field, "expected an array of strings, got %s", jsonKind(raw))
+			}
+			o.stop = v
+		case k == "mirostat":
+			var v float64
+			if json.Unmarshal(raw, &v) != nil || v != 0 {
+				return notSupported(field)
+			}
+		case k == "mirostat_tau" || k == "mirostat_eta" || k == "tfs_z":
+		case ollamaIgnored[k]:
+		default:
+			return badRequest(field, "unknown option")
+		}
+	}
+	return nil
+}
+
+func (q *ollamaCommon) structured() structured {
+	return structured{tools: q.Tools, format: q.Format, toolsField: "tools", formatField: "format"}
+}
+
+// thinkKwargs maps think (a boolean, or an effort string) onto the template's enable_thinking.
+func (q *ollamaCommon) thinkKwargs() (map[string]json.RawMessage, error) {
+	if !hasJSON(q.Think) {
+		return nil, nil
+	}
+	var b bool
+	if json.Unmarshal(q.Think, &b) == nil {
+		return map[string]json.RawMessage{"enable_thinking": json.RawMessage(fmt.Sprint(b))}, nil
+	}
+	var s string
+	if json.Unmarshal(q.Think, &s) == nil && (s == "high" || s == "medium" || s == "low") {
+		return map[string]json.RawMessage{"enable_thinking": json.RawMessage("true")}, nil
+	}
+	return nil, badRequest("think", "expected a boolean or high/medium/low, got %s", string(q.Think))
+}
+
+// genRequest converts the options.
+func (q *ollamaCommon) genRequest(e *modelEntry) (genRequest, error) {
+	if err := q.Options.smp.check(); err != nil {
+		return genRequest{}, err
+	}
+	req := genRequest{n: 1}
+	if n := q.Options.numPredict; n != nil && *n > 0 {
+		req.opt.MaxTokens = *n // -1 (infinite) and -2 (fill the context) both run to the context's end here
+	}
+	if err := checkStops("options.stop", q.Options.stop); err != nil {
+		return genRequest{}, err
+	}
+	req.opt.Stop = q.Options.stop
+	so := q.Options.smp.options(e.m.Sampling())
+	req.opt.Sampling = &so
+	if err := constrain(q.structured(), &req.opt); err != nil {
+		return genRequest{}, err
+	}
+	if q.TopLogprobs < 0 || q.TopLogprobs > runtime.MaxTopLogprobs {
+		return genRequest{}, badRequest("top_logprobs", "%d is out of range [0, %d]", q.TopLogprobs, runtime.MaxTopLogprobs)
+	}
+	req.opt.Logprobs, req.opt.TopLogprobs = q.Logprobs, q.TopLogprobs
+	return req, nil
+}
+
+func (q *ollamaCommon) keepAlive() *time.Duration {
+	if q.KeepAlive == nil {
+		return nil
+	}
+	return &q.KeepAlive.d
+}
+
+// ollamaDone is the last object of a response: why it ended and how long each part took, in nanoseconds.
+type ollamaDone struct {
+	DoneReason         string  `json:"done_reason"`
+	TotalDuration      int64   `json:"total_duration"`
+	LoadDuration       int64   `json:"load_duration"`
+	PromptEvalCount    int     `json:"prompt_eval_count"`
+	PromptEvalDuration int64   `json:"prompt_eval_duration"`
+	EvalCount          int     `json:"eval_count"`
+	EvalDuration       int64   `json:"eval_duration"`
+	Context            []int32 `json:"context,omitempty"`
+}
+
+func ollamaDoneOf(c *choice, start time.Time, load time.Duration) ollamaDone {
+	st := c.res.stats
+	reason := "stop"
+	if st.Stop == runtime.StopMaxTokens || st.Stop == runtime.StopContext {
+		reason = "length"
+	}
+	return ollamaDone{DoneReason: reason, TotalDuration: time.Since(start).Nanoseconds(), LoadDuration: load.Nanoseconds(),
+		PromptEvalCount: st.PromptTokens, PromptEvalDuration: st.PromptTime.Nanoseconds(), EvalCount: st.Generated,
+		EvalDuration: st.GenTime.Nanoseconds()}
+}
+
+type ollamaLogprob struct {
+	Token       string          `json:"token"`
+	Logprob     float32         `json:"logprob"`
+	Bytes       []int           `json:"bytes,omitempty"`
+	TopLogprobs []ollamaLogprob `json:"top_logprobs,omitempty"`
+}
+
+func ollamaLogprobs(e *modelEntry, lps []tokenLogprob) []ollamaLogprob {
+	var out []ollamaLogprob
+	for _, lp := range lps {
+		p := piece(e, lp.id)
+		x := ollamaLogprob{Token: string(p), Logprob: lp.logprob, Bytes: bytesOf(p)}
+		for _, t := range lp.top {
+			tp := piece(e, t.ID)
+			x.TopLogprobs = append(x.TopLogprobs, ollamaLogprob{Token: string(tp), Logprob: t.Logprob, Bytes: bytesOf(tp)})
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// ollamaLoad answers a request without a prompt: it loads the model (or, with keep_alive 0, unloads it).
+func (s *Server) ollamaLoad(w http.ResponseWriter, r *http.Request, q *ollamaCommon, chatAPI bool) error {
+	e, err := s.acquireModel(r, q.Model)
+	if err != nil {
+		return err
+	}
+	reason := "load"
+	if ka := q.keepAlive(); ka != nil && *ka == 0 {
+		reason = "unload"
+	}
+	s.reg.release(e, q.keepAlive())
+	out := map[string]any{"model": e.name, "created_at": time.Now().UTC(), "done": true, "done_reason": reason}
+	if chatAPI {
+		out["message"] = map[string]string{"role": "assistant", "content": ""}
+	} else {
+		out["response"] = ""
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// ollamaChat is POST /api/chat.
+func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) error {
+	start := time.Now()
+	var q ollamaChatRequest
+	if err := decode(r, &q); err != nil {
+		return err
+	}
+	if err := constrain(q.structured(), nil); err != nil {
+		return err
+	}
+	kwargs, err := q.thinkKwargs()
+	if err != nil {
+		return err
+	}
+	if len(q.Messages) == 0 {
+		return s.ollamaLoad(w, r, &q.ollamaCommon, true)
+	}
+	msgs := make([]chat.Message, len(q.Messages))
+	for i, m := range q.Messages {
+		field := fmt.Sprintf("messages[%d]", i)
+		switch {
+		case m.Role != "system" && m.Role != "user" && m.Role != "assistant" && m.Role != "tool":
+			return badRequest(field+".role", "unknown role %q", m.Role)
+		case len(m.Images) > 0:
+			return notSupported(field + ".images")
+		case hasJSON(m.ToolCalls):
+			return notSupported(field + ".tool_calls")
+		}
+		msgs[i] = chat.Message{Role: m.Role, Content: m.Content, ReasoningContent: m.Thinking, Name: m.ToolName, ToolCallID: m.ToolCallID}
+	}
+	e, err := s.acquireModel(r, q.Model)
+	if err != nil {
+		return err
+	}
+	defer func() { s.reg.release(e, q.keepAlive()) }()
+	req, err := q.genRequest(e)
+	if err != nil {
+		return err
+	}
+	p, err := chatPrompt(e, msgs, kwargs)
+	if err != nil {
+		return err
+	}
+	return s.ollamaRun(w, r, e, p, req, &q.ollamaCommon, start, func(content, thinking string) map[string]any {
+		msg := map[string]any{"role": "assistant", "content": content}
+		if thinking != "" {
+			msg["thinking"] = thinking
+		}
+		return map[string]any{"message": msg}
+	}, false)
+}
+
+// ollamaGenerate is POST /api/generate.
+func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request) error {
+	start := time.Now()
+	var q ollamaGenerateRequest
+	if err := decode(r, &q); err != nil {
+		return err
+	}
+	if err := constrain(q.structured(), nil); err != nil {
+		return err
+	}
+	switch {
+	case q.Suffix != "":
+		return notSupported("suffix")
+	case q.Template != "":
+		return notSupported("template (Go templates; the model's chat template is used)")
+	case len(q.Images) > 0:
+		return notSupported("images")
+	}
+	kwargs, err := q.thinkKwargs()
+	if err != nil {
+		return err
+	}
+	if q.Prompt == "" && len(q.Context) == 0 {
+		return s.ollamaLoad(w, r, &q.ollamaCommon, false)
+	}
+	e, err := s.acquireModel(r, q.Model)
+	if err != nil {
+		return err
+	}
+	defer func() { s.reg.release(e, q.keepAlive()) }()
+	req, err := q.genRequest(e)
+	if err != nil {
+		return err
+	}
+	var p prompt
+	if q.Raw {
+		p = prompt{text: q.Prompt}
+	} else {
+		var msgs []chat.Message
+		if q.System != "" {
+			msgs = append(msgs, chat.Message{Role: "system", Content: q.System})
+		}
+		if p, err = chatPrompt(e, append(msgs, chat.Message{Role: "user", Content: q.Prompt}), kwargs); err != nil {
+			return err
+		}
+	}
+	vocab := e.m.HParams().Vocab
+	for _, id := range q.Context {
+		if id < 0 || int(id) >= vocab {
+			return badRequest("context", "token id %d is outside the vocabulary of %d", id, vocab)
+		}
+	}
+	ids, err := encode(e, p.text, len(q.Context) == 0)
+	if err != nil {
+		return err
+	}
+	p.ids = append(append([]int32(nil), q.Context...), ids...)
+	return s.ollamaRun(w, r, e, p, req, &q.ollamaCommon, start, func(content, thinking string) map[string]any {
+		out := map[string]any{"response": content}
+		if thinking != "" {
+			out["thinking"] = thinking
+		}
+		return out
+	}, true)
+}
+
+// ollamaRun generates and writes an Ollama response: NDJSON objects (stream, the default) or one object.
+func (s *Server) ollamaRun(w http.ResponseWriter, r *http.Request, e *modelEntry, p prompt, req genRequest,
+	q *ollamaCommon, start time.Time, body func(content, thinking string) map[string]any, withContext bool) error {
+	stream := q.Stream == nil || *q.Stream
+	load := time.Duration(0)
+	if e.loadedAt.After(start) {
+		load = e.loadTime
+	}
+	var generated []int32
+	base := func(done bool) map[string]any {
+		return map[string]any{"model": e.name, "created_at": time.Now().UTC(), "done": done}
+	}
+	merge := func(dst, src map[string]any) map[string]any {
+		for k, v := range src {
+			dst[k] = v
+		}
+		return dst
+	}
+	final := func(c *choice, content, thinking string) map[string]any {
+		d := ollamaDoneOf(c, start, load)
+		if withContext {
+			d.Context = append(append([]int32(nil), p.ids...), generated...)
+		}
+		var dm map[string]any
+		b, _ := json.Marshal(d)
+		json.Unmarshal(b, &dm)
+		out := merge(merge(base(true), body(content, thinking)), dm)
+		if req.opt.Logprobs && !stream {
+			out["logprobs"] = ollamaLogprobs(e, c.logprobs)
+		}
+		return out
+	}
+	if !stream {
+		choices, err := s.generate(r.Context(), e, p, req, func(_ int, tok runtime.Token, _ []segment) error {
+			if tok.ID >= 0 {
+				generated = append(generated, tok.ID)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		c := choices[0]
+		writeJSON(w, http.StatusOK, final(c, c.content.String(), c.reasoning.String()))
+		return nil
+	}
+	var sw *streamWriter
+	var one [1]tokenLogprob
+	choices, err := s.generate(r.Context(), e, p, req, func(_ int, tok runtime.Token, segs []segment) error {
+		if sw == nil {
+			sw = newNDJSON(w)
+			streamStarted(r.Context())
+		}
+		if tok.ID >= 0 {
+			generated = append(generated, tok.ID)
+		}
+		var content, thinking strings.Builder
+		for _, sg := range segs {
+			if sg.kind == outReasoning {
+				thinking.WriteString(sg.text)
+			} else {
+				content.WriteString(sg.text)
+			}
+		}
+		lp := req.opt.Logprobs && tok.ID >= 0
+		if content.Len() == 0 && thinking.Len() == 0 && !lp {
+			return nil
+		}
+		out := merge(base(false), body(content.String(), thinking.String()))
+		if lp {
+			one[0] = tokenLogprob{tok.ID, tok.Logprob, tok.Top}
+			out["logprobs"] = ollamaLogprobs(e, one[:])
+		}
+		return sw.event("", out)
+	})
+	if sw == nil {
+		if err != nil {
+			return err
+		}
+		sw = newNDJSON(w)
+		streamStarted(r.Context())
+	}
+	if msg := streamError(r.Context(), choices, err); msg != "" {
+		sw.event("", map[string]string{"error": msg})
+		return nil
+	}
+	if r.Context().Err() != nil {
+		return nil
+	}
+	sw.event("", final(choices[0], "", ""))
+	return nil
+}
