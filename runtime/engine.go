@@ -27,6 +27,7 @@ type engine struct {
 	batch    int // tokens per pass
 	maxQueue int // requests waiting for a row
 	nctx     int // the context a sequence is configured for (chooses RoPE factors, as llama.cpp's n_ctx_per_seq)
+	onPass   func(sequences, tokens int)
 
 	// mu guards the requests and, with the loop as their only writer, the table rows and the queue (which
 	// run reads to refuse work when the queue is full).
@@ -113,7 +114,7 @@ func newEngine(m *Model, c engineConfig) (*engine, error) {
 		return nil, err
 	}
 	e := &engine{m: m, hp: hp, kvType: c.kv, bufs: bufs, pool: newKVPool(pages), maxSeqs: c.seqs, maxPages: maxPages,
-		batch: c.batch, maxQueue: c.maxQueue, nctx: c.nctx, kick: make(chan struct{}, 1), exited: make(chan struct{}),
+		batch: c.batch, maxQueue: c.maxQueue, nctx: c.nctx, onPass: m.opt.OnPass, kick: make(chan struct{}, 1), exited: make(chan struct{}),
 		incoming: make([]*sequence, 0, c.seqs+c.maxQueue), closing: make([]*sequence, 0, c.seqs),
 		rows: make([]*sequence, c.seqs), queue: make([]*sequence, 0, c.maxQueue), running: make([]*sequence, 0, c.seqs),
 		last: make([]*sequence, 0, c.seqs), progs: map[progKey]*program{},

@@ -27,6 +27,13 @@ func (e *engine) step() {
 	}
 	e.stepTime = time.Since(start)
 	e.deliver(pr, err)
+	if e.onPass != nil {
+		tokens := 0
+		for _, p := range e.parts {
+			tokens += p.n
+		}
+		e.onPass(len(e.parts), tokens)
+	}
 }
 
 // plan chooses the pass: the next token of every decoding sequence (one token left to evaluate), then chunks

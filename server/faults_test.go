@@ -47,15 +47,16 @@ func (p *slowProgram) Run() error {
 }
 
 // slowLoader loads models on a slowBackend.
-func slowLoader(t testing.TB, delay time.Duration) (*slowBackend, func(string) (*runtime.Model, func() error, error)) {
+func slowLoader(t testing.TB, delay time.Duration) (*slowBackend, func(string, runtime.Options) (*runtime.Model, func() error, error)) {
 	sb := &slowBackend{delay: delay}
-	return sb, func(path string) (*runtime.Model, func() error, error) {
+	return sb, func(path string, opt runtime.Options) (*runtime.Model, func() error, error) {
 		be, err := cpu.New(cpu.Options{Threads: 1})
 		if err != nil {
 			return nil, nil, err
 		}
 		sb.Backend = be
-		m, err := runtime.Load(path, runtime.Options{Backend: sb})
+		opt.Backend = sb
+		m, err := runtime.Load(path, opt)
 		if err != nil {
 			be.Close()
 			return nil, nil, err

@@ -56,12 +56,13 @@ func (b *syncBuffer) String() string {
 }
 
 // oneThread loads models on a 1-thread CPU backend (tests run side by side).
-func oneThread(path string) (*runtime.Model, func() error, error) {
+func oneThread(path string, opt runtime.Options) (*runtime.Model, func() error, error) {
 	be, err := cpu.New(cpu.Options{Threads: 1})
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := runtime.Load(path, runtime.Options{Backend: be, CloseBackend: true})
+	opt.Backend, opt.CloseBackend = be, true
+	m, err := runtime.Load(path, opt)
 	if err != nil {
 		be.Close()
 		return nil, nil, err

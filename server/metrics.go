@@ -14,8 +14,8 @@ import (
 )
 
 // StepObserver receives what only the engine's scheduler knows: after each forward pass, the sequences it
-// carried and its tokens. The runtime's batched scheduler will call it (Server.StepObserver); until then
-// nothing does, and /metrics shows the histograms empty.
+// carried and its tokens. The runtime's engine calls it (runtime.Options.OnPass, which the server sets when it
+// loads a model); a server embedded elsewhere reaches it through Server.StepObserver.
 type StepObserver interface {
 	ObserveStep(sequences, tokens int)
 }

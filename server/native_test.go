@@ -16,9 +16,9 @@ import (
 func TestHealthWhileLoading(t *testing.T) {
 	release := make(chan struct{})
 	cfg := Config{Models: []string{modelFile(t, stories)}, Logger: slog.New(slog.DiscardHandler),
-		Load: func(path string) (*runtime.Model, func() error, error) {
+		Load: func(path string, opt runtime.Options) (*runtime.Model, func() error, error) {
 			<-release
-			return oneThread(path)
+			return oneThread(path, opt)
 		}}
 	s := New(cfg)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -85,7 +85,7 @@ func TestNativeEndpoints(t *testing.T) {
 	for _, want := range []string{`forma_requests_total{api="openai",endpoint="/v1/completions",code="200"} 1`,
 		"forma_generated_tokens_total 5", "forma_queue_depth 0", "forma_active_sequences 0", "forma_models_loaded 1",
 		`forma_time_to_first_token_seconds_bucket{le="+Inf"} 1`, `forma_time_per_output_token_seconds_bucket{le="+Inf"} 4`,
-		"# TYPE forma_batch_tokens histogram"} {
+		"# TYPE forma_batch_tokens histogram", `forma_batch_tokens_count 5`} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("metrics lack %q:\n%s", want, metrics)
 		}

@@ -34,8 +34,10 @@ type Config struct {
 	// Resolve turns a model name that is not loaded into a file (as forma run resolves its MODEL argument). Nil:
 	// only loaded models are served.
 	Resolve func(name string) (path string, err error)
-	// Load loads a model file; the function it returns frees it. Nil: runtime.Load on a CPU backend of its own.
-	Load func(path string) (*runtime.Model, func() error, error)
+	// Load loads a model file with the engine options the server sets (Parallel, MaxQueue, Ctx and a metrics hook;
+	// the loader adds its backend and the like); the function it returns frees it. Nil: runtime.Load on a CPU
+	// backend of its own.
+	Load func(path string, opt runtime.Options) (*runtime.Model, func() error, error)
 	// Session configures every sequence: context size (Ctx, 0: the runtime's default), KV cache type, batch.
 	Session runtime.SessionOptions
 	// Parallel is the most sequences of one model generating at once (llama-server's --parallel).
@@ -94,12 +96,13 @@ func New(cfg Config) *Server {
 	}
 	cfg.APIKeys = slices.DeleteFunc(slices.Clone(cfg.APIKeys), func(k string) bool { return k == "" })
 	if cfg.Load == nil {
-		cfg.Load = func(path string) (*runtime.Model, func() error, error) {
+		cfg.Load = func(path string, opt runtime.Options) (*runtime.Model, func() error, error) {
 			be, err := cpu.New(cpu.Options{})
 			if err != nil {
 				return nil, nil, err
 			}
-			m, err := runtime.Load(path, runtime.Options{Backend: be, CloseBackend: true})
+			opt.Backend, opt.CloseBackend = be, true
+			m, err := runtime.Load(path, opt)
 			if err != nil {
 				be.Close()
 				return nil, nil, err

@@ -85,8 +85,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	cfg := server.Config{
 		Models:  paths,
 		Resolve: resolveModel,
-		Load: func(path string) (*runtime.Model, func() error, error) {
-			m, closeAll, err := be.loadModel(path, runtime.Options{ChatTemplate: tmplSrc}, false)
+		Load: func(path string, opt runtime.Options) (*runtime.Model, func() error, error) {
+			opt.ChatTemplate = tmplSrc
+			m, closeAll, err := be.loadModel(path, opt, false)
 			if err != nil {
 				return nil, nil, err
 			}
