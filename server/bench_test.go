@@ -61,7 +61,9 @@ func BenchmarkHTTPOverhead(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("http/clients=%d", clients), func(b *testing.B) {
 			ts := startServer(b, Config{Models: []string{path}, Session: runtime.SessionOptions{Ctx: 256}, Parallel: clients,
-				Load: func(string, runtime.Options) (*runtime.Model, func() error, error) { return m, func() error { return nil }, nil }})
+				Load: func(string, runtime.Options) (*runtime.Model, func() error, error) {
+					return m, func() error { return nil }, nil
+				}})
 			body := fmt.Sprintf(`{"prompt":"Once upon a time","max_tokens":%d,"temperature":0,"stream":true,"ignore_eos":true}`, benchTokens)
 			runParallel(b, clients, func(int) error {
 				resp, err := http.Post(ts.url+"/v1/completions", "application/json", strings.NewReader(body))
