@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"fmt"
+	"github.com/forma-llm/forma/web"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -101,7 +102,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		if s.cors(w, r) {
 			return
 		}
-		if len(keys) > 0 && r.URL.Path != "/health" && !authorized(r, keys) {
+		if len(keys) > 0 && r.URL.Path != "/health" && !isPageFile(r) && !authorized(r, keys) {
 			writeError(w, r, apiOf(r.URL.Path), errUnauthorized)
 			return
 		}
@@ -204,4 +205,16 @@ func apiOf(path string) apiKind {
 		return kindOpenAI
 	}
 	return kindNative
+}
+
+// isPageFile reports whether r fetches a file of the chat page, which a browser loads without a key (the page's
+// API calls carry one).
+func isPageFile(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	if r.URL.Path == "/" {
+		return strings.Contains(r.Header.Get("Accept"), "text/html")
+	}
+	return web.IsPage(r.URL.Path)
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/forma-llm/forma/web"
 	"net/http"
 	"os"
 	"strings"
@@ -135,6 +136,10 @@ func (s *Server) ollamaVersion(w http.ResponseWriter, r *http.Request) error {
 
 // root answers GET / as Ollama does, so that clients probing for a server find one.
 func (s *Server) root(w http.ResponseWriter, r *http.Request) error {
+	if strings.Contains(r.Header.Get("Accept"), "text/html") { // a browser: the chat page
+		web.Handler().ServeHTTP(w, r)
+		return nil
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if r.Method == http.MethodGet {
 		w.Write([]byte("forma is running\n"))

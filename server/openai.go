@@ -475,13 +475,20 @@ type oaiModelObject struct {
 	Object  string `json:"object"`
 	Created int64  `json:"created"`
 	OwnedBy string `json:"owned_by"`
+	// ContextLength is the context of a sequence (as llama-server's and vLLM's max_model_len); the chat page
+	// shows how much of it a conversation uses.
+	ContextLength int `json:"context_length,omitempty"`
+}
+
+func modelObject(e *modelEntry) oaiModelObject {
+	return oaiModelObject{ID: e.name, Object: "model", Created: e.loadedAt.Unix(), OwnedBy: "forma", ContextLength: e.eng.ctx}
 }
 
 // oaiModels is GET /v1/models: the models loaded.
 func (s *Server) oaiModels(w http.ResponseWriter, r *http.Request) error {
 	list := []oaiModelObject{}
 	for _, e := range s.reg.list() {
-		list = append(list, oaiModelObject{ID: e.name, Object: "model", Created: e.loadedAt.Unix(), OwnedBy: "forma"})
+		list = append(list, modelObject(e))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": list})
 	return nil
@@ -496,6 +503,6 @@ func (s *Server) oaiModel(w http.ResponseWriter, r *http.Request) error {
 	if e == nil || name == "" {
 		return notFound("model_not_found", "model %q is not loaded", name)
 	}
-	writeJSON(w, http.StatusOK, oaiModelObject{ID: e.name, Object: "model", Created: e.loadedAt.Unix(), OwnedBy: "forma"})
+	writeJSON(w, http.StatusOK, modelObject(e))
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/runtime"
+	"github.com/forma-llm/forma/web"
 )
 
 // Defaults of Config.
@@ -244,7 +245,12 @@ func (s *Server) routes() http.Handler {
 		mux.Handle(rt.method+" "+rt.path, s.wrap(rt))
 		methods[rt.path] = append(methods[rt.path], rt.method)
 	}
+	page := web.Handler()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if web.IsPage(r.URL.Path) { // the chat page's files
+			page.ServeHTTP(w, r)
+			return
+		}
 		kind := apiOf(r.URL.Path)
 		if ms, ok := methods[r.URL.Path]; ok {
 			w.Header().Set("Allow", strings.Join(ms, ", "))
