@@ -12,3 +12,5 @@ require (
 	golang.org/x/term v0.48.0
 	golang.org/x/text v0.44.0
 )
+
+require github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
