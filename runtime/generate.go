@@ -6,6 +6,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/forma-llm/forma/runtime/grammar"
 	"github.com/forma-llm/forma/runtime/sample"
 	"github.com/forma-llm/forma/runtime/tokenizer"
 )
@@ -27,8 +28,16 @@ type GenerateOptions struct {
 	Sampling *sample.Options
 	// Stop ends generation at the first of these strings; the matched text is not returned.
 	Stop []string
-	// IgnoreEOG keeps generating past end-of-generation tokens.
+	// IgnoreEOG keeps generating past end-of-generation tokens (not with a constraint, which ends generation
+	// itself).
 	IgnoreEOG bool
+
+	// Grammar constrains the output to a grammar in llama.cpp's GBNF (see package runtime/grammar).
+	Grammar string
+	// JSONSchema constrains the output to JSON valid against this JSON Schema (see runtime/grammar/jsonschema).
+	JSONSchema []byte
+	// JSON constrains the output to a JSON object.
+	JSON bool
 }
 
 // StopReason says why a generation ended.
@@ -36,7 +45,7 @@ type StopReason uint8
 
 const (
 	StopNone      StopReason = iota // still running, or never started
-	StopEOG                         // an end-of-generation token
+	StopEOG                         // an end-of-generation token, or the end of the constraining grammar
 	StopMaxTokens                   // GenerateOptions.MaxTokens reached
 	StopString                      // a stop string matched
 	StopContext                     // the context is full and context shift is off
@@ -90,8 +99,9 @@ type generator struct {
 	arena   arena
 	sampler *sample.Sampler
 	dec     *tokenizer.Decoder
-	reply   []byte   // the text returned so far in this generation
-	one     [1]int32 // the token to evaluate (a slice of it does not escape per token)
+	match   *grammar.Matcher // the output constraint of this generation, or nil
+	reply   []byte           // the text returned so far in this generation
+	one     [1]int32         // the token to evaluate (a slice of it does not escape per token)
 }
 
 func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOptions, yield func(Token, error) bool) {
@@ -110,6 +120,12 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 		fail(err)
 		return
 	}
+	match, err := s.newMatcher(opt, len(prompt))
+	if err != nil {
+		fail(err)
+		return
+	}
+	s.gen.match = match
 	s.stats.Seed = s.gen.sampler.Options().Seed
 	start := time.Now()
 	logits, err := s.prefill(ctx, prompt)
@@ -144,8 +160,14 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 	tk, g := s.m.Tokenizer, &s.gen
 	var err error
 	for n := 1; ; n++ {
+		constrain(g.match, logits)
 		id := g.sampler.Sample(logits, s.tokens)
-		if !opt.IgnoreEOG && tk.IsEOG(id) {
+		if id, err = accept(g.match, id, logits); err != nil {
+			s.stats.Stop = StopError
+			yield(Token{ID: tokenizer.None}, err)
+			return
+		}
+		if (!opt.IgnoreEOG || g.match != nil) && tk.IsEOG(id) {
 			s.stats.Stop = StopEOG
 			s.flushHeld(yield)
 			return
@@ -167,6 +189,10 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 			return
 		case last:
 			s.stats.Stop = StopMaxTokens
+			return
+		case g.match != nil && g.match.Done():
+			s.stats.Stop = StopEOG // the grammar is complete and nothing can follow
+			s.flushHeld(yield)
 			return
 		case ctx.Err() != nil:
 			s.stats.Stop = StopCancelled

@@ -26,6 +26,7 @@ type Model struct {
 	sampling    sample.Options
 	compileOpts accel.CompileOptions
 	ownBackend  bool
+	vocab       lazyVocab // for output constraints
 }
 
 // Options configure loading.
