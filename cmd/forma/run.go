@@ -42,6 +42,7 @@ type runFlags struct {
 	ignoreEOS  bool
 	noPrompt   bool
 	stop       stringList
+	constraint constraintFlags
 	seed       int64
 	sampling   sample.Options
 	samplerSet map[string]bool
@@ -68,8 +69,9 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 	fs.BoolVar(&f.verbose, "verbose", false, "print load time and prompt/generation speed on stderr")
 	fs.BoolVar(&f.printIDs, "print-ids", false, "print the generated token ids on stderr (debugging)")
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-generation tokens")
-	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation")
+	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation (never printed before constrained output)")
 	fs.Var(&f.stop, "stop", "stop at this `text` (repeatable)")
+	f.constraint.add(fs)
 	fs.Int64Var(&f.seed, "seed", -1, "random `seed` (-1: a new one each run)")
 	s := &f.sampling
 	fs.Func("temp", "sampling `temperature` (0: greedy; default: the model's, else 0.8)", floatFlag(&s.Temperature))
@@ -152,6 +154,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := f.sampling.Validate(); err != nil {
 		return err
 	}
+	if err := f.constraint.read(); err != nil {
+		return err
+	}
 	path, err := resolveModel(pos[0])
 	if err != nil {
 		return err
@@ -187,6 +192,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Close()
 	gen := runtime.GenerateOptions{MaxTokens: f.n, Stop: f.stop, IgnoreEOG: f.ignoreEOS}
+	f.constraint.apply(&gen)
 	so := f.samplerOptions(m)
 	gen.Sampling = &so
 	if interactive {
@@ -195,12 +201,15 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if f.raw && !f.noPrompt {
-		fmt.Fprint(stdout, prompt)
+	if f.raw && !f.noPrompt && !f.constraint.set() {
+		fmt.Fprint(stdout, prompt) // not before constrained output, which should parse as it is
 	}
 	if err := answer(ctx, s, prompt, f, gen, stdout, stderr); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return errors.New("interrupted")
+		}
+		if errors.Is(err, runtime.ErrConstraint) {
+			return badInput{err} // a token the grammar names that this vocabulary lacks, say
 		}
 		return err
 	}
