@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/forma-llm/forma"
 	"github.com/forma-llm/forma/internal/testdir"
 )
 
@@ -43,6 +44,7 @@ func TestExamples(t *testing.T) {
 		{"Generate", ExampleSession_Generate, []string{"Once upon a time, there was a little girl named Lily. She loved to play"}},
 		{"Chat", ExampleSession_Chat, []string{">>> Tell me about a cat.", ">>> And a dog?", "reused", "4 messages"}},
 		{"SamplerOptions", ExampleSamplerOptions, []string{"true 42"}},
+		{"JSONSchema", ExampleGenerateOptions_jsonSchema, []string{"true true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := capture(t, tc.f)
@@ -52,5 +54,17 @@ func TestExamples(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestCheckConstraints(t *testing.T) {
+	if err := forma.CheckJSONSchema([]byte(`{"type":"string","format":"ipv6"}`)); err == nil || !strings.Contains(err.Error(), `format "ipv6"`) {
+		t.Errorf("CheckJSONSchema: %v", err)
+	}
+	if err := forma.CheckGrammar("root ::= [a"); err == nil || !strings.Contains(err.Error(), "1:10") {
+		t.Errorf("CheckGrammar: %v", err)
+	}
+	if forma.CheckJSONSchema([]byte(`{"type":"integer"}`)) != nil || forma.CheckGrammar(`root ::= "a"`) != nil {
+		t.Error("valid constraints refused")
 	}
 }
