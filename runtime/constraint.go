@@ -67,7 +67,13 @@ func (s *Session) newMatcher(opt GenerateOptions, promptLen int) (*grammar.Match
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrConstraint, err)
 	}
-	mt := c.NewMatcher()
+	mt := s.gen.warm
+	if mt != nil && mt.Compiled() == c {
+		mt.Reset() // the same grammar as the last constrained generation: its memoized steps are warm
+	} else {
+		mt = c.NewMatcher()
+		s.gen.warm = mt
+	}
 	switch {
 	case opt.MaxTokens > 0:
 		mt.SetBudget(opt.MaxTokens)

@@ -100,6 +100,7 @@ type generator struct {
 	sampler *sample.Sampler
 	dec     *tokenizer.Decoder
 	match   *grammar.Matcher // the output constraint of this generation, or nil
+	warm    *grammar.Matcher // the last constraint's matcher, reused by the next generation with its grammar
 	reply   []byte           // the text returned so far in this generation
 	one     [1]int32         // the token to evaluate (a slice of it does not escape per token)
 }

@@ -23,6 +23,9 @@ type Matcher struct {
 	mask  []uint64
 }
 
+// maxWarmStacks bounds the stacks a Matcher keeps interned across Reset.
+const maxWarmStacks = 1 << 16
+
 // NewMatcher starts a generation at the beginning of the grammar.
 func (c *Compiled) NewMatcher() *Matcher {
 	m := &Matcher{c: c, eng: newEngine(c.p), cfgAt: make([]int32, c.v.maxLen+1)}
@@ -30,9 +33,12 @@ func (c *Compiled) NewMatcher() *Matcher {
 	return m
 }
 
-// Reset goes back to the beginning of the grammar.
+// Reset goes back to the beginning of the grammar. The memoized steps are kept (a new generation with the same
+// grammar starts warm) unless they have grown large.
 func (m *Matcher) Reset() {
-	m.eng.reset()
+	if len(m.eng.stState) > maxWarmStacks {
+		m.eng.reset()
+	}
 	m.cur = m.eng.start(m.c.p.ruleStart[m.c.p.root])
 	m.hist = m.hist[:0]
 	m.ended = false
@@ -241,6 +247,9 @@ func (m *Matcher) Rollback(n int) error {
 	return nil
 }
 
+// Compiled returns the compiled grammar the matcher runs.
+func (m *Matcher) Compiled() *Compiled { return m.c }
+
 // Accepted is the number of tokens accepted (and not rolled back).
 func (m *Matcher) Accepted() int { return len(m.hist) }
 
@@ -328,26 +337,24 @@ var negInf64 = func() (a [64]float32) {
 // ApplyMask sets logits[i] to -Inf for every i < n whose bit is clear in mask, and for every i >= n.
 func ApplyMask(logits []float32, mask []uint64, n int) {
 	ninf := float32(math.Inf(-1))
-	for w, word := range mask {
-		base := w * 64
-		if base >= len(logits) {
-			break
+	n = min(n, len(logits))
+	for w := 0; w*64 < n; w++ {
+		word, base := mask[w], w*64
+		if rest := n - base; rest < 64 {
+			word |= ^uint64(0) << rest // past n: handled below
 		}
-		if word == ^uint64(0) && base+64 <= n {
+		switch word {
+		case ^uint64(0):
+			continue
+		case 0:
+			copy(logits[base:base+64], negInf64[:])
 			continue
 		}
-		end := min(base+64, len(logits))
-		if word == 0 {
-			copy(logits[base:end], negInf64[:])
-			continue
-		}
-		for i := base; i < end; i++ {
-			if i >= n || word&(1<<(i-base)) == 0 {
-				logits[i] = ninf
-			}
+		for z := ^word; z != 0; z &= z - 1 {
+			logits[base+bits.TrailingZeros64(z)] = ninf
 		}
 	}
-	for i := len(mask) * 64; i < len(logits); i++ {
+	for i := n; i < len(logits); i++ {
 		logits[i] = ninf
 	}
 }
