@@ -91,3 +91,25 @@ func TestConstrainedChat(t *testing.T) {
 		t.Errorf("the history holds %q, the answer was %q", h[len(h)-1].Content, text)
 	}
 }
+
+// A constraint adds no allocation per token: a generation of 100 tokens allocates as many times as one of 8.
+func TestConstrainedAllocs(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("allocation counts need a normal build")
+	}
+	m := load(t, storiesModel)
+	s := session(t, m, runtime.SessionOptions{Ctx: 256})
+	allocs := func(n int) float64 {
+		opt := runtime.GenerateOptions{MaxTokens: n, Sampling: greedy(), Grammar: `root ::= [a-z .,]+ "!"`}
+		generate(t, s, "Once upon a time", opt) // compile the programs, warm the grammar's caches
+		return testing.AllocsPerRun(3, func() {
+			for range s.Generate(context.Background(), "Once upon a time", opt) {
+			}
+		})
+	}
+	short, long := allocs(8), allocs(100)
+	if long > short+2 {
+		t.Errorf("8 tokens: %v allocations, 100 tokens: %v", short, long)
+	}
+	t.Logf("allocations per constrained generation: %v (8 tokens), %v (100 tokens)", short, long)
+}

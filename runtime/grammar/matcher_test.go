@@ -1,11 +1,11 @@
 package grammar
 
 import (
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -89,7 +89,11 @@ func randomWalk(t *testing.T, c *Compiled, rng *rand.Rand, budget int, exact boo
 }
 
 func TestRandomWalks(t *testing.T) {
-	for _, model := range []string{qwenModel, storiesModel} {
+	models := []string{qwenModel, storiesModel}
+	if raceEnabled {
+		models = models[1:] // the small vocabulary only: the race detector slows the exact checks 10x
+	}
+	for _, model := range models {
 		v, _ := modelVocab(t, model)
 		for _, name := range textGrammars {
 			t.Run(model+"/"+name, func(t *testing.T) {
@@ -100,7 +104,7 @@ func TestRandomWalks(t *testing.T) {
 				}
 				rng := rand.New(rand.NewPCG(1, uint64(len(name))))
 				walks := 6
-				if testing.Short() {
+				if testing.Short() || raceEnabled {
 					walks = 2
 				}
 				for i := range walks {
@@ -328,6 +332,26 @@ func FuzzGrammar(f *testing.F) {
 				}
 			}
 		}
-		_ = strings.TrimSpace
+	})
+}
+
+// Matchers of one compiled grammar run concurrently, filling its shared mask cache as they go.
+func TestConcurrentMatchers(t *testing.T) {
+	v, _ := modelVocab(t, storiesModel)
+	g := testGrammar(t, "json")
+	c, err := Compile(g, v) // fresh: empty caches
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("walks", func(t *testing.T) {
+		for i := range 4 {
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				t.Parallel()
+				text, _ := randomWalk(t, c, rand.New(rand.NewPCG(uint64(i), 9)), 60, false)
+				if !recognize(g, text) {
+					t.Errorf("not JSON: %q", text)
+				}
+			})
+		}
 	})
 }
