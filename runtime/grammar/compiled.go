@@ -74,47 +74,69 @@ func (c *Compiled) entry(q int32) *entry {
 	return e
 }
 
-// computeEntry walks the token trie from a frame at q over an unknown context.
+// computeEntry walks the token trie from a frame at q over an unknown context. Each node costs one memoized
+// step (the fast path below) unless its configuration is new.
 func (c *Compiled) computeEntry(q int32) *entry {
 	v, eng, p := c.v, c.eng, c.p
 	clear(c.acc)
 	clear(c.unc)
 	follow := &p.follow[p.stRule[q]]
 	c0 := eng.start(q)
-	c.cfgAt[0] = c0
-	for i := int32(0); int(i) < len(v.nodeByte); {
-		d := v.nodeDepth[i]
-		pc := c.cfgAt[d-1]
-		cl := p.classOf[v.nodeByte[i]]
-		if d >= 2 && eng.cfgEnd[pc] && follow.has(int(cl)) {
-			setRange(c.unc, v.nodePos[i], v.subtreeEnd(i))
+	cfgAt, acc, nodes, classOf := c.cfgAt, c.acc, v.nodes, &p.classOf
+	cfgAt[0] = c0
+	for i := int32(0); int(i) < len(nodes); {
+		nd := &nodes[i]
+		pc := cfgAt[nd.depth-1]
+		cl := classOf[nd.b]
+		if nd.depth >= 2 && eng.cfgEnd[pc] && follow.has(int(cl)) {
+			setRange(c.unc, nd.pos, v.subtreeEnd(i))
 		}
-		nc := eng.step(pc, cl)
+		nc := int32(unknown)
+		if off := eng.rowOff[pc]; off >= 0 {
+			nc = eng.rows[off+int32(cl)]
+		}
+		if nc == unknown {
+			nc = eng.step(pc, cl)
+		}
 		if nc == dead {
-			i = v.nodeEnd[i]
+			i = nd.end
 			continue
 		}
-		c.cfgAt[d] = nc
-		if n := int32(v.nodeToks[i]); n > 0 {
-			setRange(c.acc, v.nodePos[i], v.nodePos[i]+n)
+		cfgAt[nd.depth] = nc
+		switch nd.toks {
+		case 0:
+		case 1:
+			acc[nd.pos>>6] |= 1 << (nd.pos & 63)
+		default:
+			setRange(acc, nd.pos, nd.pos+int32(nd.toks))
 		}
 		i++
 	}
-	var ids []int32
-	for w, word := range c.acc {
-		for ; word != 0; word &= word - 1 {
-			ids = append(ids, v.sorted[w*64+bits.TrailingZeros64(word)])
-		}
-	}
-	ids = append(ids, c.tokenEdgeIDs(c0)...)
 	e := &entry{}
-	if len(ids) > c.MaskWords()*2 {
+	n := 0
+	for _, w := range acc {
+		n += bits.OnesCount64(w)
+	}
+	edgeIDs := c.tokenEdgeIDs(c0)
+	if n+len(edgeIDs) > c.MaskWords()*2 {
 		e.bits = make([]uint64, c.MaskWords())
-		for _, id := range ids {
+		for w, word := range acc {
+			for ; word != 0; word &= word - 1 {
+				id := v.sorted[w*64+bits.TrailingZeros64(word)]
+				e.bits[id>>6] |= 1 << (id & 63)
+			}
+		}
+		for _, id := range edgeIDs {
 			e.bits[id>>6] |= 1 << (id & 63)
 		}
 	} else {
-		e.ids = ids
+		e.ids = make([]int32, 0, n+len(edgeIDs))
+		for w, word := range acc {
+			for ; word != 0; word &= word - 1 {
+				e.ids = append(e.ids, v.sorted[w*64+bits.TrailingZeros64(word)])
+			}
+		}
+		e.ids = append(e.ids, edgeIDs...)
 	}
 	e.unsure = c.unsureList()
 	return e

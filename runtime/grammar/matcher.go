@@ -180,21 +180,22 @@ func (m *Matcher) closingMask(mask []uint64) {
 	}
 	var visit func(first, end int32, c int32, d int32)
 	visit = func(first, end int32, c int32, d int32) {
-		for i := first; i < end; i = v.nodeEnd[i] {
-			next := eng.step(c, p.classOf[v.nodeByte[i]])
+		for i := first; i < end; i = v.nodes[i].end {
+			nd := &v.nodes[i]
+			next := eng.step(c, p.classOf[nd.b])
 			if next == dead || eng.cfgDist[next] != d-1 {
 				continue
 			}
-			for k := v.nodePos[i]; k < v.nodePos[i]+int32(v.nodeToks[i]); k++ {
+			for k := nd.pos; k < nd.pos+int32(nd.toks); k++ {
 				id := v.sorted[k]
 				mask[id>>6] |= 1 << (id & 63)
 			}
-			if d > 1 && i+1 < v.nodeEnd[i] {
-				visit(i+1, v.nodeEnd[i], next, d-1)
+			if d > 1 && i+1 < nd.end {
+				visit(i+1, nd.end, next, d-1)
 			}
 		}
 	}
-	visit(0, int32(len(v.nodeByte)), m.cur, d)
+	visit(0, int32(len(v.nodes)), m.cur, d)
 	for _, s := range eng.stacks(m.cur) {
 		for _, ed := range p.tokEdges(eng.stState[s]) {
 			ts := &p.tokSets[ed.label]

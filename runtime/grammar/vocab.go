@@ -19,19 +19,22 @@ type Vocab struct {
 	avail  [256]bool // bytes that some token writes on its own
 	maxLen int
 
-	// The trie of text tokens, in preorder: node i has byte nodeByte[i] at depth nodeDepth[i] (1 for the first
-	// byte), its subtree ends before node nodeEnd[i], and the tokens under it are sorted[nodePos[i]:] up to
-	// the nodePos of nodeEnd[i]; the first nodeToks[i] of them end at node i.
-	nodeByte  []byte
-	nodeDepth []uint16
-	nodeEnd   []int32
-	nodePos   []int32
-	nodeToks  []uint16
-	sorted    []int32  // text token ids in byte order
-	lcp       []uint16 // lcp[k]: length of the common prefix of sorted[k-1] and sorted[k]
+	nodes  []trieNode // the trie of text tokens, in preorder
+	sorted []int32    // text token ids in byte order
+	lcp    []uint16   // lcp[k]: length of the common prefix of sorted[k-1] and sorted[k]
 
 	mu    sync.Mutex
 	cache []cached // compiled grammars, most recent last
+}
+
+// trieNode is one byte of the token trie. Its subtree ends before node end, and the tokens under it are
+// sorted[pos:] up to the pos of node end; the first toks of them end here.
+type trieNode struct {
+	b     byte
+	depth uint16 // 1 for a token's first byte
+	toks  uint16
+	pos   int32
+	end   int32
 }
 
 type cached struct {
@@ -88,7 +91,7 @@ func (v *Vocab) buildTrie() {
 	var path []int32 // node index at each depth-1
 	closeTo := func(d int) {
 		for len(path) > d {
-			v.nodeEnd[path[len(path)-1]] = int32(len(v.nodeByte))
+			v.nodes[path[len(path)-1]].end = int32(len(v.nodes))
 			path = path[:len(path)-1]
 		}
 	}
@@ -103,19 +106,15 @@ func (v *Vocab) buildTrie() {
 		v.lcp[k] = uint16(l)
 		prev = p
 		if l == len(p) { // the same bytes as the previous token
-			v.nodeToks[path[len(path)-1]]++
+			v.nodes[path[len(path)-1]].toks++
 			continue
 		}
 		closeTo(l)
 		for d := l; d < len(p); d++ {
-			path = append(path, int32(len(v.nodeByte)))
-			v.nodeByte = append(v.nodeByte, p[d])
-			v.nodeDepth = append(v.nodeDepth, uint16(d+1))
-			v.nodeEnd = append(v.nodeEnd, 0)
-			v.nodePos = append(v.nodePos, int32(k))
-			v.nodeToks = append(v.nodeToks, 0)
+			path = append(path, int32(len(v.nodes)))
+			v.nodes = append(v.nodes, trieNode{b: p[d], depth: uint16(d + 1), pos: int32(k)})
 		}
-		v.nodeToks[len(v.nodeToks)-1] = 1
+		v.nodes[len(v.nodes)-1].toks = 1
 	}
 	closeTo(0)
 }
@@ -132,8 +131,8 @@ func (v *Vocab) isEOG(id int32) bool {
 
 // subtreeEnd returns the sorted position after the tokens under node i.
 func (v *Vocab) subtreeEnd(i int32) int32 {
-	if e := v.nodeEnd[i]; int(e) < len(v.nodePos) {
-		return v.nodePos[e]
+	if e := v.nodes[i].end; int(e) < len(v.nodes) {
+		return v.nodes[e].pos
 	}
 	return int32(len(v.sorted))
 }
