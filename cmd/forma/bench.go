@@ -40,9 +40,10 @@ type benchResult struct {
 	SamplesNS []int64   `json:"samples_ns"`
 	// With --json-schema, the tgN+schema row: the constraint's time per token (mean, 99th percentile, and the
 	// mean of the first, cold run).
-	MaskMeanUS float64 `json:"constraint_mean_us,omitempty"`
-	MaskP99US  float64 `json:"constraint_p99_us,omitempty"`
-	ColdMaskUS float64 `json:"constraint_cold_us,omitempty"`
+	SamplesCPUNS []int64 `json:"samples_cpu_ns,omitempty"` // process CPU time of each run (tgN+sample, tgN+schema)
+	MaskMeanUS   float64 `json:"constraint_mean_us,omitempty"`
+	MaskP99US    float64 `json:"constraint_p99_us,omitempty"`
+	ColdMaskUS   float64 `json:"constraint_cold_us,omitempty"`
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {

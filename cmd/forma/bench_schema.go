@@ -44,6 +44,7 @@ func benchSchema(s *runtime.Session, base benchResult, nGen, reps int, schema []
 		mt.SetBudget(nGen)
 		one := []int32{0}
 		var cold time.Duration
+		cpu0, cpuOK := processCPU()
 		start := time.Now()
 		for i := 0; i < nGen; i++ {
 			logits, err := s.Eval(one, false)
@@ -73,6 +74,7 @@ func benchSchema(s *runtime.Session, base benchResult, nGen, reps int, schema []
 			}
 		}
 		elapsed := time.Since(start)
+		cpu1, _ := processCPU()
 		if !record {
 			if constrain {
 				r.ColdMaskUS = float64(cold.Microseconds()) / float64(nGen)
@@ -80,6 +82,9 @@ func benchSchema(s *runtime.Session, base benchResult, nGen, reps int, schema []
 			return nil
 		}
 		r.SamplesNS = append(r.SamplesNS, elapsed.Nanoseconds())
+		if cpuOK {
+			r.SamplesCPUNS = append(r.SamplesCPUNS, cpu1-cpu0)
+		}
 		r.Samples = append(r.Samples, float64(nGen)/elapsed.Seconds())
 		return nil
 	}
@@ -103,12 +108,27 @@ func benchSchema(s *runtime.Session, base benchResult, nGen, reps int, schema []
 	return []benchResult{plain, constrained}, nil
 }
 
-// printMaskStats writes the constraint times of the schema rows under the table.
+// printMaskStats writes the constraint times of the schema rows under the table, and the process CPU time
+// per token of the sampled rows (which other programs on the machine disturb less than wall time).
 func printMaskStats(w io.Writer, rs []benchResult) {
-	for _, r := range rs {
-		if r.MaskMeanUS > 0 {
-			fmt.Fprintf(w, "%s: constraint %.1f µs/token mean, %.1f µs p99 (cold first run %.1f µs/token)\n",
-				r.Test, r.MaskMeanUS, r.MaskP99US, r.ColdMaskUS)
+	for i, r := range rs {
+		if r.MaskMeanUS == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s: constraint %.1f µs/token mean, %.1f µs p99 (cold first run %.1f µs/token)\n",
+			r.Test, r.MaskMeanUS, r.MaskP99US, r.ColdMaskUS)
+		if i > 0 && len(r.SamplesCPUNS) > 0 && len(rs[i-1].SamplesCPUNS) > 0 {
+			a, b := medianNS(rs[i-1].SamplesCPUNS)/float64(r.NGen), medianNS(r.SamplesCPUNS)/float64(r.NGen)
+			fmt.Fprintf(w, "process CPU per token: %s %.2f ms, %s %.2f ms (ratio %.3f)\n", rs[i-1].Test, a/1e6, r.Test, b/1e6, b/a)
 		}
 	}
+}
+
+func medianNS(x []int64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return float64(s[n/2-1]+s[n/2]) / 2
+	}
+	return float64(s[len(s)/2])
 }
