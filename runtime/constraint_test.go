@@ -54,6 +54,9 @@ func TestConstrainedGeneration(t *testing.T) {
 	for _, name := range []string{"stories260K-F32.gguf", "rand-qwen3-chat-q8_0.gguf"} {
 		m := load(t, name)
 		s := session(t, m, runtime.SessionOptions{Ctx: 512})
+		if _, text := generate(t, s, "Once", runtime.GenerateOptions{Sampling: seeded(1), Grammar: `root ::= ""`}); text != "" || s.Stats().Stop != runtime.StopEOG {
+			t.Errorf("%s: the empty grammar wrote %q (stop %v)", name, text, s.Stats().Stop)
+		}
 		_, text := generate(t, s, "Once", runtime.GenerateOptions{Sampling: seeded(1), Grammar: `root ::= "yes" | "no"`})
 		if (text != "yes" && text != "no") || s.Stats().Stop != runtime.StopEOG {
 			t.Errorf("%s: got %q (stop %v), want yes or no ending the generation", name, text, s.Stats().Stop)

@@ -160,6 +160,10 @@ func (s *Session) newSampler(o sample.Options) error {
 func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOptions, yield func(Token, error) bool) {
 	tk, g := s.m.Tokenizer, &s.gen
 	var err error
+	if g.match != nil && g.match.Done() {
+		s.stats.Stop = StopEOG // a grammar whose only sentence is empty
+		return
+	}
 	for n := 1; ; n++ {
 		constrain(g.match, logits)
 		id := g.sampler.Sample(logits, s.tokens)
