@@ -58,7 +58,7 @@ func (p *program) prune() error {
 		}
 	}
 	if !live[p.ruleStart[p.root]] {
-		return fmt.Errorf("%w (with this vocabulary's bytes and tokens)", ErrEmpty)
+		return ErrEmpty
 	}
 	edges, calls, toks := p.edges[:0], p.calls[:0], p.toks[:0]
 	var eo, co, to int32

@@ -139,3 +139,10 @@ func FromExpr(e *Expr) (*Grammar, error) {
 	b.Define("root", e)
 	return b.Grammar("root")
 }
+
+// Check reports what Compile would refuse in g whatever the vocabulary: left recursion, or no sentence at all.
+// (Tokens g names are checked by Compile, against its vocabulary.)
+func Check(g *Grammar) error {
+	_, err := newProgram(g, nil)
+	return err
+}

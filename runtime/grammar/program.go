@@ -124,6 +124,9 @@ func newProgram(g *Grammar, v *Vocab) (*program, error) {
 	p.callOff = append(p.callOff, int32(len(p.calls)))
 	p.tokOff = append(p.tokOff, int32(len(p.toks)))
 	if err := p.analyze(); err != nil {
+		if err == ErrEmpty && v != nil {
+			err = fmt.Errorf("%w (with this vocabulary's bytes and tokens)", err)
+		}
 		return nil, err
 	}
 	return p, nil
@@ -171,7 +174,7 @@ func (p *program) tokenSet(e *Expr, v *Vocab) (int32, error) {
 		id := t.ID
 		if t.Text != "" {
 			if v == nil {
-				return 0, fmt.Errorf("grammar: %s: token %s needs a vocabulary", e.pos, t.Text)
+				continue // Check: tokens are resolved when a vocabulary is given
 			}
 			var ok bool
 			if id, ok = v.lookup(t.Text); !ok {
