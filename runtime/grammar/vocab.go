@@ -156,6 +156,11 @@ func (v *Vocab) Compile(g *Grammar) (*Compiled, error) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	for _, x := range v.cache {
+		if x.key == key {
+			return x.c, nil // compiled meanwhile by another generation: share its caches
+		}
+	}
 	if len(v.cache) == cacheSize {
 		v.cache = append(v.cache[:0], v.cache[1:]...)
 	}
