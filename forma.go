@@ -26,6 +26,11 @@
 //	path, err := forma.Pull(ctx, "hf.co/Qwen/Qwen3-0.6B-GGUF:Q8_0", forma.PullOptions{})
 //	m, err := forma.Load(path, forma.Options{})
 //
+// Structured output: GenerateOptions.JSONSchema (a JSON Schema), Grammar (llama.cpp's GBNF) or JSON (any object)
+// confine an answer to a language: every token is checked before it is sampled, so the answer parses. A schema
+// keyword that cannot be enforced, or a grammar with a syntax error, is an error wrapping ErrConstraint before
+// any token; CheckJSONSchema and CheckGrammar find those without a model.
+//
 // This package is the stable surface for applications. The packages under runtime/ hold the full machinery
 // (tokenizer, chat templates, sampler stages, raw forward passes) for tools that need more.
 package forma
@@ -39,13 +44,16 @@ import (
 	"github.com/forma-llm/forma/hub"
 	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/runtime/chat"
+	"github.com/forma-llm/forma/runtime/grammar"
+	"github.com/forma-llm/forma/runtime/grammar/jsonschema"
 	"github.com/forma-llm/forma/runtime/sample"
 )
 
 type (
 	// SessionOptions configure a session: context size, KV cache type, batch, context shift, system message.
 	SessionOptions = runtime.SessionOptions
-	// GenerateOptions control one answer: token limit, sampling, stop strings.
+	// GenerateOptions control one answer: token limit, sampling, stop strings, output constraint (JSONSchema,
+	// Grammar, JSON).
 	GenerateOptions = runtime.GenerateOptions
 	// Token is one generated token and the text it completes.
 	Token = runtime.Token
@@ -86,6 +94,24 @@ var (
 	// ErrBusy is returned when more sessions wait for the engine than Options.MaxQueue allows.
 	ErrBusy = runtime.ErrBusy
 )
+
+// ErrConstraint is wrapped by the error for a JSON schema or grammar that cannot be used; it comes before any
+// token is generated.
+var ErrConstraint = runtime.ErrConstraint
+
+// CheckJSONSchema reports whether a JSON Schema can be enforced: nil, or an error naming the keyword (and its
+// place in the schema) that cannot be, or saying that no value satisfies the schema.
+func CheckJSONSchema(schema []byte) error {
+	_, err := jsonschema.Compile(schema, jsonschema.Options{})
+	return err
+}
+
+// CheckGrammar reports whether a GBNF grammar parses: nil, or an error naming the line:column of the problem.
+// (Tokens it names, <text> or <[id]>, are checked against the model's vocabulary when generating.)
+func CheckGrammar(gbnf string) error {
+	_, err := grammar.Parse(gbnf)
+	return err
+}
 
 // Options configure Load.
 type Options struct {

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/forma-llm/forma/runtime/grammar"
 	"github.com/forma-llm/forma/runtime/sample"
 	"github.com/forma-llm/forma/runtime/tokenizer"
 )
@@ -32,8 +33,17 @@ type GenerateOptions struct {
 	Sampling *sample.Options
 	// Stop ends generation at the first of these strings; the matched text is not returned.
 	Stop []string
-	// IgnoreEOG keeps generating past end-of-generation tokens.
+	// IgnoreEOG keeps generating past end-of-generation tokens (not with a constraint, which ends generation
+	// itself).
 	IgnoreEOG bool
+
+	// Grammar constrains the output to a grammar in llama.cpp's GBNF (see package runtime/grammar).
+	Grammar string
+	// JSONSchema constrains the output to JSON valid against this JSON Schema (see runtime/grammar/jsonschema).
+	JSONSchema []byte
+	// JSON constrains the output to a JSON object.
+	JSON bool
+
 	// Speculation, when set, drafts tokens to confirm several per pass (see Speculation).
 	Speculation *Speculation
 	// Logprobs sets Token.Logprob: the log-probability of each generated token in the model's distribution (the
@@ -48,7 +58,7 @@ type StopReason uint8
 
 const (
 	StopNone      StopReason = iota // still running, or never started
-	StopEOG                         // an end-of-generation token
+	StopEOG                         // an end-of-generation token, or the end of the constraining grammar
 	StopMaxTokens                   // GenerateOptions.MaxTokens reached
 	StopString                      // a stop string matched
 	StopContext                     // the context is full and context shift is off
@@ -105,9 +115,11 @@ type generator struct {
 	arena   arena
 	sampler *sample.Sampler
 	dec     *tokenizer.Decoder
-	reply   []byte  // the text returned so far in this generation
-	batch   []int32 // the token to evaluate and its drafts
-	shifted []int32 // the tokens a context shift evaluates again
+	match   *grammar.Matcher // the output constraint of this generation, or nil
+	warm    *grammar.Matcher // the last constraint's matcher, reused by the next generation with its grammar
+	reply   []byte           // the text returned so far in this generation
+	batch   []int32          // the token to evaluate and its drafts
+	shifted []int32          // the tokens a context shift evaluates again
 	drafter drafter
 	lp      logprobs
 }
@@ -147,6 +159,12 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 		fail(fmt.Errorf("runtime: top logprobs %d must be in [0, %d]", opt.TopLogprobs, MaxTopLogprobs))
 		return
 	}
+	match, err := s.newMatcher(opt, len(prompt))
+	if err != nil {
+		fail(err)
+		return
+	}
+	s.gen.match = match
 	s.stats.Seed = s.gen.sampler.Options().Seed
 	start := time.Now()
 	logits, err := s.prefill(ctx, prompt)
@@ -182,11 +200,21 @@ func (s *Session) newSampler(o sample.Options) error {
 func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOptions, yield func(Token, error) bool) {
 	g := &s.gen
 	V := s.m.HParams().Vocab
-	next := int32(-1) // a token already chosen: the replacement of a rejected draft, from logits
+	next := int32(-1) // a token already chosen (and accepted by the constraint): a rejected draft's replacement
+	if g.match != nil && g.match.Done() {
+		s.stats.Stop = StopEOG // a grammar whose only sentence is empty
+		return
+	}
 	for n := 1; ; n++ {
 		id := next
 		if id < 0 {
-			id = g.sampler.Sample(logits, s.seq.toks)
+			constrain(g.match, logits)
+			var err error
+			if id, err = accept(g.match, g.sampler.Sample(logits, s.seq.toks), logits); err != nil {
+				s.stats.Stop = StopError
+				yield(Token{ID: tokenizer.None}, err)
+				return
+			}
 		}
 		next = -1
 		if s.take(ctx, id, n, logits, opt, yield) {
@@ -221,8 +249,13 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 		logits = out[len(drafts)*V : (len(drafts)+1)*V]
 		for i, d := range drafts {
 			row := out[i*V : (i+1)*V]
+			constrain(g.match, row) // a draft the grammar does not allow has probability 0
 			tok, ok := g.sampler.Verify(row, s.seq.toks[:base+i+1], d)
-			if !ok {
+			if tok, err = accept(g.match, tok, row); err != nil {
+				s.fail(ctx, err, yield)
+				return
+			}
+			if !ok || tok != d {
 				next, logits = tok, row
 				break
 			}
@@ -249,7 +282,7 @@ func (s *Session) take(ctx context.Context, id int32, n int, logits []float32, o
 		tok.Logprob = g.lp.step(logits, id, opt.TopLogprobs)
 		tok.Top = g.lp.top
 	}
-	if !opt.IgnoreEOG && s.m.Tokenizer.IsEOG(id) {
+	if (!opt.IgnoreEOG || g.match != nil) && s.m.Tokenizer.IsEOG(id) {
 		s.stats.Stop = StopEOG
 		s.flushHeld(yield)
 		return true
@@ -271,6 +304,9 @@ func (s *Session) take(ctx context.Context, id int32, n int, logits []float32, o
 		s.stats.StopString = g.stop.match
 	case last:
 		s.stats.Stop = StopMaxTokens
+	case g.match != nil && g.match.Done():
+		s.stats.Stop = StopEOG // the grammar is complete and nothing can follow
+		s.flushHeld(yield)
 	case ctx.Err() != nil:
 		s.stats.Stop = StopCancelled
 		yield(Token{ID: tokenizer.None}, ctx.Err())

@@ -35,6 +35,7 @@ type Model struct {
 
 	dryMu       sync.Mutex
 	dryBreakers map[string]*sample.Breakers // by strings.Join(breakers, "\x00")
+	vocab       lazyVocab                   // for output constraints
 }
 
 // Options configure loading.

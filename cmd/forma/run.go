@@ -45,6 +45,7 @@ type runFlags struct {
 	ignoreEOS  bool
 	noPrompt   bool
 	stop       stringList
+	constraint constraintFlags
 	sampling   sample.Options
 	samplerSet map[string]bool
 	draft      string // --draft MODEL
@@ -79,7 +80,7 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 	fs.BoolVar(&f.verbose, "verbose", false, "print load time and prompt/generation speed on stderr")
 	fs.BoolVar(&f.printIDs, "print-ids", false, "print the generated token ids on stderr (debugging)")
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-generation tokens")
-	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation")
+	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation (never printed before constrained output)")
 	fs.Var(&f.stop, "stop", "stop at this `text` (repeatable)")
 	fs.StringVar(&f.draft, "draft", "", "speculative decoding: a smaller `model` with the same vocabulary drafts tokens")
 	fs.IntVar(&f.spec.Max, "draft-max", runtime.DefaultDraftMax, "most draft `tokens` per step")
@@ -90,6 +91,7 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 		return err
 	})
 	fs.IntVar(&f.spec.Lookup, "lookup", 0, "speculative decoding without a draft model: draft from earlier n-grams of the context up to `N` tokens")
+	f.constraint.add(fs)
 	f.addSamplingFlags(fs)
 	return f
 }
@@ -149,6 +151,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := f.sampling.Validate(); err != nil {
 		return err
 	}
+	if err := f.constraint.read(); err != nil {
+		return err
+	}
 	path, err := resolveOrPull(pos[0], stderr)
 	if err != nil {
 		return err
@@ -199,6 +204,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 		gen.Speculation = &f.spec
 	}
+	f.constraint.apply(&gen)
 	so := f.samplerOptions(m)
 	gen.Sampling = &so
 	if interactive {
@@ -207,12 +213,15 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if f.raw && !f.noPrompt {
-		fmt.Fprint(stdout, prompt)
+	if f.raw && !f.noPrompt && !f.constraint.set() {
+		fmt.Fprint(stdout, prompt) // not before constrained output, which should parse as it is
 	}
 	if err := answer(ctx, s, prompt, f, gen, stdout, stderr); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return errors.New("interrupted")
+		}
+		if errors.Is(err, runtime.ErrConstraint) {
+			return badInput{err} // a token the grammar names that this vocabulary lacks, say
 		}
 		return err
 	}
