@@ -74,13 +74,19 @@ func (s *Session) newMatcher(opt GenerateOptions, promptLen int) (*grammar.Match
 		mt = c.NewMatcher()
 		s.gen.warm = mt
 	}
+	s.setBudget(mt, opt, promptLen)
+	return mt, nil
+}
+
+// setBudget gives a matcher the generation's budget: MaxTokens, or the room left in the context, so that a
+// generation cut by either still ends complete when it can.
+func (s *Session) setBudget(mt *grammar.Matcher, opt GenerateOptions, promptLen int) {
 	switch {
 	case opt.MaxTokens > 0:
 		mt.SetBudget(opt.MaxTokens)
 	case !s.opt.ContextShift:
 		mt.SetBudget(s.ctx - min(promptLen, s.ctx))
 	}
-	return mt, nil
 }
 
 // constrain masks the logits of the tokens the grammar does not allow next (nil matcher: no constraint).

@@ -9,14 +9,22 @@ import (
 	"github.com/forma-llm/forma/runtime/grammar"
 	"github.com/forma-llm/forma/runtime/sample"
 	"github.com/forma-llm/forma/runtime/tokenizer"
+	"github.com/forma-llm/forma/runtime/toolcall"
 )
 
 // Token is one generated token and the text it completes.
 type Token struct {
 	ID int32 // the token; tokenizer.None for a last piece of held-back text after an end-of-generation token
 	// Text is the text this token makes complete: its piece, less bytes of an unfinished UTF-8 character or of a
-	// possible stop string, which come out with a later token. It is often "" for such tokens.
+	// possible stop string, which come out with a later token. It is often "" for such tokens. For a template
+	// that thinks or calls tools it is the answer's part only; the rest goes to Reasoning and Calls.
 	Text string
+	// Reasoning is the reasoning text this token makes complete (templates that think: <think>…</think> and the
+	// like).
+	Reasoning string
+	// Calls are the tool-call pieces this token completes (GenerateOptions.Tools): a call's start (index, id,
+	// name), then fragments of its arguments JSON. The slice is the session's: the next token overwrites it.
+	Calls []toolcall.Delta
 	// Logprob is the token's log-probability under the model (GenerateOptions.Logprobs; 0 otherwise).
 	Logprob float32
 	// Top are the GenerateOptions.TopLogprobs most likely tokens at this step, most likely first. The slice is
@@ -43,6 +51,15 @@ type GenerateOptions struct {
 	JSONSchema []byte
 	// JSON constrains the output to a JSON object.
 	JSON bool
+
+	// Tools the model may call, written in its chat template's syntax (Model.ToolFamily); ToolChoice says
+	// whether it may (Auto: the call's grammar starts at the family's trigger), must (Required) or must call one
+	// (Function), or must not (None). Each call's arguments follow its tool's parameter schema; the calls come
+	// out as Token.Calls and in Session.Result. With a template that thinks, a JSON Schema or grammar applies to
+	// the answer after the reasoning.
+	Tools             []toolcall.Tool
+	ToolChoice        toolcall.Choice
+	ParallelToolCalls bool
 
 	// Speculation, when set, drafts tokens to confirm several per pass (see Speculation).
 	Speculation *Speculation
@@ -122,11 +139,20 @@ type generator struct {
 	shifted []int32          // the tokens a context shift evaluates again
 	drafter drafter
 	lp      logprobs
+	out     replyState // reasoning, answer and tool calls of the reply
 }
 
-func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOptions, yield func(Token, error) bool) {
+func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOptions, consumer func(Token, error) bool) {
 	s.stats = Stats{Stop: StopError}
 	s.gen.reply = s.gen.reply[:0]
+	s.gen.out = replyState{raw: s.gen.out.raw[:0], calls: s.gen.out.calls[:0]}
+	live := true // the consumer has not stopped iterating
+	yield := func(t Token, err error) bool {
+		if live {
+			live = consumer(t, err)
+		}
+		return live
+	}
 	fail := func(err error) { yield(Token{ID: tokenizer.None}, err) }
 	if s.closed {
 		fail(ErrClosed)
@@ -165,6 +191,10 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 		return
 	}
 	s.gen.match = match
+	if err := s.startReply(opt, len(prompt), s.promptThinking(s.m.ToolFamily(), prompt)); err != nil {
+		fail(err)
+		return
+	}
 	s.stats.Seed = s.gen.sampler.Options().Seed
 	start := time.Now()
 	logits, err := s.prefill(ctx, prompt)
@@ -179,9 +209,14 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 	start = time.Now()
 	defer func() { s.stats.GenTime = time.Since(start) }()
 	s.gen.stop.reset(opt.Stop)
-	s.gen.dec = s.m.Tokenizer.NewDecoder(tokenizer.DecodeOptions{})
+	// A family whose syntax uses control tokens (Harmony's channels, Mistral's [TOOL_CALLS]) needs them as text.
+	s.gen.dec = s.m.Tokenizer.NewDecoder(tokenizer.DecodeOptions{
+		Special: s.gen.out.parser != nil && len(s.gen.out.family.PreservedTokens()) > 0})
 	s.gen.dec.Add(tokenizer.None) // a continuation: no leading space is removed from the first piece
 	s.loop(ctx, logits, opt, yield)
+	if t, ok := s.finishReply(); ok {
+		yield(t, nil) // the text the reply layer held back
+	}
 }
 
 // newSampler makes the sampler of one generation (a seeded one starts its sequence afresh).
@@ -356,7 +391,12 @@ func (s *Session) flushHeld(yield func(Token, error) bool) {
 // emit yields a token with text made a string in the arena, and records the text.
 func (s *Session) emit(t Token, text []byte, yield func(Token, error) bool) bool {
 	s.gen.reply = append(s.gen.reply, text...)
-	t.Text = s.gen.arena.string(text)
+	if err := s.feed(&t, text); err != nil {
+		s.stats.Stop = StopError
+		yield(t, nil)
+		yield(Token{ID: tokenizer.None}, err)
+		return false
+	}
 	return yield(t, nil)
 }
 

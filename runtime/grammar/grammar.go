@@ -146,3 +146,42 @@ func Check(g *Grammar) error {
 	_, err := newProgram(g, nil)
 	return err
 }
+
+// Concat returns the grammar of a sentence of head followed by a sentence of tail (a reasoning block before a
+// JSON answer, say). The rules of each keep their meaning: they are renamed apart ("h-" and "t-" before their
+// names), and the new root is "root".
+func Concat(head, tail *Grammar) *Grammar {
+	b := NewBuilder()
+	for _, part := range []struct {
+		g      *Grammar
+		prefix string
+	}{{head, "h-"}, {tail, "t-"}} {
+		for _, r := range part.g.rules {
+			b.Define(part.prefix+r.name, renamed(r.expr, part.prefix))
+		}
+	}
+	b.Define("root", Seq(Ref("h-"+head.Root()), Ref("t-"+tail.Root())))
+	g, err := b.Grammar("root")
+	if err != nil {
+		panic("grammar: Concat of valid grammars failed: " + err.Error()) // both were checked when built
+	}
+	return g
+}
+
+// renamed returns e with every rule it refers to prefixed.
+func renamed(e *Expr, prefix string) *Expr {
+	if e.op == opRef {
+		c := *e
+		c.name = prefix + e.name
+		return &c
+	}
+	if len(e.kids) == 0 {
+		return e
+	}
+	c := *e
+	c.kids = make([]*Expr, len(e.kids))
+	for i, k := range e.kids {
+		c.kids[i] = renamed(k, prefix)
+	}
+	return &c
+}

@@ -51,6 +51,14 @@ func (m *Matcher) Reset() {
 // complete when the budget runs out.
 func (m *Matcher) SetBudget(n int) { m.limit, m.base = n, len(m.hist) }
 
+// Budget returns the tokens left of the budget (negative: none set).
+func (m *Matcher) Budget() int {
+	if m.limit < 0 {
+		return -1
+	}
+	return m.limit - (len(m.hist) - m.base)
+}
+
 // left is the number of tokens left in the budget, negative without one.
 func (m *Matcher) left() int {
 	if m.limit < 0 {
