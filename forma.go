@@ -47,6 +47,7 @@ import (
 	"github.com/forma-llm/forma/runtime/grammar"
 	"github.com/forma-llm/forma/runtime/grammar/jsonschema"
 	"github.com/forma-llm/forma/runtime/sample"
+	"github.com/forma-llm/forma/runtime/toolcall"
 )
 
 type (
@@ -65,7 +66,19 @@ type (
 	Message = chat.Message
 	// SamplerOptions are the sampling parameters, named as llama.cpp's.
 	SamplerOptions = sample.Options
+	// Tool is a function the model may call (GenerateOptions.Tools); ParseTools reads OpenAI's tools JSON.
+	Tool = toolcall.Tool
+	// ToolChoice says whether the model may, must or must not call tools, or which one.
+	ToolChoice = toolcall.Choice
+	// ToolCallDelta is a piece of a streamed tool call (Token.Calls): its start, then fragments of its arguments.
+	ToolCallDelta = toolcall.Delta
+	// Reply is a generation's reply split into reasoning, answer and tool calls (Session.Result).
+	Reply = toolcall.Reply
 )
+
+// ParseTools reads OpenAI's tools JSON ([{"type": "function", "function": {"name", "description",
+// "parameters"}}]) for GenerateOptions.Tools.
+func ParseTools(raw []byte) ([]Tool, error) { return toolcall.ParseTools(raw) }
 
 // Why a generation ended.
 const (
@@ -236,6 +249,10 @@ func (s *Session) Reply() string { return s.s.Reply() }
 
 // Stats describe the last generation: tokens, timings, why it stopped, the seed.
 func (s *Session) Stats() Stats { return s.s.Stats() }
+
+// Result returns the last generation's reply split into reasoning, answer and tool calls, and
+// toolcall.ErrIncomplete (wrapped) for a reply cut inside a call or its reasoning.
+func (s *Session) Result() (Reply, error) { return s.s.Result() }
 
 // Close ends the session. It is safe to call twice.
 func (s *Session) Close() error { return s.s.Close() }
