@@ -58,3 +58,23 @@ func (a StringArray) At(i int) []byte {
 	l := int(binary.LittleEndian.Uint64(a.raw[off:]))
 	return a.raw[off+8 : off+8+l : off+8+l]
 }
+
+// Split cuts the array into at most parts consecutive arrays of nearly equal length, to be read in parallel;
+// their lengths add up to Len. An empty array is returned whole.
+func (a StringArray) Split(parts int) []StringArray {
+	if a.n == 0 {
+		return []StringArray{a}
+	}
+	parts = max(min(parts, a.n), 1)
+	out := make([]StringArray, parts)
+	off, first := 0, 0
+	for k := range out {
+		start, end := off, a.n*(k+1)/parts
+		for range end - first {
+			off += 8 + int(binary.LittleEndian.Uint64(a.raw[off:]))
+		}
+		out[k] = StringArray{n: end - first, raw: a.raw[start:off:off]}
+		first = end
+	}
+	return out
+}

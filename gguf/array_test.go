@@ -62,6 +62,17 @@ func TestArrayAccessors(t *testing.T) {
 				t.Errorf("%s[%d] = %q (At %q), want %q", key, i, s, a.At(i), anys.([]any)[i])
 			}
 		}
+		for parts := 1; parts <= 5; parts++ {
+			var joined []string
+			for _, p := range a.Split(parts) {
+				for _, s := range p.All() {
+					joined = append(joined, string(s))
+				}
+			}
+			if len(joined) != a.Len() || (a.Len() > 0 && !reflect.DeepEqual(joined, anys2strings(anys))) {
+				t.Errorf("%s split in %d: %q", key, parts, joined)
+			}
+		}
 		if a.At(-1) != nil || a.At(a.Len()) != nil {
 			t.Errorf("%s: At out of range is not nil", key)
 		}
@@ -82,4 +93,12 @@ func TestArrayAccessors(t *testing.T) {
 	if _, err := f.Ints("u8s"); err == nil {
 		t.Errorf("Ints after Close: no error")
 	}
+}
+
+func anys2strings(v any) []string {
+	var out []string
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
 }
