@@ -317,8 +317,11 @@ func (t *Tokenizer) readTokens(f *gguf.File) error {
 // placeholder [EMPTY_<id>].
 func (t *Tokenizer) readTexts(toks gguf.StringArray) error {
 	size := 0
-	for _, s := range toks.All() {
-		size += max(len(s), len("[EMPTY_2147483647]"))
+	for i, s := range toks.All() {
+		if len(s) == 0 {
+			size += len("[EMPTY_]") + len(strconv.Itoa(i))
+		}
+		size += len(s)
 	}
 	if size > math.MaxUint32 {
 		return fmt.Errorf("%s holds more than 4 GiB of text", KeyTokens)
