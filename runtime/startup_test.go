@@ -43,8 +43,8 @@ func synthQwen3(b *testing.B) string {
 // evaluation), first-pass-ms (ready and the prompt evaluated, which on the CPU backend includes mapping in the
 // weights' pages), and heap-MiB, the Go heap the loaded model and its session hold. ready-cpu-ms is the CPU time
 // (user and system, all threads) the process spent until ready: on a machine shared with other work, where the
-// wall-clock figures stretch, it bounds what ready-ms would be on the same cores left to forma. The synth model is written to the system's
-// temporary folder the first time (-short skips it).
+// wall-clock figures stretch, it bounds what ready-ms would be on the same cores left to forma. The synth model
+// is written to the system's temporary folder the first time (-short skips it).
 func BenchmarkLoad(b *testing.B) {
 	b.Run("qwen3-chat-151k", func(b *testing.B) {
 		benchmarkLoad(b, filepath.Join(testdir.Sub(b, "models"), "rand-qwen3-chat-q8_0.gguf"))

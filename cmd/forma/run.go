@@ -277,8 +277,8 @@ func answer(ctx context.Context, s *runtime.Session, prompt string, f *runFlags,
 		printStats(stderr, s.Stats())
 	}
 	if st := s.Stats(); f.showStartup && !st.PromptStart.IsZero() {
-		fmt.Fprintf(stderr, "start-up: the first prompt token went to evaluation %.0f ms after forma started (load %.0f ms)\n",
-			ms(st.PromptStart.Sub(started)), ms(f.loadTime))
+		fmt.Fprintf(stderr, "start-up: the first prompt token went to evaluation %.0f ms after forma started "+
+			"(load %.0f ms)\n", ms(st.PromptStart.Sub(started)), ms(f.loadTime))
 	}
 	f.showStartup = false
 	return err

@@ -142,10 +142,9 @@ func (b *mergeBatch) resolve(out []resolved, base int) error {
 		}
 		b.cat = append(append(b.cat, left...), right...)
 	}
-	cat, keys := unsafe.String(unsafe.SliceData(b.cat), len(b.cat)), b.keys[:0] // b.cat stays put until the next call
+	cat, keys := view(b.cat), b.keys[:0] // b.cat stays put until the next call
 	for k, m := range b.lines[:b.n] {
-		left, right := m[:b.split[k]], m[b.split[k]+1:]
-		keys = append(keys, unsafe.String(unsafe.SliceData(left), len(left)), unsafe.String(unsafe.SliceData(right), len(right)))
+		keys = append(keys, view(m[:b.split[k]]), view(m[b.split[k]+1:]))
 		if b.result[k] == None {
 			keys = append(keys, cat[:len(m)-1])
 			cat = cat[len(m)-1:]
@@ -172,6 +171,9 @@ func (b *mergeBatch) resolve(out []resolved, base int) error {
 	b.n = 0
 	return nil
 }
+
+// view returns the bytes of b as a string without copying them; b must not change while the string is in use.
+func view(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // isConcat reports whether s is left followed by right.
 func isConcat(s string, left, right []byte) bool {

@@ -3,7 +3,6 @@ package tokenizer
 import (
 	"hash/maphash"
 	"math/bits"
-	"unsafe"
 )
 
 // texts holds the token texts flat (one string and offsets) with an open-addressing index from text to id:
@@ -118,7 +117,7 @@ func (x *texts) id(s string) (int32, bool) {
 
 // idBytes is id for a text in a byte slice.
 func (x *texts) idBytes(b []byte) (int32, bool) {
-	return x.id(unsafe.String(unsafe.SliceData(b), len(b))) // the string does not outlive the call
+	return x.id(view(b)) // the string does not outlive the call
 }
 
 // mergeTable maps a pair of piece ids to their merge: open addressing on the pair, linear probing.
