@@ -92,6 +92,7 @@ type Stats struct {
 	PromptTokens int           // tokens of the prompt (the whole conversation for a chat turn)
 	CachedTokens int           // of those, tokens already in the cache and not evaluated again
 	PromptTime   time.Duration // evaluating the prompt
+	PromptStart  time.Time     // when the prompt's evaluation began (its template rendered, its text tokenized)
 	Generated    int           // tokens generated (the final end-of-generation token not counted)
 	GenTime      time.Duration // generating: evaluation and sampling
 	Shifts       int           // context shifts
@@ -197,6 +198,7 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 	}
 	s.stats.Seed = s.gen.sampler.Options().Seed
 	start := time.Now()
+	s.stats.PromptStart = start
 	logits, err := s.prefill(ctx, prompt)
 	s.stats.PromptTime = time.Since(start)
 	if err != nil {

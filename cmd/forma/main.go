@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"time"
 )
 
 // command is one subcommand. run receives the arguments after the subcommand's name and its output streams;
@@ -26,6 +27,10 @@ func register(c command) { commands[c.name] = c }
 
 // errUsage is returned after a usage message has been printed; main then exits with status 2.
 var errUsage = errors.New("usage")
+
+// started is when forma's main package was initialized: after the Go runtime and the packages it imports
+// (GODEBUG=inittrace=1 shows what those take). forma run --verbose reports start-up from here.
+var started = time.Now()
 
 // badInput marks an error in what the user gave beyond the flags' syntax (a grammar, a JSON schema): main prints
 // it and exits with status 2, as for a usage error.

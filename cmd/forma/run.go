@@ -50,6 +50,9 @@ type runFlags struct {
 	samplerSet map[string]bool
 	draft      string // --draft MODEL
 	spec       runtime.Speculation
+
+	loadTime    time.Duration // of the model, for --verbose's start-up line
+	showStartup bool          // --verbose, not interactive (the user's typing would count), and no answer yet
 }
 
 type stringList []string
@@ -77,7 +80,7 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 		})
 	fs.StringVar(&f.template, "chat-template", "", "chat template: Jinja `file` or a built-in name ("+builtinList()+")")
 	fs.BoolVar(&f.raw, "raw", false, "plain completion: no chat template")
-	fs.BoolVar(&f.verbose, "verbose", false, "print load time and prompt/generation speed on stderr")
+	fs.BoolVar(&f.verbose, "verbose", false, "print load and start-up times and prompt/generation speed on stderr")
 	fs.BoolVar(&f.printIDs, "print-ids", false, "print the generated token ids on stderr (debugging)")
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-generation tokens")
 	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation (never printed before constrained output)")
@@ -172,9 +175,10 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeAll()
+	f.loadTime = time.Since(start)
 	if f.verbose {
 		fmt.Fprintf(stderr, "loaded %s (%s, %s backend) in %.0f ms\n", filepath.Base(path), m.HParams().Arch,
-			m.Backend.Caps().Name, msSince(start))
+			m.Backend.Caps().Name, ms(f.loadTime))
 	}
 	if !f.raw && tmplSrc == "" && !m.File.Has(chat.KeyTemplate) {
 		f.raw = true // as llama-cli: no chat template, no conversation
@@ -207,6 +211,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	f.constraint.apply(&gen)
 	so := f.samplerOptions(m)
 	gen.Sampling = &so
+	f.showStartup = f.verbose && !interactive
 	if interactive {
 		r := &repl{m: m, s: s, f: f, gen: gen, in: stdin, out: stdout, errOut: stderr}
 		return r.run()
@@ -280,6 +285,11 @@ func answer(ctx context.Context, s *runtime.Session, prompt string, f *runFlags,
 	if f.verbose {
 		printStats(stderr, s.Stats())
 	}
+	if st := s.Stats(); f.showStartup && !st.PromptStart.IsZero() {
+		fmt.Fprintf(stderr, "start-up: the first prompt token went to evaluation %.0f ms after forma started "+
+			"(load %.0f ms)\n", ms(st.PromptStart.Sub(started)), ms(f.loadTime))
+	}
+	f.showStartup = false
 	return err
 }
 
@@ -305,7 +315,9 @@ func printStats(w io.Writer, st runtime.Stats) {
 	fmt.Fprintln(w)
 }
 
-func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1e3 }
+func msSince(t time.Time) float64 { return ms(time.Since(t)) }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w any) bool {
