@@ -51,6 +51,12 @@ func (s *Session) startReply(opt GenerateOptions, promptLen int, thinking bool) 
 	fam := s.m.ToolFamily()
 	open, _ := fam.Reasoning()
 	tools := len(opt.Tools) > 0 && opt.ToolChoice.Mode != toolcall.None
+	if opt.RawReply {
+		if tools {
+			return fmt.Errorf("%w: RawReply leaves no parser to read tool calls", ErrConstraint)
+		}
+		return nil
+	}
 	if open == "" && !tools && fam != toolcall.Harmony {
 		return nil // plain text: newMatcher already made the constraint, if any
 	}
