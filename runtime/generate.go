@@ -194,7 +194,8 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 		return
 	}
 	s.gen.match = match
-	if err := s.startReply(opt, len(prompt), s.promptThinking(s.m.ToolFamily(), prompt)); err != nil {
+	opened, closed := s.promptThinking(s.m.ToolFamily(), prompt)
+	if err := s.startReply(opt, len(prompt), opened, closed); err != nil {
 		fail(err)
 		return
 	}

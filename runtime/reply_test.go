@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/forma-llm/forma/runtime"
+	"github.com/forma-llm/forma/runtime/tokenizer"
 	"github.com/forma-llm/forma/runtime/toolcall"
 )
 
@@ -139,5 +140,41 @@ func TestRawReply(t *testing.T) {
 	_, _, err = collect(s.Generate(context.Background(), prompt, runtime.GenerateOptions{MaxTokens: 4, Tools: tools, RawReply: true}))
 	if !errors.Is(err, runtime.ErrConstraint) {
 		t.Errorf("RawReply with tools: %v, want ErrConstraint", err)
+	}
+}
+
+// TestThinkingOff: a prompt that ends with the empty reasoning block Qwen3's template writes for enable_thinking
+// false gets its constrained answer at once — a forced call, or a schema's JSON — with no reasoning before it,
+// even from a model biased to open another <think> block.
+func TestThinkingOff(t *testing.T) {
+	m := load(t, "rand-qwen3-chat-q8_0.gguf")
+	tools, err := toolcall.ParseTools(json.RawMessage(weatherTools))
+	if err != nil {
+		t.Fatal(err)
+	}
+	think, err := m.Tokenizer.Encode("<think>", tokenizer.EncodeOptions{ParseSpecial: true})
+	if err != nil || len(think) != 1 {
+		t.Fatalf("<think> is %v (%v), want one token", think, err)
+	}
+	const prompt = "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
+	for seed := uint64(1); seed <= 2; seed++ {
+		for _, opt := range []runtime.GenerateOptions{
+			{Tools: tools, ToolChoice: toolcall.Choice{Mode: toolcall.Required}},
+			{JSONSchema: []byte(`{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}`)},
+		} {
+			s := session(t, m, runtime.SessionOptions{Ctx: 1024})
+			opt.MaxTokens, opt.Sampling = 80, seeded(seed)
+			opt.Sampling.LogitBias = map[int32]float32{think[0]: 30}
+			if _, _, err := collect(s.Generate(context.Background(), prompt, opt)); err != nil {
+				t.Fatal(err)
+			}
+			r, err := s.Result()
+			if err != nil || r.Reasoning != "" {
+				t.Errorf("seed %d, tools %v: reasoning %q, %v", seed, opt.Tools != nil, r.Reasoning, err)
+			}
+			if opt.Tools != nil && len(r.Calls) == 0 || opt.Tools == nil && !json.Valid([]byte(r.Content)) {
+				t.Errorf("seed %d: reply %+v", seed, r)
+			}
+		}
 	}
 }
