@@ -577,17 +577,24 @@ func (as *antStream) finish(c *choice) {
 // included.
 func (s *Server) antCountTokens(w http.ResponseWriter, r *http.Request) error {
 	var q struct {
-		Model      string          `json:"model"`
-		Messages   []antMessage    `json:"messages"`
-		System     antContent      `json:"system"`
-		Thinking   *antThinking    `json:"thinking"`
-		Tools      json.RawMessage `json:"tools"`
-		ToolChoice json.RawMessage `json:"tool_choice"`
+		Model        string          `json:"model"`
+		Messages     []antMessage    `json:"messages"`
+		System       antContent      `json:"system"`
+		Thinking     *antThinking    `json:"thinking"`
+		Tools        json.RawMessage `json:"tools"`
+		ToolChoice   json.RawMessage `json:"tool_choice"`
+		OutputConfig *struct {
+			Effort string          `json:"effort"`
+			Format json.RawMessage `json:"format"`
+		} `json:"output_config"`
+		CacheControl json.RawMessage `json:"cache_control"`
+		Speed        string          `json:"speed"`
 	}
 	if err := decode(r, &q); err != nil {
 		return err
 	}
-	ar := antRequest{Model: q.Model, Messages: q.Messages, System: q.System, Thinking: q.Thinking, Tools: q.Tools, ToolChoice: q.ToolChoice}
+	ar := antRequest{Model: q.Model, Messages: q.Messages, System: q.System, Thinking: q.Thinking, Tools: q.Tools,
+		ToolChoice: q.ToolChoice, OutputConfig: q.OutputConfig}
 	sh, err := ar.shape()
 	if err != nil {
 		return err

@@ -140,6 +140,9 @@ func decodeStrict(field string, raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok { // the decoder gives no path
+			return badRequest(field, "unknown field %s", name)
+		}
 		var ae *apiError
 		if errors.As(jsonError(err), &ae) {
 			if ae.param != "" {

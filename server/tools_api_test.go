@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -229,6 +230,12 @@ func ollamaChatLines(t testing.TB, body string) []ollamaChatLine {
 // format with a schema, and "json", make answers that parse and validate.
 func TestOllamaToolsAndFormat(t *testing.T) {
 	ts := startServer(t, Config{Session: runtime0(1024)}, qwenChat)
+	_, _, body := post(t, ts.url+"/api/show", `{"model":"`+qwenChat+`"}`)
+	var show struct{ Capabilities []string }
+	decodeJSON(t, body, &show)
+	if !slices.Contains(show.Capabilities, "tools") || !slices.Contains(show.Capabilities, "thinking") {
+		t.Errorf("capabilities %v: want tools and thinking", show.Capabilities)
+	}
 	req := func(stream bool, extra string) string {
 		return fmt.Sprintf(`{"model":%q,"stream":%v,"think":false,"messages":[{"role":"user","content":"Weather in Paris?"}],`+
 			`"options":{"seed":3,"temperature":1,"num_predict":120}%s}`, qwenChat, stream, extra)
