@@ -57,7 +57,7 @@ func (s *shape) readChoice(field string, raw json.RawMessage) error {
 		return badRequest(field, "%s", strings.TrimPrefix(err.Error(), "toolcall: "))
 	}
 	if c.Mode == toolcall.Required && len(s.tools) == 0 {
-		return badRequest(field, "required asks for a tool call, and the request has no tools")
+		return badRequest(field, "asks for a tool call, and the request has no tools")
 	}
 	s.choice = c
 	return nil
