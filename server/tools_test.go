@@ -105,14 +105,14 @@ func oaiTools(t testing.TB) []openai.ChatCompletionToolUnionParam {
 // noThinking switches Qwen3's thinking off: the answer is constrained from its first token.
 var noThinking = option.WithJSONSet("chat_template_kwargs", map[string]any{"enable_thinking": false})
 
-// newlineID is the token id of "\n" in the model's vocabulary.
-func newlineID(t testing.TB, ts *testServer, model string) string {
+// tokenID is the token id of text, one token of the model's vocabulary.
+func tokenID(t testing.TB, ts *testServer, model, text string) string {
 	t.Helper()
-	_, _, body := post(t, ts.url+"/tokenize", `{"model":"`+model+`","content":"\n"}`)
+	_, _, body := post(t, ts.url+"/tokenize", `{"model":"`+model+`","content":`+jsonString(text)+`}`)
 	var r struct{ Tokens []int32 }
 	decodeJSON(t, body, &r)
 	if len(r.Tokens) != 1 {
-		t.Fatalf("\\n is %v", r.Tokens)
+		t.Fatalf("%q is %v", text, r.Tokens)
 	}
 	return fmt.Sprint(r.Tokens[0])
 }
@@ -217,7 +217,7 @@ func TestOpenAIToolCalls(t *testing.T) {
 	// token budget ends the block; each call is separate, with its own id and valid arguments.
 	par := params
 	par.ParallelToolCalls, par.Temperature = openai.Bool(true), openai.Float(0)
-	par.LogitBias = map[string]int64{newlineID(t, ts, qwenChat): 100}
+	par.LogitBias = map[string]int64{tokenID(t, ts, qwenChat, "\n"): 100}
 	resp, err := c.Chat.Completions.New(ctx, par, noThinking)
 	if err != nil {
 		t.Fatal(err)
@@ -242,6 +242,19 @@ func TestOpenAIToolCalls(t *testing.T) {
 		}
 	}
 	t.Logf("%d parallel calls, first %s(%s)", len(calls), calls[0].Function.Name, calls[0].Function.Arguments)
+
+	// tool_choice auto: the call's grammar starts where the model writes the trigger (here made likely by a
+	// bias on the <tool_call> token, which the grammar forbids inside the call).
+	auto := params
+	auto.ToolChoice = openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("auto")}
+	auto.Seed, auto.LogitBias = openai.Int(1), map[string]int64{tokenID(t, ts, qwenChat, "<tool_call>"): 100}
+	if resp, err := c.Chat.Completions.New(ctx, auto, noThinking); err != nil || len(resp.Choices[0].Message.ToolCalls) != 1 ||
+		resp.Choices[0].FinishReason != "tool_calls" {
+		t.Errorf("tool_choice auto: %v %s", err, resp.RawJSON())
+	} else {
+		call := resp.Choices[0].Message.ToolCalls[0]
+		checkCall(t, "auto", call.Function.Name, call.Function.Arguments)
+	}
 
 	one := par
 	one.ParallelToolCalls = openai.Bool(false)
