@@ -60,6 +60,9 @@ type GenerateOptions struct {
 	Tools             []toolcall.Tool
 	ToolChoice        toolcall.Choice
 	ParallelToolCalls bool
+	// RawReply turns the reply layer off: Text is all the generated text, reasoning tags and call syntax
+	// included, as a plain completion of a prompt wants it. It cannot be set with Tools.
+	RawReply bool
 
 	// Speculation, when set, drafts tokens to confirm several per pass (see Speculation).
 	Speculation *Speculation
@@ -192,7 +195,8 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 		return
 	}
 	s.gen.match = match
-	if err := s.startReply(opt, len(prompt), s.promptThinking(s.m.ToolFamily(), prompt)); err != nil {
+	opened, closed := s.promptThinking(s.m.ToolFamily(), prompt)
+	if err := s.startReply(opt, len(prompt), opened, closed); err != nil {
 		fail(err)
 		return
 	}

@@ -45,12 +45,19 @@ type replyState struct {
 var ErrToolsAndFormat = errors.New("runtime: tools and a grammar or JSON Schema cannot constrain one answer")
 
 // startReply sets up the reply layer for opt: the parser when the template thinks or tools are given, and the
-// constraint (g.match now, or pending until it applies). thinking says the prompt opened the reasoning.
-func (s *Session) startReply(opt GenerateOptions, promptLen int, thinking bool) error {
+// constraint (g.match now, or pending until it applies). thinking says the prompt opened the reasoning, closed
+// that it ends with an empty reasoning block (thinking switched off), after which the answer comes at once.
+func (s *Session) startReply(opt GenerateOptions, promptLen int, thinking, closed bool) error {
 	r := &s.gen.out
 	fam := s.m.ToolFamily()
 	open, _ := fam.Reasoning()
 	tools := len(opt.Tools) > 0 && opt.ToolChoice.Mode != toolcall.None
+	if opt.RawReply {
+		if tools {
+			return fmt.Errorf("%w: RawReply leaves no parser to read tool calls", ErrConstraint)
+		}
+		return nil
+	}
 	if open == "" && !tools && fam != toolcall.Harmony {
 		return nil // plain text: newMatcher already made the constraint, if any
 	}
@@ -63,7 +70,7 @@ func (s *Session) startReply(opt GenerateOptions, promptLen int, thinking bool) 
 		mode := toolcall.NoThinking
 		if thinking {
 			mode = toolcall.InThinking
-		} else if open != "" {
+		} else if open != "" && !closed {
 			mode = toolcall.MayThink
 		}
 		c, err := toolcall.BuildConstraint(fam, opt.Tools, toolcall.ConstraintOptions{Choice: opt.ToolChoice,
@@ -93,6 +100,8 @@ func (s *Session) startReply(opt GenerateOptions, promptLen int, thinking bool) 
 		mode := toolcall.MayThink
 		if thinking {
 			mode = toolcall.InThinking
+		} else if closed {
+			mode = toolcall.NoThinking
 		}
 		head, err := toolcall.ReasoningGrammar(fam, mode)
 		if err != nil || head == "" {
@@ -227,16 +236,18 @@ func (s *Session) Result() (toolcall.Reply, error) {
 }
 
 // promptThinking reports whether the prompt's end opens the reasoning for the family (the template put the open
-// tag in the generation prompt, as Qwen3's and DeepSeek-R1's do).
-func (s *Session) promptThinking(f toolcall.Family, prompt []int32) bool {
+// tag in the generation prompt, as Qwen3's and DeepSeek-R1's do), and whether it closes it (the template wrote
+// an empty block, as Qwen3's does with enable_thinking false).
+func (s *Session) promptThinking(f toolcall.Family, prompt []int32) (opened, closed bool) {
 	open, close := f.Reasoning()
 	if open == "" {
-		return false
+		return false, false
 	}
 	var tail []byte
 	for _, id := range prompt[max(0, len(prompt)-16):] {
 		tail = s.m.Tokenizer.AppendPiece(tail, id, tokenizer.PieceOptions{Special: true})
 	}
 	t := string(tail)
-	return strings.LastIndex(t, open) > strings.LastIndex(t, close)
+	opened = strings.LastIndex(t, open) > strings.LastIndex(t, close)
+	return opened, !opened && strings.HasSuffix(strings.TrimRight(t, " \t\r\n"), close)
 }

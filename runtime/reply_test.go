@@ -3,10 +3,12 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/forma-llm/forma/runtime"
+	"github.com/forma-llm/forma/runtime/tokenizer"
 	"github.com/forma-llm/forma/runtime/toolcall"
 )
 
@@ -87,6 +89,92 @@ func TestToolCalls(t *testing.T) {
 			}
 			t.Logf("seed %d: %d calls, first %s(%s); reasoning %d bytes", seed, len(reply.Calls), reply.Calls[0].Name,
 				reply.Calls[0].Arguments, len(reply.Reasoning))
+		}
+	}
+}
+
+// TestRawReply: with RawReply a thinking template's reply is not split: Text carries the whole generated text,
+// reasoning included, as a plain completion wants it; the same greedy tokens split put that text in Reasoning.
+func TestRawReply(t *testing.T) {
+	m := load(t, "rand-qwen3-chat-q8_0.gguf")
+	s := session(t, m, runtime.SessionOptions{Ctx: 256})
+	const prompt = "<|im_start|>user\nWhy?<|im_end|>\n<|im_start|>assistant\n<think>\n" // opens the reasoning
+	var reasoning strings.Builder
+	splitIDs := []int32{}
+	for tok, err := range s.Generate(context.Background(), prompt, runtime.GenerateOptions{MaxTokens: 12, Sampling: greedy()}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok.ID >= 0 {
+			splitIDs = append(splitIDs, tok.ID)
+		}
+		reasoning.WriteString(tok.Reasoning)
+	}
+	if reasoning.Len() == 0 {
+		t.Fatal("a prompt that opens the reasoning got no reasoning")
+	}
+	var text strings.Builder
+	rawIDs := []int32{}
+	for tok, err := range s.Generate(context.Background(), prompt, runtime.GenerateOptions{MaxTokens: 12, Sampling: greedy(), RawReply: true}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tok.Reasoning != "" || len(tok.Calls) > 0 {
+			t.Fatalf("raw reply token %+v has reasoning or calls", tok)
+		}
+		if tok.ID >= 0 {
+			rawIDs = append(rawIDs, tok.ID)
+		}
+		text.WriteString(tok.Text)
+	}
+	if !equalIDs(rawIDs, splitIDs) || text.String() != s.Reply() || !strings.Contains(text.String(), reasoning.String()) {
+		t.Errorf("raw %q (ids %v), reply %q; split reasoning %q (ids %v)", text.String(), rawIDs, s.Reply(), reasoning.String(), splitIDs)
+	}
+	if r, err := s.Result(); err != nil || r.Content != text.String() || r.Reasoning != "" {
+		t.Errorf("raw Result %+v, %v", r, err)
+	}
+	tools, err := toolcall.ParseTools(json.RawMessage(weatherTools))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = collect(s.Generate(context.Background(), prompt, runtime.GenerateOptions{MaxTokens: 4, Tools: tools, RawReply: true}))
+	if !errors.Is(err, runtime.ErrConstraint) {
+		t.Errorf("RawReply with tools: %v, want ErrConstraint", err)
+	}
+}
+
+// TestThinkingOff: a prompt that ends with the empty reasoning block Qwen3's template writes for enable_thinking
+// false gets its constrained answer at once — a forced call, or a schema's JSON — with no reasoning before it,
+// even from a model biased to open another <think> block.
+func TestThinkingOff(t *testing.T) {
+	m := load(t, "rand-qwen3-chat-q8_0.gguf")
+	tools, err := toolcall.ParseTools(json.RawMessage(weatherTools))
+	if err != nil {
+		t.Fatal(err)
+	}
+	think, err := m.Tokenizer.Encode("<think>", tokenizer.EncodeOptions{ParseSpecial: true})
+	if err != nil || len(think) != 1 {
+		t.Fatalf("<think> is %v (%v), want one token", think, err)
+	}
+	const prompt = "<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n"
+	for seed := uint64(1); seed <= 2; seed++ {
+		for _, opt := range []runtime.GenerateOptions{
+			{Tools: tools, ToolChoice: toolcall.Choice{Mode: toolcall.Required}},
+			{JSONSchema: []byte(`{"type":"object","properties":{"a":{"type":"integer"}},"required":["a"]}`)},
+		} {
+			s := session(t, m, runtime.SessionOptions{Ctx: 1024})
+			opt.MaxTokens, opt.Sampling = 80, seeded(seed)
+			opt.Sampling.LogitBias = map[int32]float32{think[0]: 30}
+			if _, _, err := collect(s.Generate(context.Background(), prompt, opt)); err != nil {
+				t.Fatal(err)
+			}
+			r, err := s.Result()
+			if err != nil || r.Reasoning != "" {
+				t.Errorf("seed %d, tools %v: reasoning %q, %v", seed, opt.Tools != nil, r.Reasoning, err)
+			}
+			if opt.Tools != nil && len(r.Calls) == 0 || opt.Tools == nil && !json.Valid([]byte(r.Content)) {
+				t.Errorf("seed %d: reply %+v", seed, r)
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/runtime/chat"
@@ -50,10 +51,10 @@ type antMessage struct {
 	Content antContent `json:"content"`
 }
 
-// antContent is a string or an array of content blocks; text and thinking blocks are kept.
+// antContent is a string (one text block) or an array of content blocks.
 type antContent struct {
-	text, thinking string
-	set            bool
+	blocks []antBlock
+	set    bool
 }
 
 type antBlock struct {
@@ -64,6 +65,14 @@ type antBlock struct {
 	Data         string          `json:"data"`
 	CacheControl json.RawMessage `json:"cache_control"`
 	Citations    json.RawMessage `json:"citations"`
+	// tool_use
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Input json.RawMessage `json:"input"`
+	// tool_result
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
 }
 
 func (c *antContent) UnmarshalJSON(b []byte) error {
@@ -73,19 +82,19 @@ func (c *antContent) UnmarshalJSON(b []byte) error {
 		c.set = false
 		return nil
 	case "string":
-		return json.Unmarshal(b, &c.text)
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		c.blocks = []antBlock{{Type: "text", Text: s}}
+		return nil
 	case "array":
-		var blocks []antBlock
-		if err := json.Unmarshal(b, &blocks); err != nil {
+		if err := json.Unmarshal(b, &c.blocks); err != nil {
 			return typeError(b, []antBlock{})
 		}
-		for _, bl := range blocks {
+		for _, bl := range c.blocks {
 			switch bl.Type {
-			case "text":
-				c.text += bl.Text
-			case "thinking":
-				c.thinking += bl.Thinking
-			case "redacted_thinking":
+			case "text", "thinking", "redacted_thinking", "tool_use", "tool_result":
 			default:
 				return notSupported(fmt.Sprintf("content block of type %q", bl.Type))
 			}
@@ -93,6 +102,85 @@ func (c *antContent) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	return typeError(b, "")
+}
+
+// text joins the content's text blocks; any other block is an error naming field.
+func (c *antContent) text(field string) (string, error) {
+	var sb strings.Builder
+	for i, bl := range c.blocks {
+		if bl.Type != "text" {
+			return "", badRequest(fmt.Sprintf("%s[%d]", field, i), "a %s block cannot be here: text blocks only", bl.Type)
+		}
+		sb.WriteString(bl.Text)
+	}
+	return sb.String(), nil
+}
+
+// message converts one message: an assistant's text, thinking and tool_use blocks make one assistant message;
+// a user's tool_result blocks become tool messages, followed by the user's text, if any.
+func (m *antMessage) message(field string) ([]chat.Message, error) {
+	var text, thinking strings.Builder
+	var calls []chat.ToolCall
+	var out []chat.Message
+	for j, bl := range m.Content.blocks {
+		bf := fmt.Sprintf("%s.content[%d]", field, j)
+		switch bl.Type {
+		case "text":
+			text.WriteString(bl.Text)
+		case "thinking":
+			thinking.WriteString(bl.Thinking)
+		case "tool_use":
+			if m.Role != "assistant" {
+				return nil, badRequest(bf, "tool_use blocks belong to assistant messages")
+			}
+			if bl.ID == "" || bl.Name == "" {
+				return nil, badRequest(bf, "a tool_use block needs an id and a name")
+			}
+			args, err := callArguments(bf+".input", bl.Input)
+			if err != nil {
+				return nil, err
+			}
+			calls = append(calls, chat.ToolCall{ID: bl.ID, Type: "function", Function: chat.FunctionCall{Name: bl.Name, Arguments: args}})
+		case "tool_result":
+			if m.Role != "user" {
+				return nil, badRequest(bf, "tool_result blocks belong to user messages")
+			}
+			result, err := antResultText(bf+".content", bl.Content)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, chat.Message{Role: "tool", Content: result, ToolCallID: bl.ToolUseID})
+		}
+	}
+	if m.Role == "assistant" || text.Len() > 0 || len(out) == 0 {
+		out = append(out, chat.Message{Role: m.Role, Content: text.String(), ReasoningContent: thinking.String(), ToolCalls: calls})
+	}
+	return out, nil
+}
+
+// antResultText is a tool result's content: a string, or text blocks.
+func antResultText(field string, raw json.RawMessage) (string, error) {
+	if !hasJSON(raw) {
+		return "", nil
+	}
+	if s, ok := asString(raw); ok {
+		return s, nil
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return "", badRequest(field, "expected a string or an array of text blocks, got %s", jsonKind(raw))
+	}
+	var sb strings.Builder
+	for i, b := range blocks {
+		if b.Type != "text" {
+			return "", notSupported(fmt.Sprintf("%s[%d] of type %q", field, i, b.Type))
+		}
+		sb.WriteString(b.Text)
+	}
+	return sb.String(), nil
 }
 
 func (q *antRequest) refuse() error {
@@ -107,42 +195,120 @@ func (q *antRequest) refuse() error {
 	return nil
 }
 
-func (q *antRequest) structured() structured {
-	s := structured{tools: q.Tools, toolChoice: q.ToolChoice, toolsField: "tools", toolChoiceField: "tool_choice",
-		formatField: "output_config.format"}
-	if q.OutputConfig != nil {
-		s.format = q.OutputConfig.Format
+// shape reads tools (custom tools: name, description, input_schema), tool_choice ({"type": auto, any, tool or
+// none, "name", "disable_parallel_tool_use"}) and output_config.format ({"type": "json_schema", "schema"}).
+func (q *antRequest) shape() (shape, error) {
+	s := shape{parallel: true, toolsField: "tools", paramsField: "tools[%d].input_schema",
+		formatField: "output_config.format", schemaField: "output_config.format.schema"}
+	if hasJSON(q.Tools) {
+		var tools []struct {
+			Type        string          `json:"type"`
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			InputSchema json.RawMessage `json:"input_schema"`
+		}
+		if err := json.Unmarshal(q.Tools, &tools); err != nil {
+			return s, badRequest("tools", "expected an array of tools: %v", strings.TrimPrefix(err.Error(), "json: "))
+		}
+		oai := make([]json.RawMessage, len(tools))
+		for i, t := range tools {
+			if t.Type != "" && t.Type != "custom" {
+				return s, notSupported(fmt.Sprintf("tools[%d] of type %q (server tools)", i, t.Type))
+			}
+			if !hasJSON(t.InputSchema) {
+				return s, badRequest(fmt.Sprintf("tools[%d].input_schema", i), "required")
+			}
+			oai[i] = functionTool(t.Name, t.Description, t.InputSchema)
+		}
+		raw, _ := json.Marshal(oai)
+		if err := s.readTools(raw); err != nil {
+			return s, err
+		}
 	}
-	return s
+	if hasJSON(q.ToolChoice) {
+		var c struct {
+			Type                   string `json:"type"`
+			Name                   string `json:"name"`
+			DisableParallelToolUse bool   `json:"disable_parallel_tool_use"`
+		}
+		if err := decodeStrict("tool_choice", q.ToolChoice, &c); err != nil {
+			return s, err
+		}
+		choice := map[string]json.RawMessage{"auto": json.RawMessage(`"auto"`), "any": json.RawMessage(`"required"`),
+			"none": json.RawMessage(`"none"`), "tool": namedChoice(c.Name)}[c.Type]
+		if choice == nil {
+			return s, badRequest("tool_choice.type", "unknown value %q (auto, any, tool or none)", c.Type)
+		}
+		if err := s.readChoice("tool_choice", choice); err != nil {
+			return s, err
+		}
+		s.parallel = !c.DisableParallelToolUse
+	}
+	if q.OutputConfig != nil && hasJSON(q.OutputConfig.Format) {
+		var f struct {
+			Type   string          `json:"type"`
+			Schema json.RawMessage `json:"schema"`
+		}
+		if err := decodeStrict("output_config.format", q.OutputConfig.Format, &f); err != nil {
+			return s, err
+		}
+		if f.Type != "json_schema" {
+			return s, badRequest("output_config.format.type", "unknown value %q (json_schema)", f.Type)
+		}
+		if !hasJSON(f.Schema) {
+			return s, badRequest("output_config.format.schema", "required")
+		}
+		if err := s.setSchema(f.Schema); err != nil {
+			return s, err
+		}
+	}
+	return s, s.check()
 }
 
-// conversation returns the chat messages and the template variables of the thinking setting.
-func (q *antRequest) conversation() ([]chat.Message, map[string]json.RawMessage, error) {
+// conversation returns the chat messages and the thinking setting (nil: the template's default).
+func (q *antRequest) conversation() ([]chat.Message, *bool, error) {
 	var msgs []chat.Message
-	if q.System.text != "" {
-		msgs = append(msgs, chat.Message{Role: "system", Content: q.System.text})
+	system, err := q.System.text("system")
+	if err != nil {
+		return nil, nil, err
+	}
+	if system != "" {
+		msgs = append(msgs, chat.Message{Role: "system", Content: system})
 	}
 	if len(q.Messages) == 0 {
 		return nil, nil, badRequest("messages", "at least one message is needed")
 	}
 	for i, m := range q.Messages {
+		field := fmt.Sprintf("messages[%d]", i)
 		if m.Role != "user" && m.Role != "assistant" {
-			return nil, nil, badRequest(fmt.Sprintf("messages[%d].role", i), "unknown role %q (user or assistant)", m.Role)
+			return nil, nil, badRequest(field+".role", "unknown role %q (user or assistant)", m.Role)
 		}
-		msgs = append(msgs, chat.Message{Role: m.Role, Content: m.Content.text, ReasoningContent: m.Content.thinking})
+		out, err := m.message(field)
+		if err != nil {
+			return nil, nil, err
+		}
+		msgs = append(msgs, out...)
 	}
-	var kwargs map[string]json.RawMessage
+	var thinking *bool
 	if q.Thinking != nil {
 		switch q.Thinking.Type {
 		case "enabled", "adaptive", "between_tools":
-			kwargs = map[string]json.RawMessage{"enable_thinking": json.RawMessage("true")}
+			thinking = ptr(true)
 		case "disabled":
-			kwargs = map[string]json.RawMessage{"enable_thinking": json.RawMessage("false")}
+			thinking = ptr(false)
 		default:
 			return nil, nil, badRequest("thinking.type", "unknown value %q (enabled, adaptive or disabled)", q.Thinking.Type)
 		}
 	}
-	return msgs, kwargs, nil
+	return withNames(msgs), thinking, nil
+}
+
+// thinkingKwargs are the template variables of a thinking setting.
+func thinkingKwargs(e *modelEntry, on *bool) map[string]json.RawMessage {
+	if on == nil {
+		return nil
+	}
+	return thinkingVars(e, *on)
 }
 
 type antUsage struct {
@@ -153,10 +319,13 @@ type antUsage struct {
 }
 
 type antOutBlock struct {
-	Type      string  `json:"type"`
-	Text      *string `json:"text,omitempty"`
-	Thinking  *string `json:"thinking,omitempty"`
-	Signature *string `json:"signature,omitempty"`
+	Type      string          `json:"type"`
+	Text      *string         `json:"text,omitempty"`
+	Thinking  *string         `json:"thinking,omitempty"`
+	Signature *string         `json:"signature,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
 }
 
 type antResponse struct {
@@ -171,12 +340,15 @@ type antResponse struct {
 }
 
 // antStop is Anthropic's stop_reason and stop_sequence.
-func antStop(st runtime.Stats) (*string, *string) {
-	switch st.Stop {
-	case runtime.StopMaxTokens, runtime.StopContext:
+func antStop(c *choice) (*string, *string) {
+	st := c.res.stats
+	switch {
+	case c.cut():
 		return ptr("max_tokens"), nil
-	case runtime.StopString:
+	case st.Stop == runtime.StopString:
 		return ptr("stop_sequence"), ptr(st.StopString)
+	case c.calledTools():
+		return ptr("tool_use"), nil
 	}
 	return ptr("end_turn"), nil
 }
@@ -184,6 +356,23 @@ func antStop(st runtime.Stats) (*string, *string) {
 // antUsageOf counts as Anthropic does: input_tokens are the prompt tokens not read from the cache.
 func antUsageOf(u usage) antUsage {
 	return antUsage{InputTokens: u.prompt - u.cached, OutputTokens: u.generated, CacheReadInputTokens: u.cached}
+}
+
+// antContentOf is the content of a whole answer: thinking, text (left out when the answer is only tool
+// calls), tool_use blocks.
+func antContentOf(c *choice) []antOutBlock {
+	out := []antOutBlock{}
+	if c.reasoning.Len() > 0 {
+		out = append(out, antOutBlock{Type: "thinking", Thinking: ptr(c.reasoning.String()), Signature: ptr("")})
+	}
+	calls := c.toolCalls()
+	if c.content.Len() > 0 || len(calls) == 0 {
+		out = append(out, antOutBlock{Type: "text", Text: ptr(c.content.String())})
+	}
+	for _, tc := range calls {
+		out = append(out, antOutBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: json.RawMessage(tc.Arguments)})
+	}
+	return out
 }
 
 // antMessages is POST /v1/messages.
@@ -195,7 +384,8 @@ func (s *Server) antMessages(w http.ResponseWriter, r *http.Request) error {
 	if err := q.refuse(); err != nil {
 		return err
 	}
-	if err := constrain(q.structured(), nil); err != nil {
+	sh, err := q.shape()
+	if err != nil {
 		return err
 	}
 	if q.MaxTokens == nil {
@@ -204,7 +394,7 @@ func (s *Server) antMessages(w http.ResponseWriter, r *http.Request) error {
 	if err := inRange("temperature", q.Temperature, 0, 1); err != nil {
 		return err
 	}
-	msgs, kwargs, err := q.conversation()
+	msgs, thinking, err := q.conversation()
 	if err != nil {
 		return err
 	}
@@ -227,10 +417,11 @@ func (s *Server) antMessages(w http.ResponseWriter, r *http.Request) error {
 	req.opt.Stop = q.StopSequences
 	so := smp.options(e.m.Sampling())
 	req.opt.Sampling = &so
-	if err := constrain(q.structured(), &req.opt); err != nil {
+	if err := sh.checkModel(e); err != nil {
 		return err
 	}
-	p, err := chatPrompt(e, msgs, kwargs)
+	sh.apply(&req)
+	p, err := chatPrompt(e, msgs, sh.tools, thinkingKwargs(e, thinking))
 	if err != nil {
 		return err
 	}
@@ -241,26 +432,18 @@ func (s *Server) antMessages(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		c := choices[0]
-		if c.reasoning.Len() > 0 {
-			resp.Content = append(resp.Content, antOutBlock{Type: "thinking", Thinking: ptr(c.reasoning.String()), Signature: ptr("")})
-		}
-		resp.Content = append(resp.Content, antOutBlock{Type: "text", Text: ptr(c.content.String())})
-		resp.StopReason, resp.StopSequence = antStop(c.res.stats)
+		resp.Content = antContentOf(c)
+		resp.StopReason, resp.StopSequence = antStop(c)
 		resp.Usage = antUsageOf(usageOf(choices))
 		writeJSON(w, http.StatusOK, resp)
 		return nil
 	}
 	as := &antStream{resp: resp, promptTokens: len(p.ids)}
-	choices, err := s.generate(r.Context(), e, p, req, func(_ int, _ runtime.Token, segs []segment) error {
+	choices, err := s.generate(r.Context(), e, p, req, func(_ int, _ *choice, tok runtime.Token) error {
 		if err := as.start(w, r); err != nil {
 			return err
 		}
-		for _, sg := range segs {
-			if err := as.delta(sg); err != nil {
-				return err
-			}
-		}
-		return nil
+		return as.token(tok)
 	})
 	if as.sw == nil {
 		if err != nil {
@@ -281,108 +464,33 @@ func (s *Server) antMessages(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// antStream writes the Messages API's streaming events.
-type antStream struct {
-	sw           *streamWriter
-	resp         antResponse
-	promptTokens int
-	open         string // the block being written: "", "thinking" or "text"
-	index        int    // its index
-	blocks       int
-}
-
-func (as *antStream) start(w http.ResponseWriter, r *http.Request) error {
-	if as.sw != nil {
-		return nil
-	}
-	as.sw = newSSE(w)
-	streamStarted(r.Context())
-	m := as.resp
-	m.Usage = antUsage{InputTokens: as.promptTokens}
-	if err := as.sw.event("message_start", map[string]any{"type": "message_start", "message": m}); err != nil {
-		return err
-	}
-	return as.sw.event("ping", map[string]any{"type": "ping"})
-}
-
-func (as *antStream) openBlock(kind string) error {
-	if as.open == kind {
-		return nil
-	}
-	if err := as.closeBlock(); err != nil {
-		return err
-	}
-	as.open, as.index = kind, as.blocks
-	as.blocks++
-	block := antOutBlock{Type: "text", Text: ptr("")}
-	if kind == "thinking" {
-		block = antOutBlock{Type: "thinking", Thinking: ptr(""), Signature: ptr("")}
-	}
-	return as.sw.event("content_block_start", map[string]any{"type": "content_block_start", "index": as.index, "content_block": block})
-}
-
-func (as *antStream) closeBlock() error {
-	if as.open == "" {
-		return nil
-	}
-	if as.open == "thinking" {
-		if err := as.sw.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": as.index,
-			"delta": map[string]any{"type": "signature_delta", "signature": ""}}); err != nil {
-			return err
-		}
-	}
-	as.open = ""
-	return as.sw.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": as.index})
-}
-
-func (as *antStream) delta(sg segment) error {
-	kind, delta := "text", map[string]any{"type": "text_delta", "text": sg.text}
-	if sg.kind == outReasoning {
-		kind, delta = "thinking", map[string]any{"type": "thinking_delta", "thinking": sg.text}
-	}
-	if err := as.openBlock(kind); err != nil {
-		return err
-	}
-	return as.sw.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": as.index, "delta": delta})
-}
-
-func (as *antStream) finish(c *choice) {
-	if as.blocks == 0 && as.openBlock("text") != nil {
-		return
-	}
-	if as.closeBlock() != nil {
-		return
-	}
-	reason, seq := antStop(c.res.stats)
-	u := antUsageOf(usageOf([]*choice{c}))
-	if as.sw.event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": reason, "stop_sequence": seq}, "usage": u}) != nil {
-		return
-	}
-	as.sw.event("message_stop", map[string]any{"type": "message_stop"})
-}
-
-// antCountTokens is POST /v1/messages/count_tokens: the prompt's tokens as the template renders it.
+// antCountTokens is POST /v1/messages/count_tokens: the prompt's tokens as the template renders it, tools
+// included.
 func (s *Server) antCountTokens(w http.ResponseWriter, r *http.Request) error {
 	var q struct {
-		Model      string          `json:"model"`
-		Messages   []antMessage    `json:"messages"`
-		System     antContent      `json:"system"`
-		Thinking   *antThinking    `json:"thinking"`
-		Tools      json.RawMessage `json:"tools"`
-		ToolChoice json.RawMessage `json:"tool_choice"`
+		Model        string          `json:"model"`
+		Messages     []antMessage    `json:"messages"`
+		System       antContent      `json:"system"`
+		Thinking     *antThinking    `json:"thinking"`
+		Tools        json.RawMessage `json:"tools"`
+		ToolChoice   json.RawMessage `json:"tool_choice"`
+		OutputConfig *struct {
+			Effort string          `json:"effort"`
+			Format json.RawMessage `json:"format"`
+		} `json:"output_config"`
+		CacheControl json.RawMessage `json:"cache_control"`
+		Speed        string          `json:"speed"`
 	}
 	if err := decode(r, &q); err != nil {
 		return err
 	}
-	ar := antRequest{Model: q.Model, Messages: q.Messages, System: q.System, Thinking: q.Thinking, Tools: q.Tools, ToolChoice: q.ToolChoice}
-	if err := ar.refuse(); err != nil {
+	ar := antRequest{Model: q.Model, Messages: q.Messages, System: q.System, Thinking: q.Thinking, Tools: q.Tools,
+		ToolChoice: q.ToolChoice, OutputConfig: q.OutputConfig}
+	sh, err := ar.shape()
+	if err != nil {
 		return err
 	}
-	if err := constrain(ar.structured(), nil); err != nil {
-		return err
-	}
-	msgs, kwargs, err := ar.conversation()
+	msgs, thinking, err := ar.conversation()
 	if err != nil {
 		return err
 	}
@@ -391,7 +499,7 @@ func (s *Server) antCountTokens(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer s.reg.release(e, nil)
-	p, err := chatPrompt(e, msgs, kwargs)
+	p, err := chatPrompt(e, msgs, sh.tools, thinkingKwargs(e, thinking))
 	if err != nil {
 		return err
 	}

@@ -96,6 +96,7 @@ func (s *Server) oaiCompletions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	req.opt.RawReply = true // the text as the model writes it: no reasoning split off
 	var p prompt
 	if q.Prompt.ids != nil {
 		vocab := e.m.HParams().Vocab
@@ -120,7 +121,7 @@ func (s *Server) oaiCompletions(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		for i, c := range choices {
-			ch := oaiCompletionChoice{Index: i, Text: echo + c.content.String(), FinishReason: ptr(finishReason(c.res.stats))}
+			ch := oaiCompletionChoice{Index: i, Text: echo + c.content.String(), FinishReason: ptr(finishReason(c))}
 			if lp {
 				ch.Logprobs = completionLogprobs(e, c.logprobs, len(echo))
 			}
@@ -150,14 +151,11 @@ func (s *Server) oaiCompletions(w http.ResponseWriter, r *http.Request) error {
 		}
 		return nil
 	}
-	choices, err := s.generate(r.Context(), e, p, req, func(i int, tok runtime.Token, segs []segment) error {
+	choices, err := s.generate(r.Context(), e, p, req, func(i int, _ *choice, tok runtime.Token) error {
 		if err := started(); err != nil {
 			return err
 		}
-		text := ""
-		for _, sg := range segs {
-			text += sg.text
-		}
+		text := tok.Text
 		ch := oaiCompletionChoice{Index: i, Text: text}
 		if lp && tok.ID >= 0 {
 			one[0] = tokenLogprob{tok.ID, tok.Logprob, tok.Top}
@@ -187,7 +185,7 @@ func (s *Server) oaiCompletions(w http.ResponseWriter, r *http.Request) error {
 	}
 	for i, c := range choices {
 		ch := resp
-		ch.Choices = []oaiCompletionChoice{{Index: i, FinishReason: ptr(finishReason(c.res.stats))}}
+		ch.Choices = []oaiCompletionChoice{{Index: i, FinishReason: ptr(finishReason(c))}}
 		if sw.event("", ch) != nil {
 			return nil
 		}

@@ -4,14 +4,15 @@
 //
 // Requests flow one way: a handler decodes its API's body strictly (a malformed body, a wrong type or a value out
 // of range is a 400 naming the field), turns it into a genRequest (prompt token ids and runtime.GenerateOptions:
-// request.go, prompt.go), passes what it asks of the answer's form (tools, formats) through constrain
-// (constraint.go: today a 400 "not supported yet", never a silently unconstrained answer), and runs it through
-// the engine adapter (engine.go), the only file that calls a Session. The adapter lends each model's sessions to at most Config.Parallel requests at
-// once; more wait in a FIFO queue of Config.MaxQueue (a full queue is a 503 with Retry-After). An idle session
-// whose cached tokens share the longest prefix with a new prompt is reused, so a conversation that continues
-// evaluates only its new tokens (reported as cached tokens). The generated text passes through an output
-// parser (output.go: today the split of <think>…</think> into reasoning) before each API writes it, streamed
-// (SSE or NDJSON) or whole.
+// request.go, prompt.go), reads what it asks of the answer's form — tools and tool_choice, or a JSON format —
+// into a shape (constraint.go: a schema the engine cannot enforce is a 400 naming the field and the keyword,
+// never an unconstrained answer), and runs it through the engine adapter (engine.go), the only file that calls
+// a Session. The adapter lends each model's sessions to at most Config.Parallel requests at once; more wait in
+// a FIFO queue of Config.MaxQueue (a full queue is a 503 with Retry-After). An idle session whose cached tokens
+// share the longest prefix with a new prompt is reused, so a conversation that continues evaluates only its new
+// tokens (reported as cached tokens). The runtime splits each token's text into the answer, the reasoning of a
+// template that thinks, and tool-call deltas (a call's start, then fragments of its arguments); gen.go
+// accumulates them per choice and each API writes them in its own shape, streamed (SSE or NDJSON) or whole.
 //
 // Models are named by file stem. A name not loaded is resolved with Config.Resolve and loaded on demand; models
 // loaded on demand are closed after Config.KeepAlive without requests (Ollama's keep_alive per request too).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/forma-llm/forma/runtime"
+	"github.com/forma-llm/forma/runtime/toolcall"
 )
 
 // This file is the adapter between the handlers and the runtime: the only place that creates, lends and runs
@@ -21,12 +22,15 @@ type genRequest struct {
 	prompt []int32
 	opt    runtime.GenerateOptions
 	n      int
+	// constraintField is the request field to name when the runtime refuses the constraint (tools or format).
+	constraintField string
 }
 
 // genResult is how one sequence ended.
 type genResult struct {
 	stats runtime.Stats
-	err   error // a failure of the evaluation or the context's error; nil when it ended normally
+	reply toolcall.Reply // the answer split into reasoning, content and whole tool calls
+	err   error          // a failure of the evaluation or the context's error; nil when it ended normally
 }
 
 // tokenSink receives the tokens of sequence (choice) i, one call at a time. Token.Top is reused after the call
@@ -151,6 +155,7 @@ func (e *engine) run(ctx context.Context, s *runtime.Session, prompt []int32, op
 		}
 	}
 	res.stats = s.Stats()
+	res.reply, _ = s.Result() // a reply cut inside a call keeps the calls that were whole
 	e.metrics.addTokens(res.stats)
 	return res
 }

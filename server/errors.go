@@ -28,10 +28,9 @@ func badRequest(param, format string, args ...any) *apiError {
 	return &apiError{status: http.StatusBadRequest, code: "invalid_value", param: param, msg: msg}
 }
 
-// notSupported is the 400 for a field the server cannot honour yet.
+// notSupported is the 400 for a field the server does not honour.
 func notSupported(param string) *apiError {
-	return &apiError{status: http.StatusBadRequest, code: "not_supported", param: param,
-		msg: param + ": not supported yet (forma does not constrain output to tools or formats yet)"}
+	return &apiError{status: http.StatusBadRequest, code: "not_supported", param: param, msg: param + ": not supported"}
 }
 
 func notFound(code, format string, args ...any) *apiError {

@@ -27,8 +27,11 @@ var fuzzServer struct {
 func FuzzHandlers(f *testing.F) {
 	path := modelFile(f, stories)
 	fuzzServer.once.Do(func() {
-		s := New(Config{Models: []string{path}, Load: oneThread, Session: runtime0(64), Parallel: 2, MaxQueue: 16,
-			Resolve: func(string) (string, error) { return path, nil }, Logger: slog.New(slog.DiscardHandler)})
+		// stories260K is the default model; the Qwen3 chat model serves requests with tools (its template has
+		// tool-call syntax) and reasoning.
+		s := New(Config{Models: []string{path, modelFile(f, qwenChat)}, Load: oneThread, Session: runtime0(256),
+			Parallel: 2, MaxQueue: 16, Resolve: func(string) (string, error) { return path, nil },
+			Logger: slog.New(slog.DiscardHandler)})
 		fuzzServer.s, fuzzServer.err = s, s.Load(context.Background())
 	})
 	if fuzzServer.err != nil {

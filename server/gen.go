@@ -2,22 +2,37 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/forma-llm/forma/runtime"
-	"github.com/forma-llm/forma/runtime/tokenizer"
+	"github.com/forma-llm/forma/runtime/toolcall"
 )
 
-// choice is one sequence's answer as it accumulates.
+// choice is one sequence's answer as it accumulates: the runtime splits it into the answer, the reasoning
+// (templates that think) and tool calls (requests with tools).
 type choice struct {
-	parser    outputParser
 	content   strings.Builder
 	reasoning strings.Builder
-	logprobs  []tokenLogprob // when asked for
-	segs      []segment      // scratch
+	calls     []*streamedCall // the calls as they stream, by index
+	logprobs  []tokenLogprob  // when asked for
 	res       genResult
+}
+
+// streamedCall is a tool call as its deltas arrive: its start (id, name), then fragments of its arguments.
+type streamedCall struct {
+	id, name string
+	args     strings.Builder
+	sent     bool // written whole (APIs that send a call only once it is complete)
+}
+
+// complete reports whether the arguments are whole: the fragments concatenate to one JSON object, and no
+// proper prefix of a JSON object is valid JSON.
+func (c *streamedCall) complete() bool {
+	a := strings.TrimRight(c.args.String(), " \t\r\n")
+	return strings.HasSuffix(a, "}") && json.Valid([]byte(a))
 }
 
 // tokenLogprob is a generated token's log-probability and its top alternatives (copied out of the runtime's
@@ -28,18 +43,19 @@ type tokenLogprob struct {
 	top     []runtime.TokenLogprob
 }
 
-// onToken is a handler's streaming writer: called for each token of choice i (its logprobs, the segments it
-// settled), and once more at the end of each choice with tok.ID = tokenizer.None and the segments flushed.
-type onToken func(i int, tok runtime.Token, segs []segment) error
+// onToken is a handler's streaming writer: called for each token of choice i after c has recorded it.
+// tok.Text is answer text, tok.Reasoning reasoning, tok.Calls call starts and argument fragments (the slice is
+// reused after the call returns).
+type onToken func(i int, c *choice, tok runtime.Token) error
 
 // generate runs req on the model and returns its choices; write, when not nil, streams them. It fills the
-// request's log line.
+// request's log line. A constraint the engine refuses is a 400 naming req.constraintField.
 func (s *Server) generate(ctx context.Context, e *modelEntry, p prompt, req genRequest, write onToken) ([]*choice, error) {
 	req.prompt = p.ids
 	n := max(req.n, 1)
 	choices := make([]*choice, n)
 	for i := range choices {
-		choices[i] = &choice{parser: newOutputParser(e, p)}
+		choices[i] = &choice{}
 	}
 	wantLP := req.opt.Logprobs || req.opt.TopLogprobs > 0
 	sink := func(i int, tok runtime.Token) error {
@@ -47,9 +63,9 @@ func (s *Server) generate(ctx context.Context, e *modelEntry, p prompt, req genR
 		if wantLP && tok.ID >= 0 {
 			c.logprobs = append(c.logprobs, tokenLogprob{tok.ID, tok.Logprob, append([]runtime.TokenLogprob(nil), tok.Top...)})
 		}
-		c.segs = c.add(c.parser.push(c.segs[:0], tok.Text))
+		c.add(tok)
 		if write != nil {
-			return write(i, tok, c.segs)
+			return write(i, c, tok)
 		}
 		return nil
 	}
@@ -60,12 +76,6 @@ func (s *Server) generate(ctx context.Context, e *modelEntry, p prompt, req genR
 	info := infoFrom(ctx)
 	for i, c := range choices {
 		c.res = results[i]
-		c.segs = c.add(c.parser.flush(c.segs[:0]))
-		if write != nil && c.res.err == nil {
-			if err := write(i, runtime.Token{ID: tokenizer.None}, c.segs); err != nil {
-				c.res.err = err
-			}
-		}
 		st := c.res.stats
 		if info != nil {
 			info.stats = append(info.stats, statsLine{st.PromptTokens, st.CachedTokens, st.Generated, st.Stop.String()})
@@ -73,7 +83,7 @@ func (s *Server) generate(ctx context.Context, e *modelEntry, p prompt, req genR
 	}
 	for _, c := range choices {
 		if err := c.res.err; err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
-			return choices, err
+			return choices, constraintError(req.constraintField, err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -82,16 +92,34 @@ func (s *Server) generate(ctx context.Context, e *modelEntry, p prompt, req genR
 	return choices, nil
 }
 
-// add appends segments' text to the choice's content and reasoning and returns them.
-func (c *choice) add(segs []segment) []segment {
-	for _, sg := range segs {
-		if sg.kind == outReasoning {
-			c.reasoning.WriteString(sg.text)
-		} else {
-			c.content.WriteString(sg.text)
+// add records a token: its answer text, its reasoning and its call deltas.
+func (c *choice) add(tok runtime.Token) {
+	c.content.WriteString(tok.Text)
+	c.reasoning.WriteString(tok.Reasoning)
+	for _, d := range tok.Calls {
+		switch d.Kind {
+		case toolcall.CallStart:
+			for len(c.calls) <= d.Index {
+				c.calls = append(c.calls, &streamedCall{})
+			}
+			c.calls[d.Index].id, c.calls[d.Index].name = d.ID, d.Name
+		case toolcall.CallArgs:
+			if d.Index < len(c.calls) {
+				c.calls[d.Index].args.WriteString(d.Text)
+			}
 		}
 	}
-	return segs
+}
+
+// toolCalls are the whole calls of the answer (a call cut short by the token limit is left out).
+func (c *choice) toolCalls() []toolcall.Call { return c.res.reply.Calls }
+
+// calledTools reports whether the answer called tools.
+func (c *choice) calledTools() bool { return len(c.calls) > 0 }
+
+// cut reports whether the answer was cut by the token limit or the context's end.
+func (c *choice) cut() bool {
+	return c.res.stats.Stop == runtime.StopMaxTokens || c.res.stats.Stop == runtime.StopContext
 }
 
 // usage sums a request's token counts: the prompt once, the generated tokens of every choice.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/forma-llm/forma/runtime"
+	"github.com/forma-llm/forma/runtime/toolcall"
 )
 
 // modelEntry is a loaded model: its engine, and what the listing endpoints report.
@@ -23,7 +24,7 @@ type modelEntry struct {
 	size       int64 // file size
 	loadedAt   time.Time
 	loadTime   time.Duration
-	thinks     bool // the chat template writes <think> blocks
+	family     toolcall.Family // the chat template's syntax of reasoning and tool calls
 
 	// guarded by registry.mu
 	refs      int
@@ -163,9 +164,7 @@ func (r *registry) doLoad(c *loadCall, path string, pinned bool) {
 	if st, err := os.Stat(path); err == nil {
 		e.size = st.Size()
 	}
-	if t, err := m.Template(); err == nil {
-		e.thinks = strings.Contains(t.Source(), "<think>")
-	}
+	e.family = m.ToolFamily()
 	e.eng = newEngine(m, r.cfg.Session, r.cfg.Parallel, r.cfg.MaxQueue, r.metrics)
 	r.mu.Lock()
 	delete(r.loading, path)

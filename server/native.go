@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"unicode/utf8"
 
-	"github.com/forma-llm/forma/runtime/chat"
 	"github.com/forma-llm/forma/runtime/tokenizer"
 )
 
@@ -94,12 +93,13 @@ func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// applyTemplate is POST /apply-template: {"messages", "chat_template_kwargs"} → {"prompt"}, the text a chat
-// request would evaluate.
+// applyTemplate is POST /apply-template: {"messages", "tools", "chat_template_kwargs"} → {"prompt"}, the text a
+// chat request would evaluate.
 func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request) error {
 	var q struct {
 		Model              string                     `json:"model"`
 		Messages           []oaiMessage               `json:"messages"`
+		Tools              json.RawMessage            `json:"tools"`
 		ChatTemplateKwargs map[string]json.RawMessage `json:"chat_template_kwargs"`
 	}
 	if err := decode(r, &q); err != nil {
@@ -109,20 +109,20 @@ func (s *Server) applyTemplate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	sh := shape{toolsField: "tools"}
+	if err := sh.readTools(q.Tools); err != nil {
+		return err
+	}
 	e, err := s.acquireModel(r, q.Model)
 	if err != nil {
 		return err
 	}
 	defer s.reg.release(e, nil)
-	tmpl, err := e.m.Template()
+	p, err := chatPrompt(e, msgs, sh.tools, q.ChatTemplateKwargs)
 	if err != nil {
-		return badRequest("model", "the model has no usable chat template: %v", err)
+		return err
 	}
-	text, err := tmpl.Render(chat.Conversation{Messages: msgs, AddGenerationPrompt: true, Kwargs: q.ChatTemplateKwargs})
-	if err != nil {
-		return badRequest("messages", "the chat template failed: %v", err)
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"prompt": text})
+	writeJSON(w, http.StatusOK, map[string]string{"prompt": p.text})
 	return nil
 }
 

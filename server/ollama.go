@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/forma-llm/forma/runtime"
@@ -15,13 +14,41 @@ import (
 const ollamaVersion = "0.12.0"
 
 type ollamaMessage struct {
-	Role       string          `json:"role"`
-	Content    string          `json:"content"`
-	Thinking   string          `json:"thinking"`
-	Images     []string        `json:"images"`
-	ToolCalls  json.RawMessage `json:"tool_calls"`
-	ToolName   string          `json:"tool_name"`
-	ToolCallID string          `json:"tool_call_id"`
+	Role       string             `json:"role"`
+	Content    string             `json:"content"`
+	Thinking   string             `json:"thinking"`
+	Images     []string           `json:"images"`
+	ToolCalls  []ollamaToolCallIn `json:"tool_calls"`
+	ToolName   string             `json:"tool_name"`
+	ToolCallID string             `json:"tool_call_id"`
+}
+
+// ollamaToolCallIn is a tool call of an earlier assistant turn: arguments are an object (a JSON string holding
+// one is accepted too).
+type ollamaToolCallIn struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Index     *int            `json:"index"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+// ollamaToolCall is a tool call of an answer, sent whole.
+type ollamaToolCall struct {
+	ID       string `json:"id,omitempty"`
+	Function struct {
+		Index     int             `json:"index"`
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+func ollamaCall(i int, id, name, args string) ollamaToolCall {
+	var c ollamaToolCall
+	c.ID, c.Function.Index, c.Function.Name, c.Function.Arguments = id, i, name, json.RawMessage(args)
+	return c
 }
 
 // ollamaCommon are the fields /api/chat and /api/generate share.
@@ -42,6 +69,8 @@ type ollamaCommon struct {
 type ollamaChatRequest struct {
 	ollamaCommon
 	Messages []ollamaMessage `json:"messages"`
+	// ToolChoice is forma's extension, in OpenAI's form: Ollama has none (the model may call a tool).
+	ToolChoice json.RawMessage `json:"tool_choice"`
 }
 
 type ollamaGenerateRequest struct {
@@ -154,28 +183,61 @@ func (o *ollamaOptions) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (q *ollamaCommon) structured() structured {
-	return structured{tools: q.Tools, format: q.Format, toolsField: "tools", formatField: "format"}
+// shape reads tools (OpenAI's shape), tool_choice (forma's extension, OpenAI's values; without it the model
+// may call a tool) and format ("json" for a JSON object, or a JSON Schema).
+func (q *ollamaCommon) shape(toolChoice json.RawMessage) (shape, error) {
+	s := shape{parallel: true, toolsField: "tools", paramsField: "tools[%d].function.parameters",
+		formatField: "format", schemaField: "format"}
+	if err := s.readTools(q.Tools); err != nil {
+		return s, err
+	}
+	if err := s.readChoice("tool_choice", toolChoice); err != nil {
+		return s, err
+	}
+	if f, ok := asString(q.Format); ok {
+		switch f {
+		case "":
+		case "json":
+			s.json = true
+		default:
+			return s, badRequest("format", "unknown value %q (\"json\" or a JSON Schema)", f)
+		}
+	} else if hasJSON(q.Format) {
+		if err := s.setSchema(q.Format); err != nil {
+			return s, err
+		}
+	}
+	return s, s.check()
 }
 
-// thinkKwargs maps think (a boolean, or an effort string) onto the template's enable_thinking.
-func (q *ollamaCommon) thinkKwargs() (map[string]json.RawMessage, error) {
+// thinking reads think: a boolean, or an effort (high, medium, low: thinking on).
+func (q *ollamaCommon) thinking() (on *bool, effort string, err error) {
 	if !hasJSON(q.Think) {
-		return nil, nil
+		return nil, "", nil
 	}
 	var b bool
 	if json.Unmarshal(q.Think, &b) == nil {
-		return map[string]json.RawMessage{"enable_thinking": json.RawMessage(fmt.Sprint(b))}, nil
+		return &b, "", nil
 	}
 	var s string
 	if json.Unmarshal(q.Think, &s) == nil && (s == "high" || s == "medium" || s == "low") {
-		return map[string]json.RawMessage{"enable_thinking": json.RawMessage("true")}, nil
+		return ptr(true), s, nil
 	}
-	return nil, badRequest("think", "expected a boolean or high/medium/low, got %s", string(q.Think))
+	return nil, "", badRequest("think", "expected a boolean or high/medium/low, got %s", string(q.Think))
 }
 
-// genRequest converts the options.
-func (q *ollamaCommon) genRequest(e *modelEntry) (genRequest, error) {
+// thinkKwargs are the template variables of think for a model (gpt-oss takes the effort itself).
+func (q *ollamaCommon) thinkKwargs(e *modelEntry) map[string]json.RawMessage {
+	on, effort, _ := q.thinking() // checked before the model was loaded
+	vars := thinkingKwargs(e, on)
+	if _, ok := vars["reasoning_effort"]; ok && effort != "" {
+		vars["reasoning_effort"], _ = json.Marshal(effort)
+	}
+	return vars
+}
+
+// genRequest converts the options and applies the request's shape.
+func (q *ollamaCommon) genRequest(e *modelEntry, sh shape) (genRequest, error) {
 	if err := q.Options.smp.check(); err != nil {
 		return genRequest{}, err
 	}
@@ -189,9 +251,10 @@ func (q *ollamaCommon) genRequest(e *modelEntry) (genRequest, error) {
 	req.opt.Stop = q.Options.stop
 	so := q.Options.smp.options(e.m.Sampling())
 	req.opt.Sampling = &so
-	if err := constrain(q.structured(), &req.opt); err != nil {
+	if err := sh.checkModel(e); err != nil {
 		return genRequest{}, err
 	}
+	sh.apply(&req)
 	if q.TopLogprobs < 0 || q.TopLogprobs > runtime.MaxTopLogprobs {
 		return genRequest{}, badRequest("top_logprobs", "%d is out of range [0, %d]", q.TopLogprobs, runtime.MaxTopLogprobs)
 	}
@@ -278,49 +341,73 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &q); err != nil {
 		return err
 	}
-	if err := constrain(q.structured(), nil); err != nil {
+	sh, err := q.shape(q.ToolChoice)
+	if err != nil {
 		return err
 	}
-	kwargs, err := q.thinkKwargs()
-	if err != nil {
+	if _, _, err := q.thinking(); err != nil {
 		return err
 	}
 	if len(q.Messages) == 0 {
 		return s.ollamaLoad(w, r, &q.ollamaCommon, true)
 	}
-	msgs := make([]chat.Message, len(q.Messages))
-	for i, m := range q.Messages {
-		field := fmt.Sprintf("messages[%d]", i)
-		switch {
-		case m.Role != "system" && m.Role != "user" && m.Role != "assistant" && m.Role != "tool":
-			return badRequest(field+".role", "unknown role %q", m.Role)
-		case len(m.Images) > 0:
-			return notSupported(field + ".images")
-		case hasJSON(m.ToolCalls):
-			return notSupported(field + ".tool_calls")
-		}
-		msgs[i] = chat.Message{Role: m.Role, Content: m.Content, ReasoningContent: m.Thinking, Name: m.ToolName, ToolCallID: m.ToolCallID}
+	msgs, err := ollamaMessages(q.Messages)
+	if err != nil {
+		return err
 	}
 	e, err := s.acquireModel(r, q.Model)
 	if err != nil {
 		return err
 	}
 	defer func() { s.reg.release(e, q.keepAlive()) }()
-	req, err := q.genRequest(e)
+	req, err := q.genRequest(e, sh)
 	if err != nil {
 		return err
 	}
-	p, err := chatPrompt(e, msgs, kwargs)
+	p, err := chatPrompt(e, msgs, sh.tools, q.thinkKwargs(e))
 	if err != nil {
 		return err
 	}
-	return s.ollamaRun(w, r, e, p, req, &q.ollamaCommon, start, func(content, thinking string) map[string]any {
+	return s.ollamaRun(w, r, e, p, req, &q.ollamaCommon, start, func(content, thinking string, calls []ollamaToolCall) map[string]any {
 		msg := map[string]any{"role": "assistant", "content": content}
 		if thinking != "" {
 			msg["thinking"] = thinking
 		}
+		if len(calls) > 0 {
+			msg["tool_calls"] = calls
+		}
 		return map[string]any{"message": msg}
 	}, false)
+}
+
+// ollamaMessages converts and checks the conversation.
+func ollamaMessages(in []ollamaMessage) ([]chat.Message, error) {
+	msgs := make([]chat.Message, len(in))
+	for i, m := range in {
+		field := fmt.Sprintf("messages[%d]", i)
+		switch {
+		case m.Role != "system" && m.Role != "user" && m.Role != "assistant" && m.Role != "tool":
+			return nil, badRequest(field+".role", "unknown role %q", m.Role)
+		case len(m.Images) > 0:
+			return nil, notSupported(field + ".images")
+		case len(m.ToolCalls) > 0 && m.Role != "assistant":
+			return nil, badRequest(field+".tool_calls", "only assistant messages carry tool calls")
+		}
+		msgs[i] = chat.Message{Role: m.Role, Content: m.Content, ReasoningContent: m.Thinking, Name: m.ToolName, ToolCallID: m.ToolCallID}
+		for j, tc := range m.ToolCalls {
+			f := fmt.Sprintf("%s.tool_calls[%d].function", field, j)
+			if tc.Function.Name == "" {
+				return nil, badRequest(f+".name", "required")
+			}
+			args, err := callArguments(f+".arguments", tc.Function.Arguments)
+			if err != nil {
+				return nil, err
+			}
+			msgs[i].ToolCalls = append(msgs[i].ToolCalls, chat.ToolCall{ID: tc.ID, Type: "function",
+				Function: chat.FunctionCall{Name: tc.Function.Name, Arguments: args}})
+		}
+	}
+	return withNames(msgs), nil
 }
 
 // ollamaGenerate is POST /api/generate.
@@ -330,10 +417,9 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(r, &q); err != nil {
 		return err
 	}
-	if err := constrain(q.structured(), nil); err != nil {
-		return err
-	}
 	switch {
+	case hasJSON(q.Tools) && string(q.Tools) != "[]":
+		return notSupported("tools (/api/generate has no tool calls: use /api/chat)")
 	case q.Suffix != "":
 		return notSupported("suffix")
 	case q.Template != "":
@@ -341,8 +427,11 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request) error {
 	case len(q.Images) > 0:
 		return notSupported("images")
 	}
-	kwargs, err := q.thinkKwargs()
+	sh, err := q.shape(nil)
 	if err != nil {
+		return err
+	}
+	if _, _, err := q.thinking(); err != nil {
 		return err
 	}
 	if q.Prompt == "" && len(q.Context) == 0 {
@@ -353,19 +442,20 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	defer func() { s.reg.release(e, q.keepAlive()) }()
-	req, err := q.genRequest(e)
+	req, err := q.genRequest(e, sh)
 	if err != nil {
 		return err
 	}
 	var p prompt
 	if q.Raw {
 		p = prompt{text: q.Prompt}
+		req.opt.RawReply = true // the text as the model writes it: no reasoning split off
 	} else {
 		var msgs []chat.Message
 		if q.System != "" {
 			msgs = append(msgs, chat.Message{Role: "system", Content: q.System})
 		}
-		if p, err = chatPrompt(e, append(msgs, chat.Message{Role: "user", Content: q.Prompt}), kwargs); err != nil {
+		if p, err = chatPrompt(e, append(msgs, chat.Message{Role: "user", Content: q.Prompt}), nil, q.thinkKwargs(e)); err != nil {
 			return err
 		}
 	}
@@ -380,104 +470,11 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p.ids = append(append([]int32(nil), q.Context...), ids...)
-	return s.ollamaRun(w, r, e, p, req, &q.ollamaCommon, start, func(content, thinking string) map[string]any {
+	return s.ollamaRun(w, r, e, p, req, &q.ollamaCommon, start, func(content, thinking string, _ []ollamaToolCall) map[string]any {
 		out := map[string]any{"response": content}
 		if thinking != "" {
 			out["thinking"] = thinking
 		}
 		return out
 	}, true)
-}
-
-// ollamaRun generates and writes an Ollama response: NDJSON objects (stream, the default) or one object.
-func (s *Server) ollamaRun(w http.ResponseWriter, r *http.Request, e *modelEntry, p prompt, req genRequest,
-	q *ollamaCommon, start time.Time, body func(content, thinking string) map[string]any, withContext bool) error {
-	stream := q.Stream == nil || *q.Stream
-	load := time.Duration(0)
-	if e.loadedAt.After(start) {
-		load = e.loadTime
-	}
-	var generated []int32
-	base := func(done bool) map[string]any {
-		return map[string]any{"model": e.name, "created_at": time.Now().UTC(), "done": done}
-	}
-	merge := func(dst, src map[string]any) map[string]any {
-		for k, v := range src {
-			dst[k] = v
-		}
-		return dst
-	}
-	final := func(c *choice, content, thinking string) map[string]any {
-		d := ollamaDoneOf(c, start, load)
-		if withContext {
-			d.Context = append(append([]int32(nil), p.ids...), generated...)
-		}
-		var dm map[string]any
-		b, _ := json.Marshal(d)
-		json.Unmarshal(b, &dm)
-		out := merge(merge(base(true), body(content, thinking)), dm)
-		if req.opt.Logprobs && !stream {
-			out["logprobs"] = ollamaLogprobs(e, c.logprobs)
-		}
-		return out
-	}
-	if !stream {
-		choices, err := s.generate(r.Context(), e, p, req, func(_ int, tok runtime.Token, _ []segment) error {
-			if tok.ID >= 0 {
-				generated = append(generated, tok.ID)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		c := choices[0]
-		writeJSON(w, http.StatusOK, final(c, c.content.String(), c.reasoning.String()))
-		return nil
-	}
-	var sw *streamWriter
-	var one [1]tokenLogprob
-	choices, err := s.generate(r.Context(), e, p, req, func(_ int, tok runtime.Token, segs []segment) error {
-		if sw == nil {
-			sw = newNDJSON(w)
-			streamStarted(r.Context())
-		}
-		if tok.ID >= 0 {
-			generated = append(generated, tok.ID)
-		}
-		var content, thinking strings.Builder
-		for _, sg := range segs {
-			if sg.kind == outReasoning {
-				thinking.WriteString(sg.text)
-			} else {
-				content.WriteString(sg.text)
-			}
-		}
-		lp := req.opt.Logprobs && tok.ID >= 0
-		if content.Len() == 0 && thinking.Len() == 0 && !lp {
-			return nil
-		}
-		out := merge(base(false), body(content.String(), thinking.String()))
-		if lp {
-			one[0] = tokenLogprob{tok.ID, tok.Logprob, tok.Top}
-			out["logprobs"] = ollamaLogprobs(e, one[:])
-		}
-		return sw.event("", out)
-	})
-	if sw == nil {
-		if err != nil {
-			return err
-		}
-		sw = newNDJSON(w)
-		streamStarted(r.Context())
-	}
-	if msg := streamError(r.Context(), choices, err); msg != "" {
-		sw.event("", map[string]string{"error": msg})
-		return nil
-	}
-	if r.Context().Err() != nil {
-		return nil
-	}
-	sw.event("", final(choices[0], "", ""))
-	return nil
 }

@@ -4,13 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/forma-llm/forma/web"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/forma-llm/forma/internal/modelinfo"
+	"github.com/forma-llm/forma/runtime/toolcall"
+	"github.com/forma-llm/forma/web"
 )
 
 // Ollama's listing endpoints: /api/tags, /api/ps, /api/show, /api/version and GET /.
@@ -120,8 +121,11 @@ func (s *Server) ollamaShow(w http.ResponseWriter, r *http.Request) error {
 	so := e.m.Sampling()
 	params := fmt.Sprintf("temperature %g\ntop_k %d\ntop_p %g\nmin_p %g", so.Temperature, so.TopK, so.TopP, so.MinP)
 	caps := []string{"completion"}
-	if e.thinks {
+	if open, _ := e.family.Reasoning(); open != "" || e.family == toolcall.Harmony {
 		caps = append(caps, "thinking")
+	}
+	if e.family.SupportsTools() {
+		caps = append(caps, "tools")
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"modelfile": "FROM " + e.path, "parameters": params, "template": tmpl,
 		"details": details(e), "model_info": info, "capabilities": caps, "modified_at": modTime(e.path)})

@@ -29,10 +29,13 @@ type oaiChatRequest struct {
 	ChatTemplateKwargs  map[string]json.RawMessage `json:"chat_template_kwargs"`
 	oaiSampling
 
-	// Refused until structured output lands (tools, formats), or never available here (audio, prediction).
-	Tools            json.RawMessage `json:"tools"`
-	ToolChoice       json.RawMessage `json:"tool_choice"`
-	ResponseFormat   json.RawMessage `json:"response_format"`
+	// The answer's form (constraint.go).
+	Tools             json.RawMessage `json:"tools"`
+	ToolChoice        json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls *bool           `json:"parallel_tool_calls"`
+	ResponseFormat    json.RawMessage `json:"response_format"`
+
+	// Refused: the deprecated function fields (tools replace them), and what a local text model has not.
 	Functions        json.RawMessage `json:"functions"`
 	FunctionCall     json.RawMessage `json:"function_call"`
 	Audio            json.RawMessage `json:"audio"`
@@ -41,16 +44,15 @@ type oaiChatRequest struct {
 	WebSearchOptions json.RawMessage `json:"web_search_options"`
 
 	// Accepted and ignored: they change nothing in a local server's answer.
-	ParallelToolCalls *bool             `json:"parallel_tool_calls"`
-	User              string            `json:"user"`
-	Store             *bool             `json:"store"`
-	Metadata          map[string]string `json:"metadata"`
-	ServiceTier       string            `json:"service_tier"`
-	ReasoningEffort   string            `json:"reasoning_effort"`
-	Verbosity         string            `json:"verbosity"`
-	PromptCacheKey    string            `json:"prompt_cache_key"`
-	SafetyIdentifier  string            `json:"safety_identifier"`
-	CachePrompt       *bool             `json:"cache_prompt"`
+	User             string            `json:"user"`
+	Store            *bool             `json:"store"`
+	Metadata         map[string]string `json:"metadata"`
+	ServiceTier      string            `json:"service_tier"`
+	ReasoningEffort  string            `json:"reasoning_effort"`
+	Verbosity        string            `json:"verbosity"`
+	PromptCacheKey   string            `json:"prompt_cache_key"`
+	SafetyIdentifier string            `json:"safety_identifier"`
+	CachePrompt      *bool             `json:"cache_prompt"`
 }
 
 type oaiStreamOptions struct {
@@ -96,12 +98,24 @@ type oaiMessage struct {
 	Role             string          `json:"role"`
 	Content          oaiContent      `json:"content"`
 	Name             string          `json:"name"`
-	ToolCalls        []chat.ToolCall `json:"tool_calls"`
+	ToolCalls        []oaiToolCallIn `json:"tool_calls"`
 	ToolCallID       string          `json:"tool_call_id"`
 	ReasoningContent string          `json:"reasoning_content"`
 	Refusal          *string         `json:"refusal"`
 	Audio            json.RawMessage `json:"audio"`
 	FunctionCall     json.RawMessage `json:"function_call"`
+}
+
+// oaiToolCallIn is a tool call of an earlier assistant turn; its arguments are a JSON string holding an object
+// (an object is accepted too).
+type oaiToolCallIn struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Index    *int   `json:"index"` // sent back by clients that accumulate streamed calls; ignored
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
 }
 
 type oaiContent struct{ text string }
@@ -150,13 +164,31 @@ func oaiMessages(in []oaiMessage) ([]chat.Message, error) {
 		if m.Audio != nil || m.FunctionCall != nil {
 			return nil, notSupported(field + ".audio/function_call")
 		}
-		out[i] = chat.Message{Role: m.Role, Content: m.Content.text, Name: m.Name, ToolCalls: m.ToolCalls,
-			ToolCallID: m.ToolCallID, ReasoningContent: m.ReasoningContent}
+		out[i] = chat.Message{Role: m.Role, Content: m.Content.text, Name: m.Name, ToolCallID: m.ToolCallID,
+			ReasoningContent: m.ReasoningContent}
+		if len(m.ToolCalls) > 0 && m.Role != "assistant" {
+			return nil, badRequest(field+".tool_calls", "only assistant messages carry tool calls")
+		}
+		for j, tc := range m.ToolCalls {
+			f := fmt.Sprintf("%s.tool_calls[%d]", field, j)
+			if tc.Type != "" && tc.Type != "function" {
+				return nil, notSupported(fmt.Sprintf("%s of type %q", f, tc.Type))
+			}
+			if tc.Function.Name == "" {
+				return nil, badRequest(f+".function.name", "required")
+			}
+			args, err := callArguments(f+".function.arguments", tc.Function.Arguments)
+			if err != nil {
+				return nil, err
+			}
+			out[i].ToolCalls = append(out[i].ToolCalls, chat.ToolCall{ID: tc.ID, Type: "function",
+				Function: chat.FunctionCall{Name: tc.Function.Name, Arguments: args}})
+		}
 	}
-	return out, nil
+	return withNames(out), nil
 }
 
-// refuse rejects the fields the server does not serve (tools and formats go through constrain).
+// refuse rejects the fields the server does not serve (tools and formats make the request's shape).
 func (q *oaiChatRequest) refuse() error {
 	for _, f := range []struct {
 		name string
@@ -164,6 +196,9 @@ func (q *oaiChatRequest) refuse() error {
 	}{{"functions", q.Functions}, {"function_call", q.FunctionCall}, {"audio", q.Audio}, {"prediction", q.Prediction},
 		{"web_search_options", q.WebSearchOptions}} {
 		if hasJSON(f.v) {
+			if f.name == "functions" || f.name == "function_call" {
+				return notSupported(f.name + " (deprecated: use tools and tool_choice)")
+			}
 			return notSupported(f.name)
 		}
 	}
@@ -175,9 +210,51 @@ func (q *oaiChatRequest) refuse() error {
 	return nil
 }
 
-func (q *oaiChatRequest) structured() structured {
-	return structured{tools: q.Tools, toolChoice: q.ToolChoice, format: q.ResponseFormat,
-		toolsField: "tools", toolChoiceField: "tool_choice", formatField: "response_format"}
+// shape reads tools, tool_choice, parallel_tool_calls (default true) and response_format.
+func (q *oaiChatRequest) shape() (shape, error) {
+	s := shape{parallel: q.ParallelToolCalls == nil || *q.ParallelToolCalls, toolsField: "tools",
+		paramsField: "tools[%d].function.parameters", formatField: "response_format",
+		schemaField: "response_format.json_schema.schema"}
+	if err := s.readTools(q.Tools); err != nil {
+		return s, err
+	}
+	if err := s.readChoice("tool_choice", q.ToolChoice); err != nil {
+		return s, err
+	}
+	if hasJSON(q.ResponseFormat) {
+		var f struct {
+			Type       string `json:"type"`
+			JSONSchema *struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				Schema      json.RawMessage `json:"schema"`
+				Strict      *bool           `json:"strict"`
+			} `json:"json_schema"`
+			Schema json.RawMessage `json:"schema"` // llama-server's json_object with a schema
+		}
+		if err := decodeStrict("response_format", q.ResponseFormat, &f); err != nil {
+			return s, err
+		}
+		switch {
+		case f.Type == "text":
+		case f.Type == "json_object" && hasJSON(f.Schema):
+			s.schemaField = "response_format.schema"
+			if err := s.setSchema(f.Schema); err != nil {
+				return s, err
+			}
+		case f.Type == "json_object":
+			s.json = true
+		case f.Type == "json_schema" && f.JSONSchema == nil:
+			return s, badRequest("response_format.json_schema", "required with type json_schema")
+		case f.Type == "json_schema":
+			if err := s.setSchema(f.JSONSchema.Schema); err != nil {
+				return s, err
+			}
+		default:
+			return s, badRequest("response_format.type", "unknown value %q (text, json_object or json_schema)", f.Type)
+		}
+	}
+	return s, s.check()
 }
 
 // hasJSON reports whether a raw field was given a value other than null.
@@ -230,10 +307,12 @@ func newID(prefix string) string {
 }
 
 // finishReason is OpenAI's name for how a choice ended.
-func finishReason(st runtime.Stats) string {
-	switch st.Stop {
-	case runtime.StopMaxTokens, runtime.StopContext:
+func finishReason(c *choice) string {
+	switch {
+	case c.cut():
 		return "length"
+	case c.calledTools():
+		return "tool_calls"
 	}
 	return "stop"
 }
@@ -294,10 +373,42 @@ func oaiLogprobEntries(e *modelEntry, lps []tokenLogprob) []oaiTokenLogprob {
 }
 
 type oaiOutMessage struct {
-	Role             string  `json:"role,omitempty"`
-	Content          *string `json:"content,omitempty"`
-	ReasoningContent *string `json:"reasoning_content,omitempty"`
-	Refusal          *string `json:"refusal,omitempty"`
+	Role             string        `json:"role,omitempty"`
+	Content          *string       `json:"content,omitempty"`
+	ReasoningContent *string       `json:"reasoning_content,omitempty"`
+	Refusal          *string       `json:"refusal,omitempty"`
+	ToolCalls        []oaiToolCall `json:"tool_calls,omitempty"`
+}
+
+// oaiToolCall is a tool call of an answer, or a piece of one in a stream: the first delta of a call carries
+// its index, id, type and name; later ones extend function.arguments.
+type oaiToolCall struct {
+	Index    *int            `json:"index,omitempty"`
+	ID       string          `json:"id,omitempty"`
+	Type     string          `json:"type,omitempty"`
+	Function oaiFunctionCall `json:"function"`
+}
+
+type oaiFunctionCall struct {
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments"`
+}
+
+// oaiMessageOf is the whole message of a choice: content (null when the answer is only tool calls), reasoning
+// and tool calls.
+func oaiMessageOf(c *choice) *oaiOutMessage {
+	msg := &oaiOutMessage{Role: "assistant", Content: ptr(c.content.String())}
+	if c.reasoning.Len() > 0 {
+		msg.ReasoningContent = ptr(c.reasoning.String())
+	}
+	for _, tc := range c.toolCalls() {
+		msg.ToolCalls = append(msg.ToolCalls, oaiToolCall{ID: tc.ID, Type: "function",
+			Function: oaiFunctionCall{Name: tc.Name, Arguments: tc.Arguments}})
+	}
+	if len(msg.ToolCalls) > 0 && c.content.Len() == 0 {
+		msg.Content = nil
+	}
+	return msg
 }
 
 type oaiChatChoice struct {
@@ -329,7 +440,8 @@ func (s *Server) oaiChat(w http.ResponseWriter, r *http.Request) error {
 	if err := q.refuse(); err != nil {
 		return err
 	}
-	if err := constrain(q.structured(), nil); err != nil { // before loading a model for nothing
+	sh, err := q.shape() // before loading a model for nothing
+	if err != nil {
 		return err
 	}
 	msgs, err := oaiMessages(q.Messages)
@@ -350,10 +462,11 @@ func (s *Server) oaiChat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := constrain(q.structured(), &req.opt); err != nil {
+	if err := sh.checkModel(e); err != nil {
 		return err
 	}
-	p, err := chatPrompt(e, msgs, q.ChatTemplateKwargs)
+	sh.apply(&req)
+	p, err := chatPrompt(e, msgs, sh.tools, q.ChatTemplateKwargs)
 	if err != nil {
 		return err
 	}
@@ -365,11 +478,7 @@ func (s *Server) oaiChat(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		for i, c := range choices {
-			msg := &oaiOutMessage{Role: "assistant", Content: ptr(c.content.String())}
-			if c.reasoning.Len() > 0 {
-				msg.ReasoningContent = ptr(c.reasoning.String())
-			}
-			ch := oaiChatChoice{Index: i, Message: msg, FinishReason: ptr(finishReason(c.res.stats))}
+			ch := oaiChatChoice{Index: i, Message: oaiMessageOf(c), FinishReason: ptr(finishReason(c))}
 			if lp {
 				ch.Logprobs = &oaiLogprobs{Content: oaiLogprobEntries(e, c.logprobs), Refusal: []oaiTokenLogprob{}}
 			}
@@ -380,84 +489,6 @@ func (s *Server) oaiChat(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	return s.oaiChatStream(w, r, e, p, req, resp, q.StreamOptions != nil && q.StreamOptions.IncludeUsage, lp)
-}
-
-func (s *Server) oaiChatStream(w http.ResponseWriter, r *http.Request, e *modelEntry, p prompt, req genRequest,
-	chunk oaiChatResponse, includeUsage, lp bool) error {
-	chunk.Object = "chat.completion.chunk"
-	var sw *streamWriter
-	start := func() error {
-		if sw != nil {
-			return nil
-		}
-		sw = newSSE(w)
-		streamStarted(r.Context())
-		for i := range max(req.n, 1) { // the first chunk of each choice carries the role
-			c := chunk
-			c.Choices = []oaiChatChoice{{Index: i, Delta: &oaiOutMessage{Role: "assistant", Content: ptr("")}}}
-			if err := sw.event("", c); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var one [1]tokenLogprob
-	choices, err := s.generate(r.Context(), e, p, req, func(i int, tok runtime.Token, segs []segment) error {
-		if err := start(); err != nil {
-			return err
-		}
-		var lps *oaiLogprobs
-		if lp && tok.ID >= 0 {
-			one[0] = tokenLogprob{tok.ID, tok.Logprob, tok.Top}
-			lps = &oaiLogprobs{Content: oaiLogprobEntries(e, one[:]), Refusal: []oaiTokenLogprob{}}
-		}
-		if len(segs) == 0 && lps == nil {
-			return nil
-		}
-		delta := &oaiOutMessage{}
-		for _, sg := range segs {
-			if sg.kind == outReasoning {
-				delta.ReasoningContent = ptr(deref(delta.ReasoningContent) + sg.text)
-			} else {
-				delta.Content = ptr(deref(delta.Content) + sg.text)
-			}
-		}
-		c := chunk
-		c.Choices = []oaiChatChoice{{Index: i, Delta: delta, Logprobs: lps}}
-		return sw.event("", c)
-	})
-	if sw == nil {
-		if err != nil {
-			return err // nothing streamed yet: a plain error response
-		}
-		if err := start(); err != nil {
-			return nil
-		}
-	}
-	if msg := streamError(r.Context(), choices, err); msg != "" {
-		sw.event("", errorBody(kindOpenAI, asAPIError(fmt.Errorf("%s", msg))))
-		return nil
-	}
-	if r.Context().Err() != nil {
-		return nil
-	}
-	for i, c := range choices {
-		ch := chunk
-		ch.Choices = []oaiChatChoice{{Index: i, Delta: &oaiOutMessage{}, FinishReason: ptr(finishReason(c.res.stats))}}
-		if sw.event("", ch) != nil {
-			return nil
-		}
-	}
-	if includeUsage {
-		ch := chunk
-		ch.Choices = []oaiChatChoice{}
-		ch.Usage = oaiUsageOf(usageOf(choices))
-		if sw.event("", ch) != nil {
-			return nil
-		}
-	}
-	sw.done()
-	return nil
 }
 
 func ptr[T any](v T) *T { return &v }

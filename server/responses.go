@@ -2,8 +2,10 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/forma-llm/forma/runtime"
@@ -50,8 +52,24 @@ type respText struct {
 	Verbosity string          `json:"verbosity"`
 }
 
-// respInput is a string (one user message) or a list of input items (messages).
+// respInput is a string (one user message) or a list of input items: messages, the function calls of earlier
+// turns and their outputs, and reasoning (kept with the next assistant turn).
 type respInput struct{ msgs []chat.Message }
+
+// respInputItem is the union of the input items' fields.
+type respInputItem struct {
+	Type             string          `json:"type"`
+	Role             string          `json:"role"`
+	Content          json.RawMessage `json:"content"`
+	ID               string          `json:"id"`
+	Status           string          `json:"status"`
+	CallID           string          `json:"call_id"`
+	Name             string          `json:"name"`
+	Arguments        json.RawMessage `json:"arguments"`
+	Output           json.RawMessage `json:"output"`
+	Summary          []respPart      `json:"summary"`
+	EncryptedContent *string         `json:"encrypted_content"`
+}
 
 func (in *respInput) UnmarshalJSON(b []byte) error {
 	switch jsonKind(b) {
@@ -63,33 +81,109 @@ func (in *respInput) UnmarshalJSON(b []byte) error {
 		in.msgs = []chat.Message{{Role: "user", Content: s}}
 		return nil
 	case "array":
-		var items []struct {
-			Type    string     `json:"type"`
-			Role    string     `json:"role"`
-			Content oaiContent `json:"content"`
-			ID      string     `json:"id"`
-			Status  string     `json:"status"`
-		}
+		var items []respInputItem
 		if err := json.Unmarshal(b, &items); err != nil {
 			return err
 		}
+		reasoning := "" // of the next assistant turn
 		for i, it := range items {
-			if it.Type != "" && it.Type != "message" {
-				return notSupported(fmt.Sprintf("input[%d] of type %q", i, it.Type))
-			}
-			role := it.Role
-			switch role {
-			case "developer":
-				role = "system"
-			case "system", "user", "assistant":
+			field := fmt.Sprintf("input[%d]", i)
+			var err error
+			switch it.Type {
+			case "", "message":
+				err = in.message(field, it, &reasoning)
+			case "reasoning":
+				reasoning += respReasoningText(it)
+			case "function_call":
+				err = in.functionCall(field, it, &reasoning)
+			case "function_call_output":
+				var out string
+				if out, err = respOutputText(field+".output", it.Output); err == nil {
+					in.msgs = append(in.msgs, chat.Message{Role: "tool", Content: out, ToolCallID: it.CallID})
+				}
 			default:
-				return badRequest(fmt.Sprintf("input[%d].role", i), "unknown role %q", it.Role)
+				err = notSupported(fmt.Sprintf("%s of type %q", field, it.Type))
 			}
-			in.msgs = append(in.msgs, chat.Message{Role: role, Content: it.Content.text})
+			if err != nil {
+				return err
+			}
 		}
+		in.msgs = withNames(in.msgs)
 		return nil
 	}
 	return typeError(b, "")
+}
+
+func (in *respInput) message(field string, it respInputItem, reasoning *string) error {
+	role := it.Role
+	switch role {
+	case "developer":
+		role = "system"
+	case "system", "user", "assistant":
+	default:
+		return badRequest(field+".role", "unknown role %q", it.Role)
+	}
+	var c oaiContent
+	if hasJSON(it.Content) {
+		if err := c.UnmarshalJSON(it.Content); err != nil {
+			var ae *apiError
+			if errors.As(err, &ae) {
+				return err
+			}
+			return badRequest(field+".content", "expected a string or an array of text parts, got %s", jsonKind(it.Content))
+		}
+	}
+	m := chat.Message{Role: role, Content: c.text}
+	if role == "assistant" {
+		m.ReasoningContent, *reasoning = *reasoning, ""
+	}
+	in.msgs = append(in.msgs, m)
+	return nil
+}
+
+// functionCall adds a call to the assistant turn it belongs to: the last message when it is the assistant's,
+// else a new assistant message.
+func (in *respInput) functionCall(field string, it respInputItem, reasoning *string) error {
+	if it.Name == "" {
+		return badRequest(field+".name", "required")
+	}
+	args, err := callArguments(field+".arguments", it.Arguments)
+	if err != nil {
+		return err
+	}
+	if n := len(in.msgs); n == 0 || in.msgs[n-1].Role != "assistant" {
+		in.msgs = append(in.msgs, chat.Message{Role: "assistant", ReasoningContent: *reasoning})
+		*reasoning = ""
+	}
+	last := &in.msgs[len(in.msgs)-1]
+	last.ToolCalls = append(last.ToolCalls, chat.ToolCall{ID: it.CallID, Type: "function",
+		Function: chat.FunctionCall{Name: it.Name, Arguments: args}})
+	return nil
+}
+
+// respReasoningText is a reasoning item's text: its reasoning_text content, else its summary.
+func respReasoningText(it respInputItem) string {
+	var parts []respPart
+	if json.Unmarshal(it.Content, &parts) != nil || len(parts) == 0 {
+		parts = it.Summary
+	}
+	var sb strings.Builder
+	for _, p := range parts {
+		sb.WriteString(p.Text)
+	}
+	return sb.String()
+}
+
+// respOutputText is a function call's output: a string, or text parts.
+func respOutputText(field string, raw json.RawMessage) (string, error) {
+	if s, ok := asString(raw); ok || !hasJSON(raw) {
+		return s, nil
+	}
+	var c oaiContent
+	if err := c.UnmarshalJSON(raw); err != nil {
+		return "", badRequest(field, "expected a string or an array of text parts")
+	}
+	return c.text, nil
 }
 
 func (q *oaiResponsesRequest) refuse() error {
@@ -106,23 +200,87 @@ func (q *oaiResponsesRequest) refuse() error {
 	return nil
 }
 
-func (q *oaiResponsesRequest) structured() structured {
-	s := structured{tools: q.Tools, toolChoice: q.ToolChoice, toolsField: "tools", toolChoiceField: "tool_choice",
-		formatField: "text.format"}
-	if q.Text != nil {
-		s.format = q.Text.Format
+// shape reads tools (function tools: {"type": "function", "name", "description", "parameters", "strict"}),
+// tool_choice ("auto", "none", "required" or {"type": "function", "name"}), parallel_tool_calls (default true)
+// and text.format ({"type": "text"}, {"type": "json_object"}, {"type": "json_schema", "name", "schema", …}).
+func (q *oaiResponsesRequest) shape() (shape, error) {
+	s := shape{parallel: q.ParallelToolCalls == nil || *q.ParallelToolCalls, toolsField: "tools",
+		paramsField: "tools[%d].parameters", formatField: "text.format", schemaField: "text.format.schema"}
+	if hasJSON(q.Tools) {
+		var tools []struct {
+			Type        string          `json:"type"`
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Parameters  json.RawMessage `json:"parameters"`
+		}
+		if err := json.Unmarshal(q.Tools, &tools); err != nil {
+			return s, badRequest("tools", "expected an array of tools: %v", strings.TrimPrefix(err.Error(), "json: "))
+		}
+		oai := make([]json.RawMessage, len(tools))
+		for i, t := range tools {
+			if t.Type != "function" {
+				return s, notSupported(fmt.Sprintf("tools[%d] of type %q (only function tools)", i, t.Type))
+			}
+			oai[i] = functionTool(t.Name, t.Description, t.Parameters)
+		}
+		raw, _ := json.Marshal(oai)
+		if err := s.readTools(raw); err != nil {
+			return s, err
+		}
 	}
-	return s
+	if choice := q.ToolChoice; hasJSON(choice) {
+		if jsonKind(choice) == "object" {
+			var c struct {
+				Type string `json:"type"`
+				Name string `json:"name"`
+			}
+			if err := json.Unmarshal(choice, &c); err != nil || c.Type != "function" {
+				return s, notSupported(fmt.Sprintf("tool_choice of type %q (only \"auto\", \"none\", \"required\" or a function)", c.Type))
+			}
+			choice = namedChoice(c.Name)
+		}
+		if err := s.readChoice("tool_choice", choice); err != nil {
+			return s, err
+		}
+	}
+	if q.Text != nil && hasJSON(q.Text.Format) {
+		var f struct {
+			Type        string          `json:"type"`
+			Name        string          `json:"name"`
+			Description string          `json:"description"`
+			Schema      json.RawMessage `json:"schema"`
+			Strict      *bool           `json:"strict"`
+		}
+		if err := decodeStrict("text.format", q.Text.Format, &f); err != nil {
+			return s, err
+		}
+		switch f.Type {
+		case "text":
+		case "json_object":
+			s.json = true
+		case "json_schema":
+			if err := s.setSchema(f.Schema); err != nil {
+				return s, err
+			}
+		default:
+			return s, badRequest("text.format.type", "unknown value %q (text, json_object or json_schema)", f.Type)
+		}
+	}
+	return s, s.check()
 }
 
-// respOutput is one output item: a message or reasoning.
+// respOutput is one output item: reasoning, a message or a function call.
 type respOutput struct {
 	Type    string     `json:"type"`
 	ID      string     `json:"id"`
 	Status  string     `json:"status,omitempty"`
 	Role    string     `json:"role,omitempty"`
-	Content []respPart `json:"content"`
+	Content []respPart `json:"content,omitempty"`
 	Summary []respPart `json:"summary,omitempty"`
+	// function_call
+	CallID    string  `json:"call_id,omitempty"`
+	Name      string  `json:"name,omitempty"`
+	Arguments *string `json:"arguments,omitempty"`
 }
 
 type respPart struct {
@@ -145,23 +303,23 @@ type respUsage struct {
 }
 
 type respObject struct {
-	ID                string         `json:"id"`
-	Object            string         `json:"object"`
-	CreatedAt         int64          `json:"created_at"`
-	Status            string         `json:"status"`
-	Model             string         `json:"model"`
-	Output            []respOutput   `json:"output"`
-	Usage             *respUsage     `json:"usage,omitempty"`
-	IncompleteDetails map[string]any `json:"incomplete_details"`
-	Instructions      *string        `json:"instructions"`
-	Error             any            `json:"error"`
-	ParallelToolCalls bool           `json:"parallel_tool_calls"`
-	Tools             []any          `json:"tools"`
-	ToolChoice        string         `json:"tool_choice"`
-	Temperature       *float64       `json:"temperature"`
-	TopP              *float64       `json:"top_p"`
-	MaxOutputTokens   *int           `json:"max_output_tokens"`
-	Store             bool           `json:"store"`
+	ID                string          `json:"id"`
+	Object            string          `json:"object"`
+	CreatedAt         int64           `json:"created_at"`
+	Status            string          `json:"status"`
+	Model             string          `json:"model"`
+	Output            []respOutput    `json:"output"`
+	Usage             *respUsage      `json:"usage,omitempty"`
+	IncompleteDetails map[string]any  `json:"incomplete_details"`
+	Instructions      *string         `json:"instructions"`
+	Error             any             `json:"error"`
+	ParallelToolCalls bool            `json:"parallel_tool_calls"`
+	Tools             json.RawMessage `json:"tools"`
+	ToolChoice        json.RawMessage `json:"tool_choice"`
+	Temperature       *float64        `json:"temperature"`
+	TopP              *float64        `json:"top_p"`
+	MaxOutputTokens   *int            `json:"max_output_tokens"`
+	Store             bool            `json:"store"`
 }
 
 // oaiResponses is POST /v1/responses.
@@ -173,7 +331,8 @@ func (s *Server) oaiResponses(w http.ResponseWriter, r *http.Request) error {
 	if err := q.refuse(); err != nil {
 		return err
 	}
-	if err := constrain(q.structured(), nil); err != nil {
+	sh, err := q.shape()
+	if err != nil {
 		return err
 	}
 	msgs := q.Input.msgs
@@ -193,33 +352,34 @@ func (s *Server) oaiResponses(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := constrain(q.structured(), &req.opt); err != nil {
+	if err := sh.checkModel(e); err != nil {
 		return err
 	}
-	p, err := chatPrompt(e, msgs, q.ChatTemplateKwargs)
+	sh.apply(&req)
+	p, err := chatPrompt(e, msgs, sh.tools, q.ChatTemplateKwargs)
 	if err != nil {
 		return err
 	}
 	resp := respObject{ID: newID("resp_"), Object: "response", CreatedAt: time.Now().Unix(), Status: "in_progress",
-		Model: e.name, Output: []respOutput{}, Tools: []any{}, ToolChoice: "auto", Temperature: q.Temperature,
-		TopP: q.TopP, MaxOutputTokens: q.MaxOutputTokens, ParallelToolCalls: true}
+		Model: e.name, Output: []respOutput{}, Tools: json.RawMessage("[]"), ToolChoice: json.RawMessage(`"auto"`),
+		Temperature: q.Temperature, TopP: q.TopP, MaxOutputTokens: q.MaxOutputTokens, ParallelToolCalls: sh.parallel}
+	if hasJSON(q.Tools) {
+		resp.Tools = q.Tools
+	}
+	if hasJSON(q.ToolChoice) {
+		resp.ToolChoice = q.ToolChoice
+	}
 	if q.Instructions != "" {
 		resp.Instructions = &q.Instructions
 	}
-	msgID, reasonID := newID("msg_"), newID("rs_")
-	finish := func(c *choice) {
-		if c.reasoning.Len() > 0 {
-			resp.Output = append(resp.Output, respOutput{Type: "reasoning", ID: reasonID, Summary: []respPart{},
-				Content: []respPart{{Type: "reasoning_text", Text: c.reasoning.String()}}})
-		}
-		resp.Output = append(resp.Output, respOutput{Type: "message", ID: msgID, Status: "completed", Role: "assistant",
-			Content: []respPart{{Type: "output_text", Text: c.content.String(), Annotations: []any{}}}})
+	finish := func(c *choice, items *respItems) {
 		resp.Status = "completed"
-		if st := c.res.stats.Stop; st == runtime.StopMaxTokens || st == runtime.StopContext {
+		if c.cut() {
 			resp.Status = "incomplete"
 			resp.IncompleteDetails = map[string]any{"reason": "max_output_tokens"}
-			resp.Output[len(resp.Output)-1].Status = "incomplete"
 		}
+		items.finish(c.cut())
+		resp.Output = items.out
 		u := usageOf([]*choice{c})
 		resp.Usage = &respUsage{InputTokens: u.prompt, OutputTokens: u.generated, TotalTokens: u.prompt + u.generated}
 		resp.Usage.InputTokensDetails.CachedTokens = u.cached
@@ -229,21 +389,19 @@ func (s *Server) oaiResponses(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		finish(choices[0])
+		items := &respItems{}
+		items.whole(choices[0])
+		finish(choices[0], items)
 		writeJSON(w, http.StatusOK, resp)
 		return nil
 	}
-	rs := &respStream{resp: &resp, msgID: msgID, reasonID: reasonID}
-	choices, err := s.generate(r.Context(), e, p, req, func(_ int, _ runtime.Token, segs []segment) error {
+	rs := &respStream{resp: &resp}
+	items := &respItems{emit: rs.event}
+	choices, err := s.generate(r.Context(), e, p, req, func(_ int, _ *choice, tok runtime.Token) error {
 		if err := rs.start(w, r); err != nil {
 			return err
 		}
-		for _, sg := range segs {
-			if err := rs.delta(sg); err != nil {
-				return err
-			}
-		}
-		return nil
+		return items.token(tok)
 	})
 	if rs.sw == nil {
 		if err != nil {
@@ -260,122 +418,11 @@ func (s *Server) oaiResponses(w http.ResponseWriter, r *http.Request) error {
 	if r.Context().Err() != nil {
 		return nil
 	}
-	finish(choices[0])
-	rs.finish()
-	return nil
-}
-
-// respStream writes the Responses API's streaming events.
-type respStream struct {
-	sw              *streamWriter
-	resp            *respObject
-	msgID, reasonID string
-	seq             int
-	open            string // the output item being written: "", "reasoning" or "message"
-	index           int    // its output_index
-	items           int    // output items opened
-	text            string // its text so far
-}
-
-func (rs *respStream) event(typ string, fields map[string]any) error {
-	fields["type"] = typ
-	fields["sequence_number"] = rs.seq
-	rs.seq++
-	return rs.sw.event(typ, fields)
-}
-
-func (rs *respStream) start(w http.ResponseWriter, r *http.Request) error {
-	if rs.sw != nil {
-		return nil
-	}
-	rs.sw = newSSE(w)
-	streamStarted(r.Context())
-	if err := rs.event("response.created", map[string]any{"response": rs.resp}); err != nil {
-		return err
-	}
-	return rs.event("response.in_progress", map[string]any{"response": rs.resp})
-}
-
-// item returns the current output item's skeleton.
-func (rs *respStream) item(status string) respOutput {
-	if rs.open == "reasoning" {
-		return respOutput{Type: "reasoning", ID: rs.reasonID, Summary: []respPart{}, Content: []respPart{}}
-	}
-	return respOutput{Type: "message", ID: rs.msgID, Status: status, Role: "assistant", Content: []respPart{}}
-}
-
-func (rs *respStream) openItem(kind string) error {
-	if rs.open == kind {
-		return nil
-	}
-	if err := rs.closeItem(); err != nil {
-		return err
-	}
-	rs.index, rs.items = rs.items, rs.items+1
-	rs.open, rs.text = kind, ""
-	if err := rs.event("response.output_item.added", map[string]any{"output_index": rs.index, "item": rs.item("in_progress")}); err != nil {
-		return err
-	}
-	if kind == "message" {
-		return rs.event("response.content_part.added", map[string]any{"item_id": rs.msgID, "output_index": rs.index,
-			"content_index": 0, "part": respPart{Type: "output_text", Text: "", Annotations: []any{}}})
-	}
-	return nil
-}
-
-func (rs *respStream) closeItem() error {
-	switch rs.open {
-	case "reasoning":
-		if err := rs.event("response.reasoning_text.done", map[string]any{"item_id": rs.reasonID, "output_index": rs.index,
-			"content_index": 0, "text": rs.text}); err != nil {
-			return err
-		}
-		it := rs.item("completed")
-		it.Content = []respPart{{Type: "reasoning_text", Text: rs.text}}
-		return rs.event("response.output_item.done", map[string]any{"output_index": rs.index, "item": it})
-	case "message":
-		part := respPart{Type: "output_text", Text: rs.text, Annotations: []any{}}
-		if err := rs.event("response.output_text.done", map[string]any{"item_id": rs.msgID, "output_index": rs.index,
-			"content_index": 0, "text": rs.text, "logprobs": []any{}}); err != nil {
-			return err
-		}
-		if err := rs.event("response.content_part.done", map[string]any{"item_id": rs.msgID, "output_index": rs.index,
-			"content_index": 0, "part": part}); err != nil {
-			return err
-		}
-		it := rs.item(rs.resp.Status)
-		it.Content = []respPart{part}
-		return rs.event("response.output_item.done", map[string]any{"output_index": rs.index, "item": it})
-	}
-	return nil
-}
-
-func (rs *respStream) delta(sg segment) error {
-	kind, typ, id := "message", "response.output_text.delta", rs.msgID
-	if sg.kind == outReasoning {
-		kind, typ, id = "reasoning", "response.reasoning_text.delta", rs.reasonID
-	}
-	if err := rs.openItem(kind); err != nil {
-		return err
-	}
-	rs.text += sg.text
-	f := map[string]any{"item_id": id, "output_index": rs.index, "content_index": 0, "delta": sg.text}
-	if kind == "message" {
-		f["logprobs"] = []any{}
-	}
-	return rs.event(typ, f)
-}
-
-func (rs *respStream) finish() {
-	if rs.openItem("message") != nil { // an empty answer still has its message item
-		return
-	}
-	if rs.closeItem() != nil {
-		return
-	}
+	finish(choices[0], items)
 	typ := "response.completed"
-	if rs.resp.Status == "incomplete" {
+	if resp.Status == "incomplete" {
 		typ = "response.incomplete"
 	}
 	rs.event(typ, map[string]any{"response": rs.resp})
+	return nil
 }
