@@ -103,7 +103,7 @@ float score(uint key, uint g) {
     }
     float s = reduce16(r);
     for (uint d = np; d < pc.size; d++) {
-        s = fmaf(sq[d], kval(off + d), s);
+        s = tail_f32(s, sq[d], kval(off + d), d - np < ((pc.size - np) & ~7u));
     }
 #endif
     if (pc.softcap > 0.0) {

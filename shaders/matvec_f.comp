@@ -5,7 +5,8 @@
 //   F32, F16: ggml_vec_dot_f32/f16 of the reference build (AVX-512): 64 lanes (element i in lane i mod 64)
 //     accumulate the elements below the last multiple of 64 with fused multiply-adds; the lanes fold as
 //     GGML_F32x16_REDUCE ((l+32) + (l+16 + l+48) per l < 16) and reduce as _mm512_reduce_add_ps; the elements
-//     left are added one at a time, fused for F32, in double for F16. A workgroup computes two rows with 64
+//     left are added one at a time: in double for F16; for F32 with rounded products but for the last
+//     (left mod 8), fused (tail_f32). A workgroup computes two rows with 64
 //     invocations each, one lane per invocation (tpr must be 64).
 //   BF16: products summed in double (here double-float, rounded once), over tpr invocations per row.
 // Bindings: 0 = W, 1 = x, 2 = y. Dispatch ceil(rows / (wg/tpr)) workgroups (2D above 65535).
@@ -102,7 +103,7 @@ void main() {
         float sum = reduce16(r);
 #if WTYPE == 0
         for (uint k = np; k < pc.cols; k++) {
-            sum = fmaf(welem(base + k), x[pc.x_off + c * pc.cols + k], sum);
+            sum = tail_f32(sum, welem(base + k), x[pc.x_off + c * pc.cols + k], k - np < ((pc.cols - np) & ~7u));
         }
         y[pc.y_off + c * pc.y_stride + row] = sum;
 #else

@@ -8,6 +8,7 @@
 //   bf16_round            F32 → BF16, round to nearest even, quiet NaNs (gguf/quant.F32ToBF16)
 //   div_rn                a / b correctly rounded (integer long division) for normal operands and results
 //   fmaf                  a fused multiply-add: the GPU's where a probe found it fused, else exactly emulated
+//   tail_f32              one of the elements ggml_vec_dot_f32 adds after its vector loop
 //   vexpf, expf_rn        ggml_v_expf in the AVX-512 form of the reference build, bit for bit; exp correctly
 //                         rounded (C's expf, for the elements ggml's vector loops leave)
 //   tanh_rn, sincos_rn    tanh, cos and sin correctly rounded (computed in double-float), as llama.cpp's libm
@@ -297,6 +298,18 @@ float fmaf(float a, float b, float c) {
         return r;
     }
     return fma_exact(a, b, c);
+}
+
+// tail_f32 adds a·b to sum as the reference build's ggml_vec_dot_f32 adds an element after its last 64-element
+// step: with the product rounded first (rounded: the first (left & ~7) such elements, which its compiler
+// vectorized in blocks of 16 and 8), else fused.
+float tail_f32(float sum, float a, float b, bool rounded) {
+    if (rounded) {
+        precise float p = a * b;
+        precise float r = sum + p;
+        return r;
+    }
+    return fmaf(a, b, sum);
 }
 
 // vexpf is ggml_v_expf as llama.cpp's x86-64 AVX-512 build computes it (the reference data's): n = round(x·log2 e),
