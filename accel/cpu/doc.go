@@ -36,8 +36,9 @@
 //   - GELU and GeGLU read ggml's F16 table: x rounded to F16, the result stored as F16, x ≤ -10 gives 0 and
 //     x ≥ 10 gives x (GGML_GELU_FP16).
 //   - RoPE is ggml_compute_forward_rope: θ accumulated per pair by float32 multiplication with
-//     powf(base, -2/dims), frequency factors dividing θ, YaRN ramp and magnitude scaling; each rotated value
-//     is one product fused into the other (x0·cos - x1·sin as the compiler contracts it).
+//     powf(base, -2/dims), frequency factors dividing θ, YaRN ramp and magnitude scaling, cos and sin of θ as
+//     GNU libc's cosf and sinf compute them (internal/libm); each rotated value is one product fused into the
+//     other (x0·cos - x1·sin as the compiler contracts it).
 //   - Attention is llama.cpp's graph without flash attention: for an F16 cache q is rounded to F16, scores are
 //     float32 dot products, soft-capped, scaled, masked (causal and sliding window), softmaxed, and for an F16
 //     cache the probabilities are rounded to F16 before they weight V. With an F32 cache the sums are formed

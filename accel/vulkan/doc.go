@@ -63,8 +63,10 @@
 //   - Norms and softmax sum in double-float (hi + lo float32 pairs) where ggml sums in double; attention follows
 //     the reference's per-16-cell softmax sums and V lanes.
 //   - exp is ggml_v_expf in its AVX-512 form (and C's expf, correctly rounded, for the elements ggml's vector
-//     loops leave); tanh (GELU, soft-capping), sin and cos (RoPE) are correctly rounded, computed in
-//     double-float; division and square root are correctly rounded. Fused multiply-adds use the GPU's fma()
+//     loops leave); tanh (GELU, soft-capping) is correctly rounded, computed in double-float; sin and cos (RoPE)
+//     are GNU libc's sinf and cosf (internal/libm), their float64 steps in double-float, which gives libc's
+//     float32 results but where its float64 value lies within about 2^-46 of a rounding boundary (a few
+//     angles in ten million); division and square root are correctly rounded. Fused multiply-adds use the GPU's fma()
 //     where a probe at NewBackendOn finds it fused, and an exact emulation elsewhere (lavapipe). Vulkan's own
 //     transcendentals are not used: their precision is the driver's.
 //
