@@ -205,3 +205,41 @@ func DotIQ4_XSQ8_K(n int, w, a []byte) float32 {
 	}
 	return sum
 }
+
+// q4KGroups returns, for one Q4_K super-block x and its Q8_K block (quants q8, bsums bs), each group's
+// integer sum scale·Σ q·y and each group's minimum term min·(bsum of its 32 quants).
+func q4KGroups(x, q8, bs []byte) (sums, mins [8]int32) {
+	sc := x[4:16]
+	for j := 0; j < 8; j++ {
+		qs := x[16+32*(j/2) : 16+32*(j/2)+32]
+		shift := 4 * (j % 2)
+		s := int32(0)
+		for l := 0; l < 32; l++ {
+			s += int32(int8(q8[32*j+l])) * int32(qs[l]>>shift&0xf)
+		}
+		scale, m := scaleMinK4(j, sc)
+		sums[j] = int32(scale) * s
+		mins[j] = int32(m) * int32(bsum(bs, 2*j)+bsum(bs, 2*j+1))
+	}
+	return sums, mins
+}
+
+// DotQ4_KQ8_KRepacked returns Σ w·a for n elements of a Q4_K row and a Q8_K row as the x86 build's batched
+// kernel for repacked Q4_K (q4_K_8x8, ggml_gemm_q4_K_8x8_q8_K) computes it: per pair of groups (64 elements)
+// the whole integer sum and the whole minimum term, each added by one fused multiply-add with d·d_y and
+// dmin·d_y, and their difference at the end. (The reference build multiplies a batch's rows in groups of
+// four this way and the rest, and single rows, with ggml_gemv_q4_K_8x8_q8_K, which fuses once per
+// super-block; forma uses one order for every row.)
+func DotQ4_KQ8_KRepacked(n int, w, a []byte) float32 {
+	var acc, accMin float32
+	for i := 0; i < n/QKK; i++ {
+		x := w[i*144 : i*144+144]
+		yd, q8, bs := q8KBlock(a, i)
+		sums, mins := q4KGroups(x, q8, bs)
+		for j := 0; j < 8; j += 2 {
+			acc = fma32(float32(sums[j]+sums[j+1]), f16at(x, 0)*yd, acc)
+			accMin = fma32(float32(mins[j]+mins[j+1]), f16at(x, 2)*yd, accMin)
+		}
+	}
+	return acc - accMin
+}

@@ -6,6 +6,8 @@
 
 // K-quant dot products in the reference's arithmetic (dot_kquants.go), AVX2 + FMA + F16C, hand-written.
 //
+// (dotQ4_KQ8_KRepackedAVX2 keeps the same integer lanes but adds them up per pair of groups; see there.)
+//
 // The reference keeps eight integer lanes per super-block, lane l summing scale·q·y over the elements e ≡ l
 // (mod 8). VPMADDUBSW adds neighbouring bytes, so both sides are first shuffled within each 16-byte half
 // (VPSHUFB with kShuf: bytes 0, 8, 1, 9, …, 7, 15) so that neighbours are elements e and e+8 of the same
@@ -57,10 +59,10 @@ DATA kQ6Sc<>+0(SB)/8, $0x0e0a0c0806020400
 DATA kQ6Sc<>+8(SB)/8, $0x0f0b0d0907030501
 GLOBL kQ6Sc<>(SB), RODATA|NOPTR, $16
 
-// K4SCALES reads the 12 packed scale bytes at 4(SI) (scaleMinK4): the eight 6-bit scales as int16 words in
-// both halves of Y13, and leaves Σ_k bsums_k·min_{k/2} (the bsums at 260(DI)) as an int32 in AX.
-// Clobbers BX, DX, R8, R9, R10, X4, X5.
-#define K4SCALES \
+// K4SC reads the 12 packed scale bytes at 4(SI) (scaleMinK4): the eight 6-bit scales as int16 words in both
+// halves of Y13, and the minimum terms of the group pairs (min_2i·gsum_2i + min_2i+1·gsum_2i+1, gsum_j the sum
+// of the bsums of group j at 260(DI)) as int32 dword i of M. Clobbers AX, BX, DX, R8, R9, R10, X4, X5.
+#define K4SC(M) \
 	MOVL        4(SI), R8        \
 	MOVL        8(SI), R9        \
 	MOVL        12(SI), R10      \
@@ -92,7 +94,11 @@ GLOBL kQ6Sc<>(SB), RODATA|NOPTR, $16
 	VPMOVZXBW   X4, X4           \
 	VMOVDQU     260(DI), X5      \
 	VPHADDW     276(DI), X5, X5  \
-	VPMADDWD    X4, X5, X5       \
+	VPMADDWD    X4, X5, M
+
+// K4SCALES is K4SC, leaving Σ_k bsums_k·min_{k/2} (the pairs' terms added) as an int32 in AX.
+#define K4SCALES \
+	K4SC(X5)                     \
 	VPSHUFD     $0x4e, X5, X4    \
 	VPADDD      X4, X5, X5       \
 	VPSHUFD     $0xb1, X5, X4    \
@@ -195,6 +201,75 @@ q4kloop:
 	JNZ        q4kloop
 	KDONE
 	MOVSS      X0, ret+32(FP)
+	RET
+
+// KPSUM leaves float32 of the sum of the residue lanes Y11, Y12 in X1 (every sum exact). Clobbers X2.
+#define KPSUM \
+	VPADDD       Y12, Y11, Y1 \
+	VEXTRACTI128 $1, Y1, X2   \
+	VPADDD       X2, X1, X1   \
+	VPSHUFD      $0x4e, X1, X2 \
+	VPADDD       X2, X1, X1   \
+	VPSHUFD      $0xb1, X1, X2 \
+	VPADDD       X2, X1, X1   \
+	VCVTDQ2PS    X1, X1
+
+// Q4KRPAIR adds pair i (groups 2i, 2i+1) into X0 as the repacked kernels do: acc = fma(float32(s), d·yd, acc)
+// with s the pair's whole integer sum; d·yd in X8.
+#define Q4KRPAIR(qo, ya, i) \
+	VPXOR       Y11, Y11, Y11 \
+	VPXOR       Y12, Y12, Y12 \
+	Q4KPAIR(qo, ya, i)        \
+	KPSUM                     \
+	VFMADD231SS X8, X1, X0
+
+// func dotQ4_KQ8_KRepackedAVX2(nb int, w, a *byte, aStride int) float32
+//
+// Reference: DotQ4_KQ8_KRepacked, the activation's Q8_K blocks aStride bytes apart. Per pair of groups the
+// residue lanes of dotQ4_KQ8_KAVX2 are added up (exactly) into the pair's sum; the pairs' minimum terms are
+// left by K4SC in X9 and fused into X10 after the super-block's four pairs (the two sums are independent).
+TEXT ·dotQ4_KQ8_KRepackedAVX2(SB), NOSPLIT, $0-36
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	MOVQ         aStride+24(FP), R11
+	VPBROADCASTD kNib<>(SB), Y15
+	VMOVDQU      kShuf<>(SB), Y14
+	VXORPS       X0, X0, X0
+	VXORPS       X10, X10, X10
+
+q4krloop:
+	PREFETCHT0  PFD(SI)
+	PREFETCHT0  PFD+64(SI)
+	PREFETCHT0  PFD+128(SI)
+	K4SC(X9)
+	MOVWLZX     0(SI), BX
+	VMOVD       BX, X8
+	VCVTPH2PS   X8, X8
+	VMULSS      0(DI), X8, X8
+	Q4KRPAIR(16, 4, 0)
+	Q4KRPAIR(48, 68, 1)
+	Q4KRPAIR(80, 132, 2)
+	Q4KRPAIR(112, 196, 3)
+	MOVWLZX     2(SI), BX
+	VMOVD       BX, X2
+	VCVTPH2PS   X2, X2
+	VMULSS      0(DI), X2, X2
+	VCVTDQ2PS   X9, X9
+	VFMADD231SS X2, X9, X10
+	VMOVSHDUP   X9, X1
+	VFMADD231SS X2, X1, X10
+	VMOVHLPS    X9, X9, X1
+	VFMADD231SS X2, X1, X10
+	VPSHUFD     $0xff, X9, X1
+	VFMADD231SS X2, X1, X10
+	ADDQ        $144, SI
+	ADDQ        R11, DI
+	DECQ        CX
+	JNZ         q4krloop
+	VSUBSS      X10, X0, X0
+	VZEROUPPER
+	MOVSS       X0, ret+32(FP)
 	RET
 
 // Q5KPAIR is Q4KPAIR for Q5_K: the quant bytes at qo(SI) are shuffled, split into nibbles, and the fifth bits
@@ -565,11 +640,28 @@ GLOBL k4ScIdx<>(SB), RODATA|NOPTR, $256
 	VPDPBUSD (4+64*v)(DI), Z, Z27 \
 	VPDPWSSD SC, Z27, Z11
 
-// func dotQ4_KQ8_KWVNNI(nb int, w, a *byte, aStride int) float32
+// K4RHALVES adds the two halves of the residue lanes Z11 (pair 2k in dwords 0…7, pair 2k+1 in 8…15) into
+// X0 in that order: acc = fma(float32(pair sum), d·yd (X8), acc). Clobbers X1…X4.
+#define K4RHALVES \
+	VEXTRACTI64X4 $1, Z11, Y2 \
+	VPHADDD      Y2, Y11, Y3  \
+	VPHADDD      Y3, Y3, Y3   \
+	VEXTRACTI128 $1, Y3, X4   \
+	VPADDD       X4, X3, X3   \
+	VCVTDQ2PS    X3, X3       \
+	VFMADD231SS  X8, X3, X0   \
+	VMOVSHDUP    X3, X1       \
+	VFMADD231SS  X8, X1, X0
+
+// func dotQ4_KQ8_KWRepackedVNNI(nb int, w, a *byte, aStride int) float32
 //
-// Reference: DotQ4_KQ8_K, the activations in Q8_KW blocks with permuted quants (q8kwPermute) aStride bytes
-// apart. Needs AVX-512 VNNI and VBMI.
-TEXT ·dotQ4_KQ8_KWVNNI(SB), NOSPLIT, $0-36
+// Reference: DotQ4_KQ8_KRepacked, the activations in Q8_KW blocks with permuted quants (q8kwPermute) aStride
+// bytes apart. The weights' nibbles are permuted with one VPERMB per 64 bytes (k4PermB) so that each dword
+// holds the four elements of one residue of one group, as the activations; vectors v = 2k+h hold
+// groups 4k+h (dwords 0…7) and 4k+h+2 (8…15): after vectors 2k and 2k+1 the low halves of the lanes sum
+// pair 2k and the high halves pair 2k+1. The pairs' minimum terms are fused into X10 after the super-block.
+// Needs AVX-512 VNNI and VBMI.
+TEXT ·dotQ4_KQ8_KWRepackedVNNI(SB), NOSPLIT, $0-36
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
@@ -580,49 +672,58 @@ TEXT ·dotQ4_KQ8_KWVNNI(SB), NOSPLIT, $0-36
 	VMOVDQU64    k4ScIdx<>+64(SB), Z17
 	VMOVDQU64    k4ScIdx<>+128(SB), Z18
 	VMOVDQU64    k4ScIdx<>+192(SB), Z19
-	VXORPS       Y0, Y0, Y0
+	VXORPS       X0, X0, X0
 	VXORPS       X10, X10, X10
 
-q4kwloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	PREFETCHT0 PFD+128(SI)
-	K4SCALES
-	VPMOVZXWD  X13, Y20
-	VPERMD     Z20, Z16, Z21
-	VPERMD     Z20, Z17, Z22
-	VPERMD     Z20, Z18, Z23
-	VPERMD     Z20, Z19, Z24
-	VPXORD     Z11, Z11, Z11
-	VMOVDQU64  16(SI), Z25
-	VPSRLW     $4, Z25, Z26
-	VPANDQ     Z15, Z25, Z25
-	VPANDQ     Z15, Z26, Z26
+q4kwrloop:
+	PREFETCHT0  PFD(SI)
+	PREFETCHT0  PFD+64(SI)
+	PREFETCHT0  PFD+128(SI)
+	K4SC(X9)
+	VPMOVZXWD   X13, Y20
+	VPERMD      Z20, Z16, Z21
+	VPERMD      Z20, Z17, Z22
+	VPERMD      Z20, Z18, Z23
+	VPERMD      Z20, Z19, Z24
+	MOVWLZX     0(SI), BX
+	VMOVD       BX, X8
+	VCVTPH2PS   X8, X8
+	VMULSS      0(DI), X8, X8
+	VPXORD      Z11, Z11, Z11
+	VMOVDQU64   16(SI), Z25
+	VPSRLW      $4, Z25, Z26
+	VPANDQ      Z15, Z25, Z25
+	VPANDQ      Z15, Z26, Z26
 	K4VEC(Z25, 0, Z21)
 	K4VEC(Z26, 1, Z22)
-	VMOVDQU64  80(SI), Z25
-	VPSRLW     $4, Z25, Z26
-	VPANDQ     Z15, Z25, Z25
-	VPANDQ     Z15, Z26, Z26
+	K4RHALVES
+	VPXORD      Z11, Z11, Z11
+	VMOVDQU64   80(SI), Z25
+	VPSRLW      $4, Z25, Z26
+	VPANDQ      Z15, Z25, Z25
+	VPANDQ      Z15, Z26, Z26
 	K4VEC(Z25, 2, Z23)
 	K4VEC(Z26, 3, Z24)
-	VEXTRACTI64X4 $1, Z11, Y25
-	VPADDD     Y25, Y11, Y11
-	VCVTDQ2PS  Y11, Y1
-	MOVWLZX    0(SI), BX
-	VMOVD      BX, X2
-	VCVTPH2PS  X2, X2
-	VMULSS     0(DI), X2, X2
-	VBROADCASTSS X2, Y2
-	VMULPS     Y2, Y1, Y1
-	VADDPS     Y1, Y0, Y0
-	KMINS
-	ADDQ       $144, SI
-	ADDQ       R11, DI
-	DECQ       CX
-	JNZ        q4kwloop
-	KDONE
-	MOVSS      X0, ret+32(FP)
+	K4RHALVES
+	MOVWLZX     2(SI), BX
+	VMOVD       BX, X2
+	VCVTPH2PS   X2, X2
+	VMULSS      0(DI), X2, X2
+	VCVTDQ2PS   X9, X9
+	VFMADD231SS X2, X9, X10
+	VMOVSHDUP   X9, X1
+	VFMADD231SS X2, X1, X10
+	VMOVHLPS    X9, X9, X1
+	VFMADD231SS X2, X1, X10
+	VPSHUFD     $0xff, X9, X1
+	VFMADD231SS X2, X1, X10
+	ADDQ        $144, SI
+	ADDQ        R11, DI
+	DECQ        CX
+	JNZ         q4kwrloop
+	VSUBSS      X10, X0, X0
+	VZEROUPPER
+	MOVSS       X0, ret+32(FP)
 	RET
 
 // func q8kwPermuted(q *byte)

@@ -172,6 +172,71 @@ q4kpair:
 	FMOVS F27, ret+24(FP)
 	RET
 
+// func dotQ4_KQ8_KRepackedNEON(nb int, w, a *byte) float32
+//
+// Reference: DotQ4_KQ8_KRepacked. The residue lanes of dotQ4_KQ8_KNEON are added up per pair of groups
+// (exactly) and fused into F27 with d·yd (F24); the pairs' minimum terms (SMULL/SMULL2 of the group bsums by
+// the minimums, added in pairs) are fused into F28 with dmin·yd (F25) after the super-block's pairs; the
+// result is F27 - F28.
+TEXT ·dotQ4_KQ8_KRepackedNEON(SB), NOSPLIT, $0-28
+	KSTART
+
+q4krsb:
+	PRFM  4096(R1), PLDL1KEEP
+	PRFM  4160(R1), PLDL1KEEP
+	PRFM  4224(R1), PLDL1KEEP
+	KD(0)
+	K4SCALES
+	MOVHU  2(R1), R4
+	FMOVS  R4, F25
+	FCVTHS F25, F25
+	FMOVS  (R2), F26
+	FMULS  F26, F25, F25
+	VMOV   R11, V12.D[0]
+	VUXTL  V12.B8, V12.H8
+	ADD    $260, R2, R13
+	VLD1   (R13), [V0.H8, V1.H8]
+	VADDP  V1.H8, V0.H8, V0.H8
+	WORD $0x0e6cc010 /* SMULL V16.4S, V0.4H, V12.4H */
+	WORD $0x4e6cc011 /* SMULL2 V17.4S, V0.8H, V12.8H */
+	VADDP  V17.S4, V16.S4, V16.S4
+	WORD $0x4e21da10 /* SCVTF V16.4S, V16.4S */
+	ADD   $16, R1, R5
+	ADD   $4, R2, R13
+	MOVD  $4, R10
+
+q4krpair:
+	VEOR   V30.B16, V30.B16, V30.B16
+	VEOR   V31.B16, V31.B16, V31.B16
+	VLD1.P 32(R5), [V0.B16, V1.B16]
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16]
+	VAND   V15.B16, V0.B16, V6.B16
+	VAND   V15.B16, V1.B16, V7.B16
+	VUSHR  $4, V0.B16, V8.B16
+	VUSHR  $4, V1.B16, V9.B16
+	K32PAIR
+	VADD   V31.S4, V30.S4, V30.S4
+	VADDV  V30.S4, V30
+	VMOV   V30.S[0], R4
+	SCVTFWS R4, F26
+	FMADDS F24, F27, F26, F27
+	SUBS   $1, R10
+	BNE    q4krpair
+	FMADDS F25, F28, F16, F28
+	VDUP   V16.S[1], V0.S4
+	FMADDS F25, F28, F0, F28
+	VDUP   V16.S[2], V0.S4
+	FMADDS F25, F28, F0, F28
+	VDUP   V16.S[3], V0.S4
+	FMADDS F25, F28, F0, F28
+	ADD   $144, R1
+	ADD   $292, R2
+	SUBS  $1, R0
+	BNE   q4krsb
+	FSUBS F28, F27, F27
+	FMOVS F27, ret+24(FP)
+	RET
+
 // func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
 //
 // Reference: DotQ5_KQ8_K. Q5_K block (176 bytes): as Q4_K with 32 bytes of fifth bits at 16 (bit j of
