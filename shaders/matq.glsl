@@ -14,6 +14,8 @@
 //                                                                        llama.cpp's association)
 //   K-quants         ggml's generic eight integer lanes per super-block, lane l += d·yd·lanes[l], acc8 -= dmin·yd·mins;
 //                    acc8 + lanes 0…7
+//   FORM_KPAIRS      per pair of groups acc0 = fma(s, d·yd, acc0) and acc1 = fma(m, dmin·yd, acc1); acc0 - acc1
+//                                                                        Q4_K with a multiple of 8 rows (repacked)
 // The including shader defines FORM (a uint constant) and, for K-quants, KQUANT (blocks.glsl).
 #ifndef FORMA_MATQ_GLSL
 #define FORMA_MATQ_GLSL
@@ -23,13 +25,14 @@
 #define FORM_LANES_MIN 2u
 #define FORM_BLOCK 3u
 #define FORM_HALVES 4u
+#define FORM_KPAIRS 5u
 
 #define NACC 9u
 
 // nused is the number of accumulators the form uses (the others stay 0).
 uint nused() {
 #if KQUANT
-    return 9u;
+    return FORM == FORM_KPAIRS ? 2u : 9u;
 #else
     if (FORM == FORM_LANES) {
         return 8u;
@@ -41,7 +44,7 @@ uint nused() {
 // fused reports whether accumulator k takes fused multiply-adds.
 bool fused(uint k) {
 #if KQUANT
-    return false;
+    return FORM == FORM_KPAIRS;
 #else
     return ((FORM == FORM_LANES || FORM == FORM_LANES_MIN) && k < 8u) || (FORM == FORM_BLOCK && k == 0u);
 #endif
@@ -56,9 +59,29 @@ float apply_term(uint k, float acc, vec2 t) {
     return r;
 }
 
+// nterms is the number of terms a block contributes: one per accumulator, but four per accumulator (one per pair
+// of groups, in order) for FORM_KPAIRS, whose term k + p·4… see kblock_pairs.
+uint nterms() {
+#if KQUANT
+    if (FORM == FORM_KPAIRS) {
+        return 8u;
+    }
+#endif
+    return nused();
+}
+
+// term_index is the index of term j (< terms per accumulator) of accumulator k in a block's terms.
+uint term_index(uint k, uint j) {
+    return nterms() == nused() ? k : 4u * k + j;
+}
+
 // finish combines a row's accumulators into its result.
 float finish(float acc[NACC]) {
 #if KQUANT
+    if (FORM == FORM_KPAIRS) {
+        precise float d = acc[0] - acc[1];
+        return d;
+    }
     precise float r = acc[8];
     for (uint l = 0u; l < 8u; l++) {
         r = r + acc[l];
@@ -133,6 +156,35 @@ void kchunk_lanes(uint q[8], ivec3 scm, uint a[8], inout int lanes[8], inout int
         }
     }
     mins += scm.z * sum;
+}
+
+// kchunk_sum returns a K-quant chunk's integer sum (each product times the group's scale) and its minimum term.
+ivec2 kchunk_sum(uint q[8], ivec3 scm, uint a[8]) {
+    int s0 = 0, s1 = 0, sum = 0;
+    for (uint k = 0u; k < 8u; k++) {
+        for (uint b = 0u; b < 4u; b++) {
+            int y = i8(a[k], b);
+            if (k < 4u) {
+                s0 += i8(q[k], b) * y;
+            } else {
+                s1 += i8(q[k], b) * y;
+            }
+            sum += y;
+        }
+    }
+    return ivec2(scm.x * s0 + scm.y * s1, scm.z * sum);
+}
+
+// kblock_pairs turns a super-block's chunk sums (kchunk_sum) into its FORM_KPAIRS terms: term p (the sum of
+// groups 2p, 2p+1) for accumulator 0 with d·yd, term 4 + p (their minimum terms) for accumulator 1 with dmin·yd.
+void kblock_pairs(vec2 dm, float yd, ivec2 cs[8], out vec2 t[NACC]) {
+    precise float d = dm.x * yd;
+    precise float dmin = dm.y * yd;
+    for (uint p = 0u; p < 4u; p++) {
+        t[p] = vec2(float(cs[2u * p].x + cs[2u * p + 1u].x), d);
+        t[4u + p] = vec2(float(cs[2u * p].y + cs[2u * p + 1u].y), dmin);
+    }
+    t[8] = vec2(0.0);
 }
 
 // kblock_terms turns a super-block's lanes into its updates: lanes[l]·(d·yd) to accumulator l, and
