@@ -128,7 +128,7 @@ void main() {
                 if (FORM == FORM_KPAIRS) {
                     cs[c] = kchunk_sum(q, scm, a);
                 } else {
-                    kchunk_lanes(q, scm, a, lanes, mins);
+                    kchunk_lanes(c, q, scm, a, lanes, mins);
                 }
             }
             if (FORM == FORM_KPAIRS) {

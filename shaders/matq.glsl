@@ -13,7 +13,8 @@
 //   FORM_HALVES      acc0 += da·(s0·Σ0 + s1·Σ1) + da·(m0·A0 + m1·A1)        Q2_K, Q3_K, IQ4_XS as Q8S (not
 //                                                                        llama.cpp's association)
 //   K-quants         ggml's generic eight integer lanes per super-block, lane l += d·yd·lanes[l], acc8 -= dmin·yd·mins;
-//                    acc8 + lanes 0…7
+//                    acc8 + lanes 0…7; for Q6_K the reference build's AVX2 lanes (kchunk_lanes), lane l =
+//                    fma(d·yd, lanes[l], lane l), and hsum_float_8
 //   FORM_KPAIRS      per pair of groups acc0 = fma(s, d·yd, acc0) and acc1 = fma(m, dmin·yd, acc1); acc0 - acc1
 //                                                                        Q4_K with a multiple of 8 rows (repacked)
 // The including shader defines FORM (a uint constant) and, for K-quants, KQUANT (blocks.glsl).
@@ -32,6 +33,9 @@
 // nused is the number of accumulators the form uses (the others stay 0).
 uint nused() {
 #if KQUANT
+#if WTYPE == WT_Q6_K
+    return 8u;
+#endif
     return FORM == FORM_KPAIRS ? 2u : 9u;
 #else
     if (FORM == FORM_LANES) {
@@ -44,6 +48,9 @@ uint nused() {
 // fused reports whether accumulator k takes fused multiply-adds.
 bool fused(uint k) {
 #if KQUANT
+#if WTYPE == WT_Q6_K
+    return true;
+#endif
     return FORM == FORM_KPAIRS;
 #else
     return ((FORM == FORM_LANES || FORM == FORM_LANES_MIN) && k < 8u) || (FORM == FORM_BLOCK && k == 0u);
@@ -82,6 +89,11 @@ float finish(float acc[NACC]) {
         precise float d = acc[0] - acc[1];
         return d;
     }
+#if WTYPE == WT_Q6_K
+    precise float h0 = acc[0] + acc[4], h1 = acc[1] + acc[5], h2 = acc[2] + acc[6], h3 = acc[3] + acc[7];
+    precise float h = (h0 + h2) + (h1 + h3); // hsum_float_8
+    return h;
+#endif
     precise float r = acc[8];
     for (uint l = 0u; l < 8u; l++) {
         r = r + acc[l];
@@ -143,18 +155,32 @@ void block_terms(uint q[8], vec4 smm, uint a[8], float da, float sa, out vec2 t[
     }
 }
 #else
-// kchunk_lanes adds a K-quant chunk into ggml's eight integer lanes (lane = element mod 8, each product times
-// its group's scale) and its minimum term (scale of the minimum times the activations' sum).
-void kchunk_lanes(uint q[8], ivec3 scm, uint a[8], inout int lanes[8], inout int mins) {
-    int sum = 0;
+// kchunk_lanes adds chunk j of a K-quant block into ggml's eight integer lanes (lane = element mod 8, each
+// product times its group's scale) and its minimum term (scale of the minimum times the activations' sum).
+// Q6_K takes the reference build's AVX2 lanes instead: lane k sums the chunk's bytes 4k…4k+3 with the quants
+// unsigned (q + 32), and lane j loses 32·(scale·Σ y) of the chunk's two groups.
+void kchunk_lanes(uint j, uint q[8], ivec3 scm, uint a[8], inout int lanes[8], inout int mins) {
+    int sum = 0, s0 = 0, s1 = 0;
     for (uint k = 0u; k < 8u; k++) {
         int sc = k < 4u ? scm.x : scm.y;
         for (uint b = 0u; b < 4u; b++) {
             int y = i8(a[k], b);
+#if WTYPE == WT_Q6_K
+            lanes[k] += sc * (i8(q[k], b) + 32) * y;
+            if (k < 4u) {
+                s0 += y;
+            } else {
+                s1 += y;
+            }
+#else
             lanes[(4u * k + b) & 7u] += sc * i8(q[k], b) * y;
+#endif
             sum += y;
         }
     }
+#if WTYPE == WT_Q6_K
+    lanes[j] -= 32 * (scm.x * s0 + scm.y * s1);
+#endif
     mins += scm.z * sum;
 }
 
@@ -187,13 +213,17 @@ void kblock_pairs(vec2 dm, float yd, ivec2 cs[8], out vec2 t[NACC]) {
     t[8] = vec2(0.0);
 }
 
-// kblock_terms turns a super-block's lanes into its updates: lanes[l]·(d·yd) to accumulator l, and
-// -(dmin·yd)·mins to accumulator 8.
+// kblock_terms turns a super-block's lanes into its updates: lanes[l]·(d·yd) to accumulator l (fused for Q6_K),
+// and -(dmin·yd)·mins to accumulator 8.
 void kblock_terms(vec2 dm, float yd, int lanes[8], int mins, out vec2 t[NACC]) {
     precise float d = dm.x * yd;
     for (uint l = 0u; l < 8u; l++) {
+#if WTYPE == WT_Q6_K
+        t[l] = vec2(float(lanes[l]), d);
+#else
         precise float v = d * float(lanes[l]);
         t[l] = vec2(v, 0.0);
+#endif
     }
     precise float dmin = dm.y * yd;
     precise float m = dmin * float(mins);

@@ -84,7 +84,7 @@ void main() {
                     if (FORM == FORM_KPAIRS) {
                         cs[j] = kchunk_sum(q, scm, a);
                     } else {
-                        kchunk_lanes(q, scm, a, lanes, mins);
+                        kchunk_lanes(j, q, scm, a, lanes, mins);
                     }
                 }
                 if (FORM == FORM_KPAIRS) {
