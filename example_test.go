@@ -2,6 +2,7 @@ package forma_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -141,6 +142,44 @@ func ExamplePull() {
 	}
 	defer m.Close()
 	fmt.Println(m.Info().Architecture)
+}
+
+// Structured output: the answer is JSON valid against the schema, whatever the model (this one writes stories).
+func ExampleGenerateOptions_jsonSchema() {
+	m, err := forma.Load(modelFile, forma.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	s, err := m.NewSession(forma.SessionOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	schema := []byte(`{"type":"object","properties":{"name":{"type":"string","maxLength":10},
+		"age":{"type":"integer","minimum":1,"maximum":12}},"required":["name","age"],"additionalProperties":false}`)
+	if err := forma.CheckJSONSchema(schema); err != nil {
+		fmt.Println(err) // a keyword forma cannot enforce is named here
+		return
+	}
+	greedy := m.Sampling()
+	greedy.Temperature = 0
+	answer := ""
+	for tok, err := range s.Generate(context.Background(), "Once upon a time", forma.GenerateOptions{MaxTokens: 40,
+		Sampling: &greedy, JSONSchema: schema}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		answer += tok.Text
+	}
+	var v struct {
+		Name string
+		Age  int
+	}
+	fmt.Println(json.Unmarshal([]byte(answer), &v) == nil, v.Age >= 1 && v.Age <= 12)
 }
 
 // Embed texts with an embedding model: one unit-length vector per text, batched in one pass. (The example

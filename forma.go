@@ -31,6 +31,11 @@
 //	path, err := forma.Pull(ctx, "hf.co/Qwen/Qwen3-0.6B-GGUF:Q8_0", forma.PullOptions{})
 //	m, err := forma.Load(path, forma.Options{})
 //
+// Structured output: GenerateOptions.JSONSchema (a JSON Schema), Grammar (llama.cpp's GBNF) or JSON (any object)
+// confine an answer to a language: every token is checked before it is sampled, so the answer parses. A schema
+// keyword that cannot be enforced, or a grammar with a syntax error, is an error wrapping ErrConstraint before
+// any token; CheckJSONSchema and CheckGrammar find those without a model.
+//
 // This package is the stable surface for applications. The packages under runtime/ hold the full machinery
 // (tokenizer, chat templates, sampler stages, raw forward passes) for tools that need more.
 package forma
@@ -44,13 +49,17 @@ import (
 	"github.com/forma-llm/forma/hub"
 	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/runtime/chat"
+	"github.com/forma-llm/forma/runtime/grammar"
+	"github.com/forma-llm/forma/runtime/grammar/jsonschema"
 	"github.com/forma-llm/forma/runtime/sample"
+	"github.com/forma-llm/forma/runtime/toolcall"
 )
 
 type (
 	// SessionOptions configure a session: context size, KV cache type, batch, context shift, system message.
 	SessionOptions = runtime.SessionOptions
-	// GenerateOptions control one answer: token limit, sampling, stop strings.
+	// GenerateOptions control one answer: token limit, sampling, stop strings, output constraint (JSONSchema,
+	// Grammar, JSON).
 	GenerateOptions = runtime.GenerateOptions
 	// Token is one generated token and the text it completes.
 	Token = runtime.Token
@@ -64,6 +73,14 @@ type (
 	SamplerOptions = sample.Options
 	// EmbedOptions configure Model.Embed: pooling, normalisation, Matryoshka dimensions, truncation.
 	EmbedOptions = runtime.EmbedOptions
+	// Tool is a function the model may call (GenerateOptions.Tools); ParseTools reads OpenAI's tools JSON.
+	Tool = toolcall.Tool
+	// ToolChoice says whether the model may, must or must not call tools, or which one.
+	ToolChoice = toolcall.Choice
+	// ToolCallDelta is a piece of a streamed tool call (Token.Calls): its start, then fragments of its arguments.
+	ToolCallDelta = toolcall.Delta
+	// Reply is a generation's reply split into reasoning, answer and tool calls (Session.Result).
+	Reply = toolcall.Reply
 )
 
 // Poolings (EmbedOptions.Pooling) and normalisations (EmbedOptions.Normalize) of embeddings.
@@ -75,6 +92,10 @@ const (
 	NormL2      = runtime.NormL2 // unit length (the default)
 	NormNone    = runtime.NormNone
 )
+
+// ParseTools reads OpenAI's tools JSON ([{"type": "function", "function": {"name", "description",
+// "parameters"}}]) for GenerateOptions.Tools.
+func ParseTools(raw []byte) ([]Tool, error) { return toolcall.ParseTools(raw) }
 
 // Why a generation ended.
 const (
@@ -107,6 +128,24 @@ var (
 	// ErrNoGeneration is returned by NewSession for an embedding model that does not generate text.
 	ErrNoGeneration = runtime.ErrNoGeneration
 )
+
+// ErrConstraint is wrapped by the error for a JSON schema or grammar that cannot be used; it comes before any
+// token is generated.
+var ErrConstraint = runtime.ErrConstraint
+
+// CheckJSONSchema reports whether a JSON Schema can be enforced: nil, or an error naming the keyword (and its
+// place in the schema) that cannot be, or saying that no value satisfies the schema.
+func CheckJSONSchema(schema []byte) error {
+	_, err := jsonschema.Compile(schema, jsonschema.Options{})
+	return err
+}
+
+// CheckGrammar reports whether a GBNF grammar parses: nil, or an error naming the line:column of the problem.
+// (Tokens it names, <text> or <[id]>, are checked against the model's vocabulary when generating.)
+func CheckGrammar(gbnf string) error {
+	_, err := grammar.Parse(gbnf)
+	return err
+}
 
 // Options configure Load.
 type Options struct {
@@ -248,6 +287,10 @@ func (s *Session) Reply() string { return s.s.Reply() }
 
 // Stats describe the last generation: tokens, timings, why it stopped, the seed.
 func (s *Session) Stats() Stats { return s.s.Stats() }
+
+// Result returns the last generation's reply split into reasoning, answer and tool calls, and
+// toolcall.ErrIncomplete (wrapped) for a reply cut inside a call or its reasoning.
+func (s *Session) Result() (Reply, error) { return s.s.Result() }
 
 // Close ends the session. It is safe to call twice.
 func (s *Session) Close() error { return s.s.Close() }

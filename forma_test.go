@@ -51,6 +51,8 @@ func TestExamples(t *testing.T) {
 		{"Chat", ExampleSession_Chat, []string{">>> Tell me about a cat.", ">>> And a dog?", "reused", "4 messages"}},
 		{"SamplerOptions", ExampleSamplerOptions, []string{"true 42"}},
 		{"Pull", ExamplePull, []string{"Qwen3-0.6B-Q8_0.gguf: 379168 bytes, verified\ntrue <nil>\nllama\n"}},
+
+		{"JSONSchema", ExampleGenerateOptions_jsonSchema, []string{"true true"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := capture(t, tc.f)
@@ -97,5 +99,17 @@ func TestPullCancelAndResolveMissing(t *testing.T) {
 	path, err := forma.Pull(context.Background(), "org/m-GGUF", forma.PullOptions{})
 	if got, rerr := forma.Resolve("m-GGUF:Q8_0"); err != nil || rerr != nil || got != path {
 		t.Errorf("pull %q, %v; resolve %q, %v", path, err, got, rerr)
+	}
+}
+
+func TestCheckConstraints(t *testing.T) {
+	if err := forma.CheckJSONSchema([]byte(`{"type":"string","format":"ipv6"}`)); err == nil || !strings.Contains(err.Error(), `format "ipv6"`) {
+		t.Errorf("CheckJSONSchema: %v", err)
+	}
+	if err := forma.CheckGrammar("root ::= [a"); err == nil || !strings.Contains(err.Error(), "1:10") {
+		t.Errorf("CheckGrammar: %v", err)
+	}
+	if forma.CheckJSONSchema([]byte(`{"type":"integer"}`)) != nil || forma.CheckGrammar(`root ::= "a"`) != nil {
+		t.Error("valid constraints refused")
 	}
 }

@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -360,7 +361,11 @@ func (f *File) Bool(key string) (bool, error) {
 	return b, nil
 }
 
-func (f *File) arrayOf(key, want string, ok func(ValueType) bool) ([]Value, error) {
+// arrayOf returns the encoded array of key when its element type satisfies ok.
+func (f *File) arrayOf(key, want string, ok func(ValueType) bool) (*array, error) {
+	if err := f.checkOpen(); err != nil {
+		return nil, err
+	}
 	v, err := f.lookup(key, want)
 	if err != nil {
 		return nil, err
@@ -369,48 +374,53 @@ func (f *File) arrayOf(key, want string, ok func(ValueType) bool) ([]Value, erro
 	if !isArr || !ok(elem) {
 		return nil, &KeyError{key, want, typeName(v)}
 	}
-	return v.arr.values()
+	return v.arr, nil
 }
 
-// Strings returns an array of strings.
+// Strings returns an array of strings (copied out of the mapping; StringArray reads them in place).
 func (f *File) Strings(key string) ([]string, error) {
-	vals, err := f.arrayOf(key, "array of string", func(t ValueType) bool { return t == TypeString })
+	a, err := f.StringArray(key)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		out[i] = v.str
+	out := make([]string, a.Len())
+	for i, s := range a.All() {
+		out[i] = string(s)
 	}
 	return out, nil
 }
 
 // Ints returns an array of any integer type (bools count as 0/1).
 func (f *File) Ints(key string) ([]int64, error) {
-	vals, err := f.arrayOf(key, "array of integer", func(t ValueType) bool { return t.isInt() || t == TypeBool })
+	a, err := f.arrayOf(key, "array of integer", func(t ValueType) bool { return t.isInt() || t == TypeBool })
 	if err != nil {
 		return nil, err
 	}
-	out := make([]int64, len(vals))
-	for i, v := range vals {
-		if v.Type == TypeUint64 && v.bits > math.MaxInt64 {
+	out := make([]int64, a.n)
+	sz := a.elem.size()
+	for i := range out {
+		bits := scalarBits(a.elem, a.raw[i*sz:])
+		if a.elem == TypeUint64 && bits > math.MaxInt64 {
 			return nil, fmt.Errorf("gguf: metadata key %q: element %d overflows int64", key, i)
 		}
-		out[i] = int64(v.bits)
+		out[i] = int64(bits)
 	}
 	return out, nil
 }
 
 // Floats returns an array of float32 or float64 as float32.
 func (f *File) Floats(key string) ([]float32, error) {
-	vals, err := f.arrayOf(key, "array of float", func(t ValueType) bool { return t == TypeFloat32 || t == TypeFloat64 })
+	a, err := f.arrayOf(key, "array of float", func(t ValueType) bool { return t == TypeFloat32 || t == TypeFloat64 })
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float32, len(vals))
-	for i, v := range vals {
-		x, _ := v.FloatValue()
-		out[i] = float32(x)
+	out := make([]float32, a.n)
+	for i := range out {
+		if a.elem == TypeFloat32 {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(a.raw[4*i:]))
+		} else {
+			out[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(a.raw[8*i:])))
+		}
 	}
 	return out, nil
 }

@@ -33,4 +33,12 @@
 //
 // The sampler chain is package sample; the same seed gives the same tokens (sample.RandomSeed draws one, which
 // Stats reports).
+//
+// Output constraints: GenerateOptions.Grammar (GBNF), JSONSchema or JSON confine the output to a grammar
+// (package grammar; a schema through grammar/jsonschema). A constraint that cannot be used is an error wrapping
+// ErrConstraint before any token is generated. The generation loop masks the logits of the tokens the grammar
+// does not allow before sampling, lets the matcher accept (or, under its budget, replace) the token sampled,
+// allows end-of-generation tokens only when the output is complete, and stops when nothing can follow. The
+// budget is MaxTokens (or the room left in the context), so a generation cut short still ends complete when it
+// can. The model's grammar vocabulary is built on first use and caches compiled grammars with their masks.
 package runtime

@@ -27,6 +27,7 @@ type engine struct {
 	batch    int // tokens per pass
 	maxQueue int // requests waiting for a row
 	nctx     int // the context a sequence is configured for (chooses RoPE factors, as llama.cpp's n_ctx_per_seq)
+	onPass   func(sequences, tokens int)
 
 	// mu guards the requests and, with the loop as their only writer, the table rows and the queue (which
 	// run reads to refuse work when the queue is full).
@@ -38,6 +39,7 @@ type engine struct {
 	exited   chan struct{}
 
 	// Loop-owned.
+	seqs      []*sequence // every open sequence (those without a row may hold pages too); guarded by mu
 	rows      []*sequence // the page table's rows
 	queue     []*sequence // requests waiting for admission, in arrival order
 	running   []*sequence // admitted sequences with a request, in admission order
@@ -112,7 +114,7 @@ func newEngine(m *Model, c engineConfig) (*engine, error) {
 		return nil, err
 	}
 	e := &engine{m: m, hp: hp, kvType: c.kv, bufs: bufs, pool: newKVPool(pages), maxSeqs: c.seqs, maxPages: maxPages,
-		batch: c.batch, maxQueue: c.maxQueue, nctx: c.nctx, kick: make(chan struct{}, 1), exited: make(chan struct{}),
+		batch: c.batch, maxQueue: c.maxQueue, nctx: c.nctx, onPass: m.opt.OnPass, kick: make(chan struct{}, 1), exited: make(chan struct{}),
 		incoming: make([]*sequence, 0, c.seqs+c.maxQueue), closing: make([]*sequence, 0, c.seqs),
 		rows: make([]*sequence, c.seqs), queue: make([]*sequence, 0, c.maxQueue), running: make([]*sequence, 0, c.seqs),
 		last: make([]*sequence, 0, c.seqs), progs: map[progKey]*program{},
@@ -299,6 +301,9 @@ func (e *engine) drop(s *sequence) {
 	}
 	if i := slices.Index(e.last, s); i >= 0 {
 		e.last = slices.Delete(e.last, i, i+1)
+	}
+	if i := slices.Index(e.seqs, s); i >= 0 {
+		e.seqs = slices.Delete(e.seqs, i, i+1)
 	}
 	e.unpin(s)
 	e.freeRow(s)

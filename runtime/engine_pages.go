@@ -144,13 +144,14 @@ func (e *engine) unpin(s *sequence) {
 	s.held = 0
 }
 
-// unpinIdle unpins sequences without a request, oldest first, until need pages are available; it reports
-// whether they are.
+// unpinIdle unpins sequences that are not running — without a request, or with one waiting in the queue —
+// oldest first, until need pages are available; it reports whether they are. Called with e.mu held.
 func (e *engine) unpinIdle(need int) bool {
 	for e.pool.available() < need {
 		var victim *sequence
-		for _, s := range e.rows {
-			if s != nil && !s.pending && len(s.pages) > 0 && (victim == nil || s.order < victim.order) {
+		for _, s := range e.seqs {
+			idle := !s.pending || s.row < 0
+			if idle && len(s.pages) > 0 && (victim == nil || s.order < victim.order) {
 				victim = s
 			}
 		}
@@ -173,7 +174,10 @@ func (e *engine) allocPage(s *sequence) int32 {
 			}
 			return e.pool.alloc()
 		}
-		if e.unpinIdle(1) {
+		e.mu.Lock()
+		unpinned := e.unpinIdle(1)
+		e.mu.Unlock()
+		if unpinned {
 			continue
 		}
 		var victim *sequence

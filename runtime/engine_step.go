@@ -27,6 +27,13 @@ func (e *engine) step() {
 	}
 	e.stepTime = time.Since(start)
 	e.deliver(pr, err)
+	if e.onPass != nil {
+		tokens := 0
+		for _, p := range e.parts {
+			tokens += p.n
+		}
+		e.onPass(len(e.parts), tokens)
+	}
 }
 
 // plan chooses the pass: the next token of every decoding sequence (one token left to evaluate), then chunks
@@ -114,6 +121,9 @@ func (e *engine) fill() (*program, error) {
 	rows := min(n, e.maxSeqs)
 	if all && needed > rows {
 		rows = n
+	}
+	if needed == 0 { // only prompt chunks before their last token: the rows computed are thrown away
+		in.out[0] = 0
 	}
 	for k := needed; k < rows; k++ {
 		in.out[k] = in.out[0]

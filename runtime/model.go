@@ -37,6 +37,7 @@ type Model struct {
 
 	dryMu       sync.Mutex
 	dryBreakers map[string]*sample.Breakers // by strings.Join(breakers, "\x00")
+	vocab       lazyVocab                   // for output constraints
 }
 
 // Options configure loading.
@@ -64,6 +65,9 @@ type Options struct {
 	//   - MaxQueue is the most requests waiting for a place in the passes; beyond it they fail with ErrBusy
 	//     (DefaultMaxQueue when 0).
 	Parallel, Ctx, KVSize, Batch, MaxQueue int
+	// OnPass, when set, is called by an engine after each forward pass with the sequences and tokens it carried
+	// (for metrics). It runs on the engine's goroutine between passes: it must return quickly.
+	OnPass func(sequences, tokens int)
 }
 
 // Defaults of Options.

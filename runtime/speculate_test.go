@@ -86,3 +86,23 @@ func BenchmarkLookup(b *testing.B) {
 		})
 	}
 }
+
+// TestSpeculativeWithConstraint: drafts are checked against the grammar at their positions; a constrained
+// greedy answer is the same with and without speculation (the model drafting for itself, and prompt lookup).
+func TestSpeculativeWithConstraint(t *testing.T) {
+	m := load(t, storiesModel)
+	draft := load(t, storiesModel)
+	schema := []byte(`{"type":"object","properties":{"story":{"type":"string","maxLength":60},"n":{"type":"integer"}},"required":["story","n"]}`)
+	opt := runtime.GenerateOptions{MaxTokens: 80, Sampling: greedy(), JSONSchema: schema}
+	want, wantText := generate(t, session(t, m, runtime.SessionOptions{Ctx: 256}), repeating, opt)
+	for _, sp := range []*runtime.Speculation{{Lookup: 2}, {Draft: draft, PMin: 0.01}} {
+		o := opt
+		o.Speculation = sp
+		s := session(t, m, runtime.SessionOptions{Ctx: 256})
+		got, text := generate(t, s, repeating, o)
+		if !equalIDs(got, want) {
+			t.Errorf("lookup %d, draft %v: %q, plain %q", sp.Lookup, sp.Draft != nil, text, wantText)
+		}
+		t.Logf("%q: %d drafts, %d accepted", text, s.Stats().Drafted, s.Stats().Accepted)
+	}
+}

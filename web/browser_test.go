@@ -1,37 +1,40 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/forma-llm/forma/internal/chatstub"
 	"github.com/forma-llm/forma/runtime"
-	"github.com/forma-llm/forma/web"
+	"github.com/forma-llm/forma/server"
 )
 
-// serverUnderTest is the server the page is tested against: the chat page at / and the OpenAI-compatible API
-// over the models, as forma serve mounts them. (When package server lands, it is built here instead of
-// chatstub: the rest of the test only speaks HTTP to it.)
+// serverUnderTest is the server the page is tested against: forma serve's handler (the chat page at / and the
+// APIs) over the models, loaded already.
 func serverUnderTest(t *testing.T, models map[string]*runtime.Model, names []string) http.Handler {
 	t.Helper()
-	var ms []chatstub.Model
-	for _, n := range names {
-		ms = append(ms, chatstub.Model{Name: n, Model: models[n]})
-	}
-	api, err := chatstub.New(ms, runtime.SessionOptions{Ctx: 512})
-	if err != nil {
+	s := server.New(server.Config{Models: names, Session: runtime.SessionOptions{Ctx: 512}, Parallel: 2,
+		Logger: slog.New(slog.DiscardHandler),
+		Load: func(path string, _ runtime.Options) (*runtime.Model, func() error, error) {
+			m := models[strings.TrimSuffix(filepath.Base(path), ".gguf")]
+			if m == nil {
+				return nil, nil, fmt.Errorf("no test model %s", path)
+			}
+			return m, func() error { return nil }, nil
+		}})
+	if err := s.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { api.Close() })
-	mux := http.NewServeMux()
-	mux.Handle("/v1/", api)
-	mux.Handle("/", web.Handler())
-	return mux
+	t.Cleanup(func() { s.Close() })
+	return s.Handler()
 }
 
 // TestChatPage drives the chat page in headless Chromium against a server on stories260K (greedy): it sends a

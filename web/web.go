@@ -89,3 +89,10 @@ func Handler() http.Handler {
 		}
 	})
 }
+
+// IsPage reports whether Handler serves path: one of the page's files ("/" included) or the presence path. A
+// server mounting the page beside an API sends these paths to Handler and keeps the others.
+func IsPage(path string) bool {
+	_, ok := assets[path]
+	return ok || path == PresencePath
+}

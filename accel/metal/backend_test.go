@@ -46,3 +46,10 @@ func TestNoCopyChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchInvariance: every op gives a row the same bits alone and in batches of any size and composition
+// (mat-vec and tiled products, backendtest.Invariance).
+func TestBatchInvariance(t *testing.T) {
+	g := testGPU(t)
+	backendtest.Invariance(t, newTestBackend(t, g, Options{}))
+}

@@ -187,24 +187,11 @@ func (p *program) layoutInputs() error {
 	return nil
 }
 
-// attnKey marks the workspace of an attention's probabilities (a single query over an F32 V cache).
-const attnKey = quant.I32
-
-// planWorkspace sizes the converted activations of every matrix product (and the probabilities of single-query
-// attention over an F32 V) and packs them by lifetime.
+// planWorkspace sizes the converted activations of every matrix product and packs them by lifetime.
 func (p *program) planWorkspace() int64 {
 	var all []*interval
 	for s, t := range p.plan.Order {
 		nd := p.g.Node(t)
-		if nd.Op == accel.OpAttention {
-			if v := p.g.Node(nd.Args[2]); v.Type == quant.F32 && nd.Shape[0] == 1 {
-				l := accel.AttnLayoutOf(p.g, t.ID())
-				iv := &interval{first: s, last: s, size: int64(4 * l.Heads * l.Cells())}
-				p.ws[wsKey{t.ID(), attnKey}] = iv
-				all = append(all, iv)
-			}
-			continue
-		}
 		if nd.Op != accel.OpMatMul {
 			continue
 		}

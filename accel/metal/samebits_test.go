@@ -178,7 +178,7 @@ func TestSameBitsAsCPU(t *testing.T) {
 		}
 	})
 	t.Run("attention", func(t *testing.T) {
-		// A batch and a single query (their F32 V sums differ), in a short context and in one longer than the
+		// A batch and a single query, in a short context and in one longer than the
 		// shader keeps in shared memory.
 		for _, c := range []struct {
 			ctx int

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
 
-	"github.com/forma-llm/forma/internal/chatstub"
 	"github.com/forma-llm/forma/runtime"
-	"github.com/forma-llm/forma/web"
+	"github.com/forma-llm/forma/server"
 )
 
 // apiConfig is what the app serves: models and how to run them.
@@ -18,38 +18,27 @@ type apiConfig struct {
 	be     *backendFlags // opens a backend per model
 }
 
-// newAPI builds the app's server: the chat page at / and the OpenAI-compatible API over the models. It returns
-// the handler and a function that frees what it loaded.
-//
-// This is the seam for package server: when it lands, its handler over the same models replaces chatstub here
-// (it mounts web.Handler at / itself).
+// newAPI builds the app's server: forma serve's handler (the chat page at / and the APIs) over the models,
+// loaded before it returns. It returns the handler and a function that frees what it loaded.
 func newAPI(c apiConfig) (http.Handler, func() error, error) {
-	var models []chatstub.Model
-	var closers []func()
-	closeAll := func() error {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-		return nil
-	}
-	for _, path := range c.models {
-		m, closeModel, err := c.be.load(path)
-		if err != nil {
-			closeAll()
-			return nil, nil, err
-		}
-		closers = append(closers, closeModel)
-		models = append(models, chatstub.Model{Name: modelName(path), Model: m})
-	}
-	api, err := chatstub.New(models, runtime.SessionOptions{Ctx: c.ctx, KV: c.be.kvType})
-	if err != nil {
-		closeAll()
+	srv := server.New(server.Config{
+		Models: c.models,
+		Load: func(path string, opt runtime.Options) (*runtime.Model, func() error, error) {
+			m, closeAll, err := c.be.loadModel(path, opt, false)
+			if err != nil {
+				return nil, nil, err
+			}
+			return m, func() error { closeAll(); return nil }, nil
+		},
+		Session:  runtime.SessionOptions{Ctx: c.ctx, KV: c.be.kvType},
+		Parallel: 2,
+		Logger:   slog.New(slog.DiscardHandler),
+	})
+	if err := srv.Load(context.Background()); err != nil {
+		srv.Close()
 		return nil, nil, err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/v1/", api)
-	mux.Handle("/", web.Handler())
-	return mux, func() error { return errors.Join(api.Close(), closeAll()) }, nil
+	return srv.Handler(), srv.Close, nil
 }
 
 // modelName is the name the API gives a model file: its name without .gguf (or .exe, for a bundle).

@@ -73,7 +73,25 @@ func startApp(t *testing.T, ctx context.Context, grace time.Duration) (string, <
 
 func get(t *testing.T, url string) string {
 	t.Helper()
-	r, err := http.Get(url)
+	return getWith(t, url, "")
+}
+
+// getPage fetches url as a browser does (asking for HTML: forma serve answers "/" with the chat page then).
+func getPage(t *testing.T, url string) string {
+	t.Helper()
+	return getWith(t, url, "text/html")
+}
+
+func getWith(t *testing.T, url, accept string) string {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	r, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +120,7 @@ func heartbeat(t *testing.T, url, query string) {
 func TestAppLifetime(t *testing.T) {
 	const grace = 300 * time.Millisecond
 	url, done, out := startApp(t, context.Background(), grace)
-	if page := get(t, url); !strings.Contains(page, "<title>forma</title>") {
+	if page := getPage(t, url); !strings.Contains(page, "<title>forma</title>") {
 		t.Fatalf("the page: %.200s", page)
 	}
 	if models := get(t, url+"v1/models"); !strings.Contains(models, `"data":[]`) {
@@ -170,7 +188,7 @@ func TestDesktopLaunch(t *testing.T) {
 			t.Fatalf("no page opened; output:\n%s", out.String())
 		}
 	}
-	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(get(t, url), "<title>forma</title>") {
+	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(getPage(t, url), "<title>forma</title>") {
 		t.Fatalf("opened %q", url)
 	}
 	heartbeat(t, url, "page=p1")

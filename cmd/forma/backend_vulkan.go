@@ -1,3 +1,8 @@
+//go:build !novulkan
+
+// The Vulkan backend is left out of builds tagged novulkan: purego, which loads the Vulkan library, makes the
+// binary ask for the system's dynamic loader, and a static binary (the container image) must not.
+
 package main
 
 import (

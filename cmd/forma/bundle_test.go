@@ -133,7 +133,7 @@ func TestBundle(t *testing.T) {
 	alone := filepath.Join(t.TempDir(), exeName("stories-chat")) // an empty folder, and the one file
 	copyFile(t, out, alone)
 	url, cmd := startBundle(t, alone)
-	if page := get(t, url); !strings.Contains(page, "<title>forma</title>") {
+	if page := getPage(t, url); !strings.Contains(page, "<title>forma</title>") {
 		t.Fatalf("page: %.200s", page)
 	}
 	if models := get(t, url+"v1/models"); !strings.Contains(models, `"id":"stories-chat"`) {

@@ -45,10 +45,14 @@ type runFlags struct {
 	ignoreEOS  bool
 	noPrompt   bool
 	stop       stringList
+	constraint constraintFlags
 	sampling   sample.Options
 	samplerSet map[string]bool
 	draft      string // --draft MODEL
 	spec       runtime.Speculation
+
+	loadTime    time.Duration // of the model, for --verbose's start-up line
+	showStartup bool          // --verbose, not interactive (the user's typing would count), and no answer yet
 }
 
 type stringList []string
@@ -76,10 +80,10 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 		})
 	fs.StringVar(&f.template, "chat-template", "", "chat template: Jinja `file` or a built-in name ("+builtinList()+")")
 	fs.BoolVar(&f.raw, "raw", false, "plain completion: no chat template")
-	fs.BoolVar(&f.verbose, "verbose", false, "print load time and prompt/generation speed on stderr")
+	fs.BoolVar(&f.verbose, "verbose", false, "print load and start-up times and prompt/generation speed on stderr")
 	fs.BoolVar(&f.printIDs, "print-ids", false, "print the generated token ids on stderr (debugging)")
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-generation tokens")
-	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation")
+	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation (never printed before constrained output)")
 	fs.Var(&f.stop, "stop", "stop at this `text` (repeatable)")
 	fs.StringVar(&f.draft, "draft", "", "speculative decoding: a smaller `model` with the same vocabulary drafts tokens")
 	fs.IntVar(&f.spec.Max, "draft-max", runtime.DefaultDraftMax, "most draft `tokens` per step")
@@ -90,6 +94,7 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 		return err
 	})
 	fs.IntVar(&f.spec.Lookup, "lookup", 0, "speculative decoding without a draft model: draft from earlier n-grams of the context up to `N` tokens")
+	f.constraint.add(fs)
 	f.addSamplingFlags(fs)
 	return f
 }
@@ -149,6 +154,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := f.sampling.Validate(); err != nil {
 		return err
 	}
+	if err := f.constraint.read(); err != nil {
+		return err
+	}
 	path, err := resolveOrPull(pos[0], stderr)
 	if err != nil {
 		return err
@@ -167,9 +175,10 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeAll()
+	f.loadTime = time.Since(start)
 	if f.verbose {
 		fmt.Fprintf(stderr, "loaded %s (%s, %s backend) in %.0f ms\n", filepath.Base(path), m.HParams().Arch,
-			m.Backend.Caps().Name, msSince(start))
+			m.Backend.Caps().Name, ms(f.loadTime))
 	}
 	if !f.raw && tmplSrc == "" && !m.File.Has(chat.KeyTemplate) {
 		f.raw = true // as llama-cli: no chat template, no conversation
@@ -199,20 +208,25 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 		gen.Speculation = &f.spec
 	}
+	f.constraint.apply(&gen)
 	so := f.samplerOptions(m)
 	gen.Sampling = &so
+	f.showStartup = f.verbose && !interactive
 	if interactive {
 		r := &repl{m: m, s: s, f: f, gen: gen, in: stdin, out: stdout, errOut: stderr}
 		return r.run()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if f.raw && !f.noPrompt {
-		fmt.Fprint(stdout, prompt)
+	if f.raw && !f.noPrompt && !f.constraint.set() {
+		fmt.Fprint(stdout, prompt) // not before constrained output, which should parse as it is
 	}
 	if err := answer(ctx, s, prompt, f, gen, stdout, stderr); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return errors.New("interrupted")
+		}
+		if errors.Is(err, runtime.ErrConstraint) {
+			return badInput{err} // a token the grammar names that this vocabulary lacks, say
 		}
 		return err
 	}
@@ -271,6 +285,11 @@ func answer(ctx context.Context, s *runtime.Session, prompt string, f *runFlags,
 	if f.verbose {
 		printStats(stderr, s.Stats())
 	}
+	if st := s.Stats(); f.showStartup && !st.PromptStart.IsZero() {
+		fmt.Fprintf(stderr, "start-up: the first prompt token went to evaluation %.0f ms after forma started "+
+			"(load %.0f ms)\n", ms(st.PromptStart.Sub(started)), ms(f.loadTime))
+	}
+	f.showStartup = false
 	return err
 }
 
@@ -296,7 +315,9 @@ func printStats(w io.Writer, st runtime.Stats) {
 	fmt.Fprintln(w)
 }
 
-func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1e3 }
+func msSince(t time.Time) float64 { return ms(time.Since(t)) }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w any) bool {

@@ -98,7 +98,8 @@ func TestRunStory(t *testing.T) {
 		t.Errorf("--seed 7 twice:\n%q\n%q", out, out2)
 	}
 	rc, verbose, errs := forma("run", "--verbose", "--temp", "0", "-n", "8", storiesPath(t), "Once upon a time")
-	if rc != 0 || !strings.Contains(errs, "generation: 8 tokens") || !strings.Contains(errs, "t/s") {
+	if rc != 0 || !strings.Contains(errs, "generation: 8 tokens") || !strings.Contains(errs, "t/s") ||
+		!strings.Contains(errs, "start-up: the first prompt token went to evaluation ") {
 		t.Errorf("--verbose: rc %d, %q, %q", rc, verbose, errs)
 	}
 }

@@ -68,7 +68,7 @@ func TestDotBF16Order(t *testing.T) {
 // TestGemvQ4_KWithoutVBMI runs the Q4_K Gemm as on a CPU without AVX-512 VBMI: quants in Q8_K's order, the
 // AVX2 kernel for the vector path.
 func TestGemvQ4_KWithoutVBMI(t *testing.T) {
-	g := GemmFor(Q4_K, OrderVecDot)
+	g := GemmFor(Q4_K, OrderRepacked)
 	if g == nil {
 		t.Skip("no Q4_K Gemm on this CPU")
 	}

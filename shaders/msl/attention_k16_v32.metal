@@ -142,7 +142,6 @@ struct Push
     uint v_off;
     uint pos_off;
     uint y_off;
-    uint p_off;
     uint paged;
     uint page_size;
     uint max_pages;
@@ -178,12 +177,8 @@ struct Y
     float y[1];
 };
 
-struct PW
-{
-    float pw[1];
-};
-
 constant spvUnsafeArray<float2, 20> _739 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _2032 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -263,13 +258,13 @@ float f16_round(thread const float& f)
 }
 
 static inline __attribute__((always_inline))
-uint row(thread const uint& c, constant Push& pc, device T& _1362, thread uint& table_row)
+uint row(thread const uint& c, constant Push& pc, device T& _1363, thread uint& table_row)
 {
     if (pc.paged == 0u)
     {
         return c;
     }
-    uint pg = uint(clamp(_1362.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
+    uint pg = uint(clamp(_1363.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
     return (pg * pc.page_size) + (c % pc.page_size);
 }
 
@@ -538,10 +533,10 @@ float tanh_rn(thread const float& x)
 }
 
 static inline __attribute__((always_inline))
-float score(thread const uint& cell, thread const uint& g, device K& _1323, constant Push& pc, device T& _1362, thread uint& table_row, threadgroup spvUnsafeArray<float, 512>& sq)
+float score(thread const uint& cell, thread const uint& g, device K& _1323, constant Push& pc, device T& _1363, thread uint& table_row, threadgroup spvUnsafeArray<float, 512>& sq)
 {
     uint param = cell;
-    uint off = pc.k_off + (((row(param, pc, _1362, table_row) * pc.kv_heads) + g) * pc.size);
+    uint off = pc.k_off + (((row(param, pc, _1363, table_row) * pc.kv_heads) + g) * pc.size);
     float s = 0.0;
     for (uint d = 0u; d < pc.size; d++)
     {
@@ -770,13 +765,12 @@ float vval(thread const uint& e, device V& _1340)
     return as_type<float>(_1340.vc[e]);
 }
 
-kernel void forma_attention_k16_v32(device K& _1323 [[buffer(0)]], device V& _1340 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1362 [[buffer(3)]], device P& _1525 [[buffer(4)]], device S& _1547 [[buffer(5)]], device Q& _1608 [[buffer(6)]], device Y& _1943 [[buffer(7)]], volatile device PW& _2009 [[buffer(8)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_attention_k16_v32(device K& _1323 [[buffer(0)]], device V& _1340 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1363 [[buffer(3)]], device P& _1524 [[buffer(4)]], device S& _1546 [[buffer(5)]], device Q& _1608 [[buffer(6)]], device Y& _1966 [[buffer(7)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
     threadgroup spvUnsafeArray<float, _1238> red_buf;
     threadgroup spvUnsafeArray<float2, _1276> red_df;
     threadgroup spvUnsafeArray<float, 512> sq;
     threadgroup spvUnsafeArray<float, 2048> sc;
-    threadgroup spvUnsafeArray<float, 128> rbuf;
     uint u = flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups);
     uint table_row;
     if (u >= (pc.n * pc.heads))
@@ -797,17 +791,17 @@ kernel void forma_attention_k16_v32(device K& _1323 [[buffer(0)]], device V& _13
         _1508 = pc.ctx;
     }
     uint cells = _1508;
-    uint p = uint(clamp(_1525.pos[pc.pos_off + i], 0, int(cells) - 1));
-    uint _1541;
+    uint p = uint(clamp(_1524.pos[pc.pos_off + i], 0, int(cells) - 1));
+    uint _1540;
     if (pc.paged != 0u)
     {
-        _1541 = uint(max(_1547.seq[pc.seq_off + i], 0)) * pc.max_pages;
+        _1540 = uint(max(_1546.seq[pc.seq_off + i], 0)) * pc.max_pages;
     }
     else
     {
-        _1541 = 0u;
+        _1540 = 0u;
     }
-    table_row = _1541;
+    table_row = _1540;
     bool _1564 = pc.window > 0u;
     bool _1572;
     if (_1564)
@@ -843,7 +837,7 @@ kernel void forma_attention_k16_v32(device K& _1323 [[buffer(0)]], device V& _13
     {
         uint param_1 = first + j;
         uint param_2 = g;
-        float s = score(param_1, param_2, _1323, pc, _1362, table_row, sq);
+        float s = score(param_1, param_2, _1323, pc, _1363, table_row, sq);
         if (kept)
         {
             sc[j] = s;
@@ -873,7 +867,7 @@ kernel void forma_attention_k16_v32(device K& _1323 [[buffer(0)]], device V& _13
                 {
                     uint param_4 = c;
                     uint param_5 = g;
-                    _1709 = score(param_4, param_5, _1323, pc, _1362, table_row, sq);
+                    _1709 = score(param_4, param_5, _1323, pc, _1363, table_row, sq);
                 }
                 float param_6 = spvFSub(_1709, m);
                 e = vexpf(param_6);
@@ -893,139 +887,71 @@ kernel void forma_attention_k16_v32(device K& _1323 [[buffer(0)]], device V& _13
     float2 _1755 = wg_sum_df(param_10, gl_LocalInvocationID, red_df);
     float2 param_11 = _1755;
     float inv = df_recip(param_11);
-    if (pc.n >= 2u)
+    spvUnsafeArray<spvUnsafeArray<float, 16>, 4> lanes;
+    for (uint k = 0u; k < 4u; k++)
     {
-        spvUnsafeArray<spvUnsafeArray<float, 16>, 4> lanes;
-        for (uint k = 0u; k < 4u; k++)
+        for (uint l_1 = 0u; l_1 < 16u; l_1++)
         {
-            for (uint l_1 = 0u; l_1 < 16u; l_1++)
-            {
-                lanes[k][l_1] = 0.0;
-            }
-        }
-        float _1816;
-        for (uint c0 = 0u; c0 < nk; c0 += 2048u)
-        {
-            uint cn = min(2048u, (nk - c0));
-            for (uint j_1 = lid; j_1 < cn; j_1 += 128u)
-            {
-                if (kept)
-                {
-                    _1816 = sc[j_1];
-                }
-                else
-                {
-                    uint param_12 = (first + c0) + j_1;
-                    uint param_13 = g;
-                    float param_14 = spvFSub(score(param_12, param_13, _1323, pc, _1362, table_row, sq), m);
-                    _1816 = vexpf(param_14);
-                }
-                float e_1 = _1816;
-                float pj = spvFMul(e_1, inv);
-                sc[j_1] = pj;
-            }
-            threadgroup_barrier(mem_flags::mem_threadgroup);
-            for (uint k_1 = 0u; k_1 < 4u; k_1++)
-            {
-                uint d_1 = lid + (k_1 * 128u);
-                if (d_1 < pc.vsize)
-                {
-                    for (uint j_2 = 0u; j_2 < cn; j_2++)
-                    {
-                        uint c_1 = (first + c0) + j_2;
-                        uint param_15 = c_1;
-                        uint param_16 = (pc.v_off + (((row(param_15, pc, _1362, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_1;
-                        float param_17 = sc[j_2];
-                        float param_18 = vval(param_16, _1340);
-                        float param_19 = lanes[k_1][c_1 % 16u];
-                        lanes[k_1][c_1 % 16u] = fmaf(param_17, param_18, param_19);
-                    }
-                }
-            }
-            threadgroup_barrier(mem_flags::mem_threadgroup);
-        }
-        for (uint k_2 = 0u; k_2 < 4u; k_2++)
-        {
-            uint d_2 = lid + (k_2 * 128u);
-            if (d_2 < pc.vsize)
-            {
-                spvUnsafeArray<float, 16> param_20 = lanes[k_2];
-                _1943.y[(pc.y_off + (u * pc.vsize)) + d_2] = reduce16(param_20);
-            }
+            lanes[k][l_1] = 0.0;
         }
     }
-    else
+    float _1811;
+    for (uint c0 = 0u; c0 < nk; c0 += 2048u)
     {
-        uint pb = pc.p_off + (h * cells);
-        float _1983;
-        for (uint j_3 = lid; j_3 < nk; j_3 += 128u)
+        uint cn = min(2048u, (nk - c0));
+        for (uint j_1 = lid; j_1 < cn; j_1 += 128u)
         {
             if (kept)
             {
-                _1983 = sc[j_3];
+                _1811 = sc[j_1];
             }
             else
             {
-                uint param_21 = first + j_3;
-                uint param_22 = g;
-                float param_23 = spvFSub(score(param_21, param_22, _1323, pc, _1362, table_row, sq), m);
-                _1983 = vexpf(param_23);
+                uint param_12 = (first + c0) + j_1;
+                uint param_13 = g;
+                float param_14 = spvFSub(score(param_12, param_13, _1323, pc, _1363, table_row, sq), m);
+                _1811 = vexpf(param_14);
             }
-            float e_2 = _1983;
-            float pj_1 = spvFMul(e_2, inv);
-            _2009.pw[(pb + first) + j_3] = pj_1;
+            float e_1 = _1811;
+            float pj = spvFMul(e_1, inv);
+            sc[j_1] = pj;
         }
-        threadgroup_barrier(mem_flags::mem_device);
-        spvUnsafeArray<float, 4> a;
-        spvUnsafeArray<float, 16> l16;
-        for (uint d0 = 0u; d0 < pc.vsize; d0 += 8u)
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        uint lo = first + c0;
+        uint hi = lo + cn;
+        for (uint k_1 = 0u; k_1 < 4u; k_1++)
         {
-            uint d_3 = d0 + (lid / 16u);
-            uint e_3 = lid % 16u;
-            float r = 0.0;
-            if (d_3 < pc.vsize)
+            uint d_1 = lid + (k_1 * 128u);
+            if (d_1 < pc.vsize)
             {
-                for (uint t = 0u; t < 4u; t++)
+                uint _1871 = lo & 4294967280u;
+                for (uint cb = _1871; cb < hi; cb += 16u)
                 {
-                    uint l_2 = e_3 + (16u * t);
-                    float acc = 0.0;
-                    uint _2068 = first + (((l_2 + 64u) - (first % 64u)) % 64u);
-                    for (uint c_2 = _2068; c_2 <= p; c_2 += 64u)
+                    for (uint l_2 = 0u; l_2 < 16u; l_2++)
                     {
-                        uint param_24 = c_2;
-                        uint param_25 = (pc.v_off + (((row(param_24, pc, _1362, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_3;
-                        float param_26 = _2009.pw[pb + c_2];
-                        float param_27 = vval(param_25, _1340);
-                        float param_28 = acc;
-                        acc = fmaf(param_26, param_27, param_28);
+                        uint c_1 = cb + l_2;
+                        if ((c_1 >= lo) && (c_1 < hi))
+                        {
+                            uint param_15 = c_1;
+                            uint param_16 = (pc.v_off + (((row(param_15, pc, _1363, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_1;
+                            float param_17 = sc[c_1 - lo];
+                            float param_18 = vval(param_16, _1340);
+                            float param_19 = lanes[k_1][l_2];
+                            lanes[k_1][l_2] = fmaf(param_17, param_18, param_19);
+                        }
                     }
-                    a[t] = acc;
                 }
-                float v_1 = spvFAdd(spvFAdd(a[0], a[2]), spvFAdd(a[1], a[3]));
-                r = v_1;
             }
-            rbuf[lid] = r;
-            threadgroup_barrier(mem_flags::mem_threadgroup);
-            bool _2135 = e_3 == 0u;
-            bool _2142;
-            if (_2135)
-            {
-                _2142 = d_3 < pc.vsize;
-            }
-            else
-            {
-                _2142 = _2135;
-            }
-            if (_2142)
-            {
-                for (uint t_1 = 0u; t_1 < 16u; t_1++)
-                {
-                    l16[t_1] = rbuf[lid + t_1];
-                }
-                spvUnsafeArray<float, 16> param_29 = l16;
-                _1943.y[(pc.y_off + (u * pc.vsize)) + d_3] = reduce16(param_29);
-            }
-            threadgroup_barrier(mem_flags::mem_threadgroup);
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    for (uint k_2 = 0u; k_2 < 4u; k_2++)
+    {
+        uint d_2 = lid + (k_2 * 128u);
+        if (d_2 < pc.vsize)
+        {
+            spvUnsafeArray<float, 16> param_20 = lanes[k_2];
+            _1966.y[(pc.y_off + (u * pc.vsize)) + d_2] = reduce16(param_20);
         }
     }
 }

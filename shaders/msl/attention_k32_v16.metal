@@ -111,12 +111,12 @@ constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _1242 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1242, 1u, 1u);
-constant uint _1244 = _1242;
-constant uint _1282 = _1242;
-constant uint _1291 = _1242;
-constant uint _1292 = (_1291 / 2u);
+constant uint _1272 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1272, 1u, 1u);
+constant uint _1274 = _1272;
+constant uint _1312 = _1272;
+constant uint _1321 = _1272;
+constant uint _1322 = (_1321 / 2u);
 
 struct K
 {
@@ -142,7 +142,6 @@ struct Push
     uint v_off;
     uint pos_off;
     uint y_off;
-    uint p_off;
     uint paged;
     uint page_size;
     uint max_pages;
@@ -178,12 +177,8 @@ struct Y
     float y[1];
 };
 
-struct PW
-{
-    float pw[1];
-};
-
-constant spvUnsafeArray<float2, 20> _745 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<float2, 20> _753 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _2123 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -192,20 +187,20 @@ uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups
 }
 
 static inline __attribute__((always_inline))
-uint row(thread const uint& c, constant Push& pc, device T& _1402, thread uint& table_row)
+uint row(thread const uint& c, constant Push& pc, device T& _1433, thread uint& table_row)
 {
     if (pc.paged == 0u)
     {
         return c;
     }
-    uint pg = uint(clamp(_1402.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
+    uint pg = uint(clamp(_1433.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
     return (pg * pc.page_size) + (c % pc.page_size);
 }
 
 static inline __attribute__((always_inline))
-float kval(thread const uint& e, device K& _1329)
+float kval(thread const uint& e, device K& _1359)
 {
-    return as_type<float>(_1329.kc[e]);
+    return as_type<float>(_1359.kc[e]);
 }
 
 static inline __attribute__((always_inline))
@@ -247,44 +242,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _952 = t.y != 0.0;
-    bool _958;
-    if (_952)
+    bool _960 = t.y != 0.0;
+    bool _966;
+    if (_960)
     {
-        _958 = u.y != 0.0;
+        _966 = u.y != 0.0;
     }
     else
     {
-        _958 = _952;
+        _966 = _960;
     }
-    if (_958)
+    if (_966)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _994 = abs(u.y) == abs(half_);
-        bool _1004;
-        if (_994)
+        bool _1002 = abs(u.y) == abs(half_);
+        bool _1012;
+        if (_1002)
         {
-            _1004 = (t.y > 0.0) == (u.y > 0.0);
+            _1012 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _1004 = _994;
+            _1012 = _1002;
         }
-        if (_1004)
+        if (_1012)
         {
-            float _1009;
+            float _1017;
             if (r > 0.0)
             {
-                _1009 = nb;
+                _1017 = nb;
             }
             else
             {
-                _1009 = -nb;
+                _1017 = -nb;
             }
-            r = _1009;
+            r = _1017;
         }
     }
     return r;
@@ -305,14 +300,14 @@ float fmaf(thread const float& a, thread const float& b, thread const float& c)
 }
 
 static inline __attribute__((always_inline))
-float kchain(thread const uint& off, thread const uint& l, thread const uint& np, device K& _1329, threadgroup spvUnsafeArray<float, 512>& sq)
+float kchain(thread const uint& off, thread const uint& l, thread const uint& np, device K& _1359, threadgroup spvUnsafeArray<float, 512>& sq)
 {
     float a = 0.0;
     for (uint i = l; i < np; i += 64u)
     {
         uint param = off + i;
         float param_1 = sq[i];
-        float param_2 = kval(param, _1329);
+        float param_2 = kval(param, _1359);
         float param_3 = a;
         a = fmaf(param_1, param_2, param_3);
     }
@@ -334,6 +329,21 @@ float reduce16(thread const spvUnsafeArray<float, 16>& l)
     float u3 = spvFAdd(t[3], t[7]);
     float r = spvFAdd(spvFAdd(u0, u2), spvFAdd(u1, u3));
     return r;
+}
+
+static inline __attribute__((always_inline))
+float tail_f32(thread const float& sum, thread const float& a, thread const float& b, thread const bool& rounded)
+{
+    if (rounded)
+    {
+        float p = spvFMul(a, b);
+        float r = spvFAdd(sum, p);
+        return r;
+    }
+    float param = a;
+    float param_1 = b;
+    float param_2 = sum;
+    return fmaf(param, param_1, param_2);
 }
 
 static inline __attribute__((always_inline))
@@ -363,14 +373,14 @@ float2 df_add(thread const float2& a, thread const float2& b)
 static inline __attribute__((always_inline))
 float2 df_exp_taylor(thread const float2& r, thread const int& first, thread const int& last)
 {
-    float2 p = _745[last];
-    int _753 = last - 1;
-    for (int i = _753; i >= first; i--)
+    float2 p = _753[last];
+    int _761 = last - 1;
+    for (int i = _761; i >= first; i--)
     {
         float2 param = p;
         float2 param_1 = r;
         float2 param_2 = df_mul(param, param_1);
-        float2 param_3 = _745[i];
+        float2 param_3 = _753[i];
         p = df_add(param_2, param_3);
     }
     for (int i_1 = 0; i_1 < first; i_1++)
@@ -429,27 +439,27 @@ float div_rn(thread const float& a, thread const float& b)
         }
         r = r << uint(1);
     }
-    bool _371 = r > mb;
-    bool _384;
-    if (!_371)
+    bool _379 = r > mb;
+    bool _392;
+    if (!_379)
     {
-        bool _377 = r == mb;
-        bool _383;
-        if (_377)
+        bool _385 = r == mb;
+        bool _391;
+        if (_385)
         {
-            _383 = (q & 1u) != 0u;
+            _391 = (q & 1u) != 0u;
         }
         else
         {
-            _383 = _377;
+            _391 = _385;
         }
-        _384 = _383;
+        _392 = _391;
     }
     else
     {
-        _384 = _371;
+        _392 = _379;
     }
-    if (_384)
+    if (_392)
     {
         q++;
         if (q == 16777216u)
@@ -509,16 +519,16 @@ float tanh_rn(thread const float& x)
     float a = abs(x);
     if ((a > 9.1000003814697265625) || (a == 0.0))
     {
-        float _808;
+        float _816;
         if (a == 0.0)
         {
-            _808 = x;
+            _816 = x;
         }
         else
         {
-            _808 = sign(x);
+            _816 = sign(x);
         }
-        return _808;
+        return _816;
     }
     float y = (-2.0) * a;
     float2 e;
@@ -559,23 +569,23 @@ float tanh_rn(thread const float& x)
     float2 param_20 = -e;
     float2 param_21 = df_addf(param_18, param_19);
     float2 th = df_divv(param_20, param_21);
-    float _906;
+    float _914;
     if (x < 0.0)
     {
-        _906 = -th.x;
+        _914 = -th.x;
     }
     else
     {
-        _906 = th.x;
+        _914 = th.x;
     }
-    return _906;
+    return _914;
 }
 
 static inline __attribute__((always_inline))
-float score(thread const uint& cell, thread const uint& g, device K& _1329, threadgroup spvUnsafeArray<float, 512>& sq, constant Push& pc, device T& _1402, thread uint& table_row)
+float score(thread const uint& cell, thread const uint& g, device K& _1359, threadgroup spvUnsafeArray<float, 512>& sq, constant Push& pc, device T& _1433, thread uint& table_row)
 {
     uint param = cell;
-    uint off = pc.k_off + (((row(param, pc, _1402, table_row) * pc.kv_heads) + g) * pc.size);
+    uint off = pc.k_off + (((row(param, pc, _1433, table_row) * pc.kv_heads) + g) * pc.size);
     uint np = pc.size & 4294967232u;
     spvUnsafeArray<float, 16> r;
     for (uint e = 0u; e < 16u; e++)
@@ -592,7 +602,7 @@ float score(thread const uint& cell, thread const uint& g, device K& _1329, thre
         uint param_10 = off;
         uint param_11 = e + 48u;
         uint param_12 = np;
-        float v = spvFAdd(spvFAdd(kchain(param_1, param_2, param_3, _1329, sq), kchain(param_4, param_5, param_6, _1329, sq)), spvFAdd(kchain(param_7, param_8, param_9, _1329, sq), kchain(param_10, param_11, param_12, _1329, sq)));
+        float v = spvFAdd(spvFAdd(kchain(param_1, param_2, param_3, _1359, sq), kchain(param_4, param_5, param_6, _1359, sq)), spvFAdd(kchain(param_7, param_8, param_9, _1359, sq), kchain(param_10, param_11, param_12, _1359, sq)));
         r[e] = v;
     }
     spvUnsafeArray<float, 16> param_13 = r;
@@ -600,27 +610,28 @@ float score(thread const uint& cell, thread const uint& g, device K& _1329, thre
     for (uint d = np; d < pc.size; d++)
     {
         uint param_14 = off + d;
-        float param_15 = sq[d];
-        float param_16 = kval(param_14, _1329);
-        float param_17 = s;
-        s = fmaf(param_15, param_16, param_17);
+        float param_15 = s;
+        float param_16 = sq[d];
+        float param_17 = kval(param_14, _1359);
+        bool param_18 = (d - np) < ((pc.size - np) & 4294967288u);
+        s = tail_f32(param_15, param_16, param_17, param_18);
     }
     if (pc.softcap > 0.0)
     {
         float t = spvFMul(s, pc.cap_inv);
-        float param_18 = t;
-        s = spvFMul(tanh_rn(param_18), pc.softcap);
+        float param_19 = t;
+        s = spvFMul(tanh_rn(param_19), pc.softcap);
     }
     float res = spvFMul(s, pc.scale);
     return res;
 }
 
 static inline __attribute__((always_inline))
-float wg_max(thread float& v, threadgroup spvUnsafeArray<float, _1244>& red_buf, thread uint& gl_SubgroupID, thread uint& gl_NumSubgroups)
+float wg_max(thread float& v, threadgroup spvUnsafeArray<float, _1274>& red_buf, thread uint& gl_SubgroupID, thread uint& gl_NumSubgroups)
 {
     v = simd_max(v);
-    bool _1239 = simd_is_first();
-    if (_1239)
+    bool _1269 = simd_is_first();
+    if (_1269)
     {
         red_buf[gl_SubgroupID] = v;
     }
@@ -673,16 +684,16 @@ float vexpf(thread const float& x)
     }
     if (!((n <= 192.0) && (n >= (-192.0))))
     {
-        float _1119;
+        float _1149;
         if (n <= 0.0)
         {
-            _1119 = 0.0;
+            _1149 = 0.0;
         }
         else
         {
-            _1119 = as_type<float>(2139095040u);
+            _1149 = as_type<float>(2139095040u);
         }
-        return _1119;
+        return _1149;
     }
     int ni = int(n);
     if ((ni >= (-126)) && (ni <= 127))
@@ -696,12 +707,12 @@ float vexpf(thread const float& x)
 }
 
 static inline __attribute__((always_inline))
-float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, threadgroup spvUnsafeArray<float2, _1282>& red_df)
+float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, threadgroup spvUnsafeArray<float2, _1312>& red_df)
 {
     uint lid = gl_LocalInvocationID.x;
     red_df[lid] = v;
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    for (uint s = _1292; s > 0u; s = s >> uint(1))
+    for (uint s = _1322; s > 0u; s = s >> uint(1))
     {
         if (lid < s)
         {
@@ -760,27 +771,27 @@ uint f16_bits(thread const float& f)
     uint q = m >> s;
     uint rem = m & ((1u << s) - 1u);
     uint half_ = 1u << (s - 1u);
-    bool _235 = rem > half_;
-    bool _248;
-    if (!_235)
+    bool _243 = rem > half_;
+    bool _256;
+    if (!_243)
     {
-        bool _241 = rem == half_;
-        bool _247;
-        if (_241)
+        bool _249 = rem == half_;
+        bool _255;
+        if (_249)
         {
-            _247 = (q & 1u) != 0u;
+            _255 = (q & 1u) != 0u;
         }
         else
         {
-            _247 = _241;
+            _255 = _249;
         }
-        _248 = _247;
+        _256 = _255;
     }
     else
     {
-        _248 = _235;
+        _256 = _243;
     }
-    if (_248)
+    if (_256)
     {
         q++;
     }
@@ -802,18 +813,17 @@ float f16_round(thread const float& f)
 }
 
 static inline __attribute__((always_inline))
-float vval(thread const uint& e, device V& _1340)
+float vval(thread const uint& e, device V& _1370)
 {
-    return float2(as_type<half2>(_1340.vc[e >> uint(1)] >> (16u * (e & 1u)))).x;
+    return float2(as_type<half2>(_1370.vc[e >> uint(1)] >> (16u * (e & 1u)))).x;
 }
 
-kernel void forma_attention_k32_v16(device K& _1329 [[buffer(0)]], device V& _1340 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1402 [[buffer(3)]], device P& _1621 [[buffer(4)]], device S& _1643 [[buffer(5)]], device Q& _1704 [[buffer(6)]], device Y& _2019 [[buffer(7)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_attention_k32_v16(device K& _1359 [[buffer(0)]], device V& _1370 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1433 [[buffer(3)]], device P& _1661 [[buffer(4)]], device S& _1683 [[buffer(5)]], device Q& _1744 [[buffer(6)]], device Y& _2059 [[buffer(7)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _1244> red_buf;
-    threadgroup spvUnsafeArray<float2, _1282> red_df;
+    threadgroup spvUnsafeArray<float, _1274> red_buf;
+    threadgroup spvUnsafeArray<float2, _1312> red_df;
     threadgroup spvUnsafeArray<float, 512> sq;
     threadgroup spvUnsafeArray<float, 2048> sc;
-    threadgroup spvUnsafeArray<float, 128> rbuf;
     uint u = flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups);
     uint table_row;
     if (u >= (pc.n * pc.heads))
@@ -824,52 +834,52 @@ kernel void forma_attention_k32_v16(device K& _1329 [[buffer(0)]], device V& _13
     uint i = u / pc.heads;
     uint h = u % pc.heads;
     uint g = h / (pc.heads / pc.kv_heads);
-    uint _1604;
+    uint _1645;
     if (pc.paged != 0u)
     {
-        _1604 = pc.max_pages * pc.page_size;
+        _1645 = pc.max_pages * pc.page_size;
     }
     else
     {
-        _1604 = pc.ctx;
+        _1645 = pc.ctx;
     }
-    uint cells = _1604;
-    uint p = uint(clamp(_1621.pos[pc.pos_off + i], 0, int(cells) - 1));
-    uint _1637;
+    uint cells = _1645;
+    uint p = uint(clamp(_1661.pos[pc.pos_off + i], 0, int(cells) - 1));
+    uint _1677;
     if (pc.paged != 0u)
     {
-        _1637 = uint(max(_1643.seq[pc.seq_off + i], 0)) * pc.max_pages;
+        _1677 = uint(max(_1683.seq[pc.seq_off + i], 0)) * pc.max_pages;
     }
     else
     {
-        _1637 = 0u;
+        _1677 = 0u;
     }
-    table_row = _1637;
-    bool _1660 = pc.window > 0u;
-    bool _1668;
-    if (_1660)
+    table_row = _1677;
+    bool _1701 = pc.window > 0u;
+    bool _1709;
+    if (_1701)
     {
-        _1668 = (p + 1u) > pc.window;
+        _1709 = (p + 1u) > pc.window;
     }
     else
     {
-        _1668 = _1660;
+        _1709 = _1701;
     }
-    uint _1669;
-    if (_1668)
+    uint _1710;
+    if (_1709)
     {
-        _1669 = (p + 1u) - pc.window;
+        _1710 = (p + 1u) - pc.window;
     }
     else
     {
-        _1669 = 0u;
+        _1710 = 0u;
     }
-    uint first = _1669;
+    uint first = _1710;
     uint nk = (p + 1u) - first;
     bool kept = nk <= 2048u;
     for (uint d = lid; d < pc.size; d += 128u)
     {
-        float v = _1704.q[(pc.q_off + (u * pc.size)) + d];
+        float v = _1744.q[(pc.q_off + (u * pc.size)) + d];
         sq[d] = v;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -878,7 +888,7 @@ kernel void forma_attention_k32_v16(device K& _1329 [[buffer(0)]], device V& _13
     {
         uint param = first + j;
         uint param_1 = g;
-        float s = score(param, param_1, _1329, sq, pc, _1402, table_row);
+        float s = score(param, param_1, _1359, sq, pc, _1433, table_row);
         if (kept)
         {
             sc[j] = s;
@@ -886,13 +896,13 @@ kernel void forma_attention_k32_v16(device K& _1329 [[buffer(0)]], device V& _13
         lm = fast::max(lm, s);
     }
     float param_2 = lm;
-    float _1761 = wg_max(param_2, red_buf, gl_SubgroupID, gl_NumSubgroups);
-    float m = _1761;
+    float _1801 = wg_max(param_2, red_buf, gl_SubgroupID, gl_NumSubgroups);
+    float m = _1801;
     float2 ls = float2(0.0);
-    uint _1768 = (first / 16u) + lid;
-    float _1802;
+    uint _1808 = (first / 16u) + lid;
+    float _1842;
     spvUnsafeArray<float, 16> grp;
-    for (uint gi = _1768; gi <= (p / 16u); gi += 128u)
+    for (uint gi = _1808; gi <= (p / 16u); gi += 128u)
     {
         for (uint l = 0u; l < 16u; l++)
         {
@@ -902,15 +912,15 @@ kernel void forma_attention_k32_v16(device K& _1329 [[buffer(0)]], device V& _13
             {
                 if (kept)
                 {
-                    _1802 = sc[c - first];
+                    _1842 = sc[c - first];
                 }
                 else
                 {
                     uint param_3 = c;
                     uint param_4 = g;
-                    _1802 = score(param_3, param_4, _1329, sq, pc, _1402, table_row);
+                    _1842 = score(param_3, param_4, _1359, sq, pc, _1433, table_row);
                 }
-                float param_5 = spvFSub(_1802, m);
+                float param_5 = spvFSub(_1842, m);
                 e = vexpf(param_5);
                 if (kept)
                 {
@@ -925,15 +935,15 @@ kernel void forma_attention_k32_v16(device K& _1329 [[buffer(0)]], device V& _13
         ls = df_add(param_7, param_8);
     }
     float2 param_9 = ls;
-    float2 _1848 = wg_sum_df(param_9, gl_LocalInvocationID, red_df);
-    float2 param_10 = _1848;
+    float2 _1888 = wg_sum_df(param_9, gl_LocalInvocationID, red_df);
+    float2 param_10 = _1888;
     float inv = df_recip(param_10);
     spvUnsafeArray<float, 4> acc;
     for (uint k = 0u; k < 4u; k++)
     {
         acc[k] = 0.0;
     }
-    float _1893;
+    float _1933;
     for (uint c0 = 0u; c0 < nk; c0 += 2048u)
     {
         uint cn = min(2048u, (nk - c0));
@@ -941,16 +951,16 @@ kernel void forma_attention_k32_v16(device K& _1329 [[buffer(0)]], device V& _13
         {
             if (kept)
             {
-                _1893 = sc[j_1];
+                _1933 = sc[j_1];
             }
             else
             {
                 uint param_11 = (first + c0) + j_1;
                 uint param_12 = g;
-                float param_13 = spvFSub(score(param_11, param_12, _1329, sq, pc, _1402, table_row), m);
-                _1893 = vexpf(param_13);
+                float param_13 = spvFSub(score(param_11, param_12, _1359, sq, pc, _1433, table_row), m);
+                _1933 = vexpf(param_13);
             }
-            float e_1 = _1893;
+            float e_1 = _1933;
             float pj = spvFMul(e_1, inv);
             float param_14 = pj;
             sc[j_1] = f16_round(param_14);
@@ -965,8 +975,8 @@ kernel void forma_attention_k32_v16(device K& _1329 [[buffer(0)]], device V& _13
                 for (uint j_2 = 0u; j_2 < cn; j_2++)
                 {
                     uint param_15 = (first + c0) + j_2;
-                    uint param_16 = (pc.v_off + (((row(param_15, pc, _1402, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_1;
-                    float prod = spvFMul(sc[j_2], vval(param_16, _1340));
+                    uint param_16 = (pc.v_off + (((row(param_15, pc, _1433, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_1;
+                    float prod = spvFMul(sc[j_2], vval(param_16, _1370));
                     a += prod;
                 }
                 acc[k_1] = a;
@@ -979,7 +989,7 @@ kernel void forma_attention_k32_v16(device K& _1329 [[buffer(0)]], device V& _13
         uint d_2 = lid + (k_2 * 128u);
         if (d_2 < pc.vsize)
         {
-            _2019.y[(pc.y_off + (u * pc.vsize)) + d_2] = acc[k_2];
+            _2059.y[(pc.y_off + (u * pc.vsize)) + d_2] = acc[k_2];
         }
     }
 }

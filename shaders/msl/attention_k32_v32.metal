@@ -111,12 +111,12 @@ constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _1111 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1111, 1u, 1u);
-constant uint _1113 = _1111;
-constant uint _1151 = _1111;
-constant uint _1160 = _1111;
-constant uint _1161 = (_1160 / 2u);
+constant uint _1141 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1141, 1u, 1u);
+constant uint _1143 = _1141;
+constant uint _1181 = _1141;
+constant uint _1190 = _1141;
+constant uint _1191 = (_1190 / 2u);
 
 struct K
 {
@@ -142,7 +142,6 @@ struct Push
     uint v_off;
     uint pos_off;
     uint y_off;
-    uint p_off;
     uint paged;
     uint page_size;
     uint max_pages;
@@ -178,12 +177,8 @@ struct Y
     float y[1];
 };
 
-struct PW
-{
-    float pw[1];
-};
-
-constant spvUnsafeArray<float2, 20> _613 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<float2, 20> _621 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _2030 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -192,20 +187,20 @@ uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups
 }
 
 static inline __attribute__((always_inline))
-uint row(thread const uint& c, constant Push& pc, device T& _1266, thread uint& table_row)
+uint row(thread const uint& c, constant Push& pc, device T& _1296, thread uint& table_row)
 {
     if (pc.paged == 0u)
     {
         return c;
     }
-    uint pg = uint(clamp(_1266.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
+    uint pg = uint(clamp(_1296.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
     return (pg * pc.page_size) + (c % pc.page_size);
 }
 
 static inline __attribute__((always_inline))
-float kval(thread const uint& e, device K& _1198)
+float kval(thread const uint& e, device K& _1228)
 {
-    return as_type<float>(_1198.kc[e]);
+    return as_type<float>(_1228.kc[e]);
 }
 
 static inline __attribute__((always_inline))
@@ -247,44 +242,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _820 = t.y != 0.0;
-    bool _826;
-    if (_820)
+    bool _828 = t.y != 0.0;
+    bool _834;
+    if (_828)
     {
-        _826 = u.y != 0.0;
+        _834 = u.y != 0.0;
     }
     else
     {
-        _826 = _820;
+        _834 = _828;
     }
-    if (_826)
+    if (_834)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _862 = abs(u.y) == abs(half_);
-        bool _872;
-        if (_862)
+        bool _870 = abs(u.y) == abs(half_);
+        bool _880;
+        if (_870)
         {
-            _872 = (t.y > 0.0) == (u.y > 0.0);
+            _880 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _872 = _862;
+            _880 = _870;
         }
-        if (_872)
+        if (_880)
         {
-            float _877;
+            float _885;
             if (r > 0.0)
             {
-                _877 = nb;
+                _885 = nb;
             }
             else
             {
-                _877 = -nb;
+                _885 = -nb;
             }
-            r = _877;
+            r = _885;
         }
     }
     return r;
@@ -305,14 +300,14 @@ float fmaf(thread const float& a, thread const float& b, thread const float& c)
 }
 
 static inline __attribute__((always_inline))
-float kchain(thread const uint& off, thread const uint& l, thread const uint& np, device K& _1198, threadgroup spvUnsafeArray<float, 512>& sq)
+float kchain(thread const uint& off, thread const uint& l, thread const uint& np, device K& _1228, threadgroup spvUnsafeArray<float, 512>& sq)
 {
     float a = 0.0;
     for (uint i = l; i < np; i += 64u)
     {
         uint param = off + i;
         float param_1 = sq[i];
-        float param_2 = kval(param, _1198);
+        float param_2 = kval(param, _1228);
         float param_3 = a;
         a = fmaf(param_1, param_2, param_3);
     }
@@ -334,6 +329,21 @@ float reduce16(thread const spvUnsafeArray<float, 16>& l)
     float u3 = spvFAdd(t[3], t[7]);
     float r = spvFAdd(spvFAdd(u0, u2), spvFAdd(u1, u3));
     return r;
+}
+
+static inline __attribute__((always_inline))
+float tail_f32(thread const float& sum, thread const float& a, thread const float& b, thread const bool& rounded)
+{
+    if (rounded)
+    {
+        float p = spvFMul(a, b);
+        float r = spvFAdd(sum, p);
+        return r;
+    }
+    float param = a;
+    float param_1 = b;
+    float param_2 = sum;
+    return fmaf(param, param_1, param_2);
 }
 
 static inline __attribute__((always_inline))
@@ -363,14 +373,14 @@ float2 df_add(thread const float2& a, thread const float2& b)
 static inline __attribute__((always_inline))
 float2 df_exp_taylor(thread const float2& r, thread const int& first, thread const int& last)
 {
-    float2 p = _613[last];
-    int _621 = last - 1;
-    for (int i = _621; i >= first; i--)
+    float2 p = _621[last];
+    int _629 = last - 1;
+    for (int i = _629; i >= first; i--)
     {
         float2 param = p;
         float2 param_1 = r;
         float2 param_2 = df_mul(param, param_1);
-        float2 param_3 = _613[i];
+        float2 param_3 = _621[i];
         p = df_add(param_2, param_3);
     }
     for (int i_1 = 0; i_1 < first; i_1++)
@@ -429,27 +439,27 @@ float div_rn(thread const float& a, thread const float& b)
         }
         r = r << uint(1);
     }
-    bool _239 = r > mb;
-    bool _252;
-    if (!_239)
+    bool _247 = r > mb;
+    bool _260;
+    if (!_247)
     {
-        bool _245 = r == mb;
-        bool _251;
-        if (_245)
+        bool _253 = r == mb;
+        bool _259;
+        if (_253)
         {
-            _251 = (q & 1u) != 0u;
+            _259 = (q & 1u) != 0u;
         }
         else
         {
-            _251 = _245;
+            _259 = _253;
         }
-        _252 = _251;
+        _260 = _259;
     }
     else
     {
-        _252 = _239;
+        _260 = _247;
     }
-    if (_252)
+    if (_260)
     {
         q++;
         if (q == 16777216u)
@@ -509,16 +519,16 @@ float tanh_rn(thread const float& x)
     float a = abs(x);
     if ((a > 9.1000003814697265625) || (a == 0.0))
     {
-        float _676;
+        float _684;
         if (a == 0.0)
         {
-            _676 = x;
+            _684 = x;
         }
         else
         {
-            _676 = sign(x);
+            _684 = sign(x);
         }
-        return _676;
+        return _684;
     }
     float y = (-2.0) * a;
     float2 e;
@@ -559,23 +569,23 @@ float tanh_rn(thread const float& x)
     float2 param_20 = -e;
     float2 param_21 = df_addf(param_18, param_19);
     float2 th = df_divv(param_20, param_21);
-    float _774;
+    float _782;
     if (x < 0.0)
     {
-        _774 = -th.x;
+        _782 = -th.x;
     }
     else
     {
-        _774 = th.x;
+        _782 = th.x;
     }
-    return _774;
+    return _782;
 }
 
 static inline __attribute__((always_inline))
-float score(thread const uint& cell, thread const uint& g, device K& _1198, threadgroup spvUnsafeArray<float, 512>& sq, constant Push& pc, device T& _1266, thread uint& table_row)
+float score(thread const uint& cell, thread const uint& g, device K& _1228, threadgroup spvUnsafeArray<float, 512>& sq, constant Push& pc, device T& _1296, thread uint& table_row)
 {
     uint param = cell;
-    uint off = pc.k_off + (((row(param, pc, _1266, table_row) * pc.kv_heads) + g) * pc.size);
+    uint off = pc.k_off + (((row(param, pc, _1296, table_row) * pc.kv_heads) + g) * pc.size);
     uint np = pc.size & 4294967232u;
     spvUnsafeArray<float, 16> r;
     for (uint e = 0u; e < 16u; e++)
@@ -592,7 +602,7 @@ float score(thread const uint& cell, thread const uint& g, device K& _1198, thre
         uint param_10 = off;
         uint param_11 = e + 48u;
         uint param_12 = np;
-        float v = spvFAdd(spvFAdd(kchain(param_1, param_2, param_3, _1198, sq), kchain(param_4, param_5, param_6, _1198, sq)), spvFAdd(kchain(param_7, param_8, param_9, _1198, sq), kchain(param_10, param_11, param_12, _1198, sq)));
+        float v = spvFAdd(spvFAdd(kchain(param_1, param_2, param_3, _1228, sq), kchain(param_4, param_5, param_6, _1228, sq)), spvFAdd(kchain(param_7, param_8, param_9, _1228, sq), kchain(param_10, param_11, param_12, _1228, sq)));
         r[e] = v;
     }
     spvUnsafeArray<float, 16> param_13 = r;
@@ -600,27 +610,28 @@ float score(thread const uint& cell, thread const uint& g, device K& _1198, thre
     for (uint d = np; d < pc.size; d++)
     {
         uint param_14 = off + d;
-        float param_15 = sq[d];
-        float param_16 = kval(param_14, _1198);
-        float param_17 = s;
-        s = fmaf(param_15, param_16, param_17);
+        float param_15 = s;
+        float param_16 = sq[d];
+        float param_17 = kval(param_14, _1228);
+        bool param_18 = (d - np) < ((pc.size - np) & 4294967288u);
+        s = tail_f32(param_15, param_16, param_17, param_18);
     }
     if (pc.softcap > 0.0)
     {
         float t = spvFMul(s, pc.cap_inv);
-        float param_18 = t;
-        s = spvFMul(tanh_rn(param_18), pc.softcap);
+        float param_19 = t;
+        s = spvFMul(tanh_rn(param_19), pc.softcap);
     }
     float res = spvFMul(s, pc.scale);
     return res;
 }
 
 static inline __attribute__((always_inline))
-float wg_max(thread float& v, threadgroup spvUnsafeArray<float, _1113>& red_buf, thread uint& gl_SubgroupID, thread uint& gl_NumSubgroups)
+float wg_max(thread float& v, threadgroup spvUnsafeArray<float, _1143>& red_buf, thread uint& gl_SubgroupID, thread uint& gl_NumSubgroups)
 {
     v = simd_max(v);
-    bool _1108 = simd_is_first();
-    if (_1108)
+    bool _1138 = simd_is_first();
+    if (_1138)
     {
         red_buf[gl_SubgroupID] = v;
     }
@@ -673,16 +684,16 @@ float vexpf(thread const float& x)
     }
     if (!((n <= 192.0) && (n >= (-192.0))))
     {
-        float _987;
+        float _1017;
         if (n <= 0.0)
         {
-            _987 = 0.0;
+            _1017 = 0.0;
         }
         else
         {
-            _987 = as_type<float>(2139095040u);
+            _1017 = as_type<float>(2139095040u);
         }
-        return _987;
+        return _1017;
     }
     int ni = int(n);
     if ((ni >= (-126)) && (ni <= 127))
@@ -696,12 +707,12 @@ float vexpf(thread const float& x)
 }
 
 static inline __attribute__((always_inline))
-float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, threadgroup spvUnsafeArray<float2, _1151>& red_df)
+float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, threadgroup spvUnsafeArray<float2, _1181>& red_df)
 {
     uint lid = gl_LocalInvocationID.x;
     red_df[lid] = v;
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    for (uint s = _1161; s > 0u; s = s >> uint(1))
+    for (uint s = _1191; s > 0u; s = s >> uint(1))
     {
         if (lid < s)
         {
@@ -731,18 +742,17 @@ float df_recip(thread const float2& a)
 }
 
 static inline __attribute__((always_inline))
-float vval(thread const uint& e, device V& _1209)
+float vval(thread const uint& e, device V& _1239)
 {
-    return as_type<float>(_1209.vc[e]);
+    return as_type<float>(_1239.vc[e]);
 }
 
-kernel void forma_attention_k32_v32(device K& _1198 [[buffer(0)]], device V& _1209 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1266 [[buffer(3)]], device P& _1485 [[buffer(4)]], device S& _1507 [[buffer(5)]], device Q& _1569 [[buffer(6)]], device Y& _1901 [[buffer(7)]], volatile device PW& _1967 [[buffer(8)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_attention_k32_v32(device K& _1228 [[buffer(0)]], device V& _1239 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1296 [[buffer(3)]], device P& _1526 [[buffer(4)]], device S& _1548 [[buffer(5)]], device Q& _1609 [[buffer(6)]], device Y& _1964 [[buffer(7)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _1113> red_buf;
-    threadgroup spvUnsafeArray<float2, _1151> red_df;
+    threadgroup spvUnsafeArray<float, _1143> red_buf;
+    threadgroup spvUnsafeArray<float2, _1181> red_df;
     threadgroup spvUnsafeArray<float, 512> sq;
     threadgroup spvUnsafeArray<float, 2048> sc;
-    threadgroup spvUnsafeArray<float, 128> rbuf;
     uint u = flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups);
     uint table_row;
     if (u >= (pc.n * pc.heads))
@@ -753,52 +763,52 @@ kernel void forma_attention_k32_v32(device K& _1198 [[buffer(0)]], device V& _12
     uint i = u / pc.heads;
     uint h = u % pc.heads;
     uint g = h / (pc.heads / pc.kv_heads);
-    uint _1468;
+    uint _1510;
     if (pc.paged != 0u)
     {
-        _1468 = pc.max_pages * pc.page_size;
+        _1510 = pc.max_pages * pc.page_size;
     }
     else
     {
-        _1468 = pc.ctx;
+        _1510 = pc.ctx;
     }
-    uint cells = _1468;
-    uint p = uint(clamp(_1485.pos[pc.pos_off + i], 0, int(cells) - 1));
-    uint _1501;
+    uint cells = _1510;
+    uint p = uint(clamp(_1526.pos[pc.pos_off + i], 0, int(cells) - 1));
+    uint _1542;
     if (pc.paged != 0u)
     {
-        _1501 = uint(max(_1507.seq[pc.seq_off + i], 0)) * pc.max_pages;
+        _1542 = uint(max(_1548.seq[pc.seq_off + i], 0)) * pc.max_pages;
     }
     else
     {
-        _1501 = 0u;
+        _1542 = 0u;
     }
-    table_row = _1501;
-    bool _1525 = pc.window > 0u;
-    bool _1533;
-    if (_1525)
+    table_row = _1542;
+    bool _1566 = pc.window > 0u;
+    bool _1574;
+    if (_1566)
     {
-        _1533 = (p + 1u) > pc.window;
+        _1574 = (p + 1u) > pc.window;
     }
     else
     {
-        _1533 = _1525;
+        _1574 = _1566;
     }
-    uint _1534;
-    if (_1533)
+    uint _1575;
+    if (_1574)
     {
-        _1534 = (p + 1u) - pc.window;
+        _1575 = (p + 1u) - pc.window;
     }
     else
     {
-        _1534 = 0u;
+        _1575 = 0u;
     }
-    uint first = _1534;
+    uint first = _1575;
     uint nk = (p + 1u) - first;
     bool kept = nk <= 2048u;
     for (uint d = lid; d < pc.size; d += 128u)
     {
-        float v = _1569.q[(pc.q_off + (u * pc.size)) + d];
+        float v = _1609.q[(pc.q_off + (u * pc.size)) + d];
         sq[d] = v;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -807,7 +817,7 @@ kernel void forma_attention_k32_v32(device K& _1198 [[buffer(0)]], device V& _12
     {
         uint param = first + j;
         uint param_1 = g;
-        float s = score(param, param_1, _1198, sq, pc, _1266, table_row);
+        float s = score(param, param_1, _1228, sq, pc, _1296, table_row);
         if (kept)
         {
             sc[j] = s;
@@ -815,13 +825,13 @@ kernel void forma_attention_k32_v32(device K& _1198 [[buffer(0)]], device V& _12
         lm = fast::max(lm, s);
     }
     float param_2 = lm;
-    float _1626 = wg_max(param_2, red_buf, gl_SubgroupID, gl_NumSubgroups);
-    float m = _1626;
+    float _1666 = wg_max(param_2, red_buf, gl_SubgroupID, gl_NumSubgroups);
+    float m = _1666;
     float2 ls = float2(0.0);
-    uint _1633 = (first / 16u) + lid;
-    float _1667;
+    uint _1673 = (first / 16u) + lid;
+    float _1707;
     spvUnsafeArray<float, 16> grp;
-    for (uint gi = _1633; gi <= (p / 16u); gi += 128u)
+    for (uint gi = _1673; gi <= (p / 16u); gi += 128u)
     {
         for (uint l = 0u; l < 16u; l++)
         {
@@ -831,15 +841,15 @@ kernel void forma_attention_k32_v32(device K& _1198 [[buffer(0)]], device V& _12
             {
                 if (kept)
                 {
-                    _1667 = sc[c - first];
+                    _1707 = sc[c - first];
                 }
                 else
                 {
                     uint param_3 = c;
                     uint param_4 = g;
-                    _1667 = score(param_3, param_4, _1198, sq, pc, _1266, table_row);
+                    _1707 = score(param_3, param_4, _1228, sq, pc, _1296, table_row);
                 }
-                float param_5 = spvFSub(_1667, m);
+                float param_5 = spvFSub(_1707, m);
                 e = vexpf(param_5);
                 if (kept)
                 {
@@ -854,142 +864,74 @@ kernel void forma_attention_k32_v32(device K& _1198 [[buffer(0)]], device V& _12
         ls = df_add(param_7, param_8);
     }
     float2 param_9 = ls;
-    float2 _1713 = wg_sum_df(param_9, gl_LocalInvocationID, red_df);
-    float2 param_10 = _1713;
+    float2 _1753 = wg_sum_df(param_9, gl_LocalInvocationID, red_df);
+    float2 param_10 = _1753;
     float inv = df_recip(param_10);
-    if (pc.n >= 2u)
+    spvUnsafeArray<spvUnsafeArray<float, 16>, 4> lanes;
+    for (uint k = 0u; k < 4u; k++)
     {
-        spvUnsafeArray<spvUnsafeArray<float, 16>, 4> lanes;
-        for (uint k = 0u; k < 4u; k++)
+        for (uint l_1 = 0u; l_1 < 16u; l_1++)
         {
-            for (uint l_1 = 0u; l_1 < 16u; l_1++)
-            {
-                lanes[k][l_1] = 0.0;
-            }
-        }
-        float _1774;
-        for (uint c0 = 0u; c0 < nk; c0 += 2048u)
-        {
-            uint cn = min(2048u, (nk - c0));
-            for (uint j_1 = lid; j_1 < cn; j_1 += 128u)
-            {
-                if (kept)
-                {
-                    _1774 = sc[j_1];
-                }
-                else
-                {
-                    uint param_11 = (first + c0) + j_1;
-                    uint param_12 = g;
-                    float param_13 = spvFSub(score(param_11, param_12, _1198, sq, pc, _1266, table_row), m);
-                    _1774 = vexpf(param_13);
-                }
-                float e_1 = _1774;
-                float pj = spvFMul(e_1, inv);
-                sc[j_1] = pj;
-            }
-            threadgroup_barrier(mem_flags::mem_threadgroup);
-            for (uint k_1 = 0u; k_1 < 4u; k_1++)
-            {
-                uint d_1 = lid + (k_1 * 128u);
-                if (d_1 < pc.vsize)
-                {
-                    for (uint j_2 = 0u; j_2 < cn; j_2++)
-                    {
-                        uint c_1 = (first + c0) + j_2;
-                        uint param_14 = c_1;
-                        uint param_15 = (pc.v_off + (((row(param_14, pc, _1266, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_1;
-                        float param_16 = sc[j_2];
-                        float param_17 = vval(param_15, _1209);
-                        float param_18 = lanes[k_1][c_1 % 16u];
-                        lanes[k_1][c_1 % 16u] = fmaf(param_16, param_17, param_18);
-                    }
-                }
-            }
-            threadgroup_barrier(mem_flags::mem_threadgroup);
-        }
-        for (uint k_2 = 0u; k_2 < 4u; k_2++)
-        {
-            uint d_2 = lid + (k_2 * 128u);
-            if (d_2 < pc.vsize)
-            {
-                spvUnsafeArray<float, 16> param_19 = lanes[k_2];
-                _1901.y[(pc.y_off + (u * pc.vsize)) + d_2] = reduce16(param_19);
-            }
+            lanes[k][l_1] = 0.0;
         }
     }
-    else
+    float _1809;
+    for (uint c0 = 0u; c0 < nk; c0 += 2048u)
     {
-        uint pb = pc.p_off + (h * cells);
-        float _1941;
-        for (uint j_3 = lid; j_3 < nk; j_3 += 128u)
+        uint cn = min(2048u, (nk - c0));
+        for (uint j_1 = lid; j_1 < cn; j_1 += 128u)
         {
             if (kept)
             {
-                _1941 = sc[j_3];
+                _1809 = sc[j_1];
             }
             else
             {
-                uint param_20 = first + j_3;
-                uint param_21 = g;
-                float param_22 = spvFSub(score(param_20, param_21, _1198, sq, pc, _1266, table_row), m);
-                _1941 = vexpf(param_22);
+                uint param_11 = (first + c0) + j_1;
+                uint param_12 = g;
+                float param_13 = spvFSub(score(param_11, param_12, _1228, sq, pc, _1296, table_row), m);
+                _1809 = vexpf(param_13);
             }
-            float e_2 = _1941;
-            float pj_1 = spvFMul(e_2, inv);
-            _1967.pw[(pb + first) + j_3] = pj_1;
+            float e_1 = _1809;
+            float pj = spvFMul(e_1, inv);
+            sc[j_1] = pj;
         }
-        threadgroup_barrier(mem_flags::mem_device);
-        spvUnsafeArray<float, 4> a;
-        spvUnsafeArray<float, 16> l16;
-        for (uint d0 = 0u; d0 < pc.vsize; d0 += 8u)
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+        uint lo = first + c0;
+        uint hi = lo + cn;
+        for (uint k_1 = 0u; k_1 < 4u; k_1++)
         {
-            uint d_3 = d0 + (lid / 16u);
-            uint e_3 = lid % 16u;
-            float r = 0.0;
-            if (d_3 < pc.vsize)
+            uint d_1 = lid + (k_1 * 128u);
+            if (d_1 < pc.vsize)
             {
-                for (uint t = 0u; t < 4u; t++)
+                uint _1869 = lo & 4294967280u;
+                for (uint cb = _1869; cb < hi; cb += 16u)
                 {
-                    uint l_2 = e_3 + (16u * t);
-                    float acc = 0.0;
-                    uint _2025 = first + (((l_2 + 64u) - (first % 64u)) % 64u);
-                    for (uint c_2 = _2025; c_2 <= p; c_2 += 64u)
+                    for (uint l_2 = 0u; l_2 < 16u; l_2++)
                     {
-                        uint param_23 = c_2;
-                        uint param_24 = (pc.v_off + (((row(param_23, pc, _1266, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_3;
-                        float param_25 = _1967.pw[pb + c_2];
-                        float param_26 = vval(param_24, _1209);
-                        float param_27 = acc;
-                        acc = fmaf(param_25, param_26, param_27);
+                        uint c_1 = cb + l_2;
+                        if ((c_1 >= lo) && (c_1 < hi))
+                        {
+                            uint param_14 = c_1;
+                            uint param_15 = (pc.v_off + (((row(param_14, pc, _1296, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_1;
+                            float param_16 = sc[c_1 - lo];
+                            float param_17 = vval(param_15, _1239);
+                            float param_18 = lanes[k_1][l_2];
+                            lanes[k_1][l_2] = fmaf(param_16, param_17, param_18);
+                        }
                     }
-                    a[t] = acc;
                 }
-                float v_1 = spvFAdd(spvFAdd(a[0], a[2]), spvFAdd(a[1], a[3]));
-                r = v_1;
             }
-            rbuf[lid] = r;
-            threadgroup_barrier(mem_flags::mem_threadgroup);
-            bool _2092 = e_3 == 0u;
-            bool _2099;
-            if (_2092)
-            {
-                _2099 = d_3 < pc.vsize;
-            }
-            else
-            {
-                _2099 = _2092;
-            }
-            if (_2099)
-            {
-                for (uint t_1 = 0u; t_1 < 16u; t_1++)
-                {
-                    l16[t_1] = rbuf[lid + t_1];
-                }
-                spvUnsafeArray<float, 16> param_28 = l16;
-                _1901.y[(pc.y_off + (u * pc.vsize)) + d_3] = reduce16(param_28);
-            }
-            threadgroup_barrier(mem_flags::mem_threadgroup);
+        }
+        threadgroup_barrier(mem_flags::mem_threadgroup);
+    }
+    for (uint k_2 = 0u; k_2 < 4u; k_2++)
+    {
+        uint d_2 = lid + (k_2 * 128u);
+        if (d_2 < pc.vsize)
+        {
+            spvUnsafeArray<float, 16> param_19 = lanes[k_2];
+            _1964.y[(pc.y_off + (u * pc.vsize)) + d_2] = reduce16(param_19);
         }
     }
 }

@@ -117,8 +117,8 @@ struct W
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _364 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_364, 1u, 1u);
+constant uint _394 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_394, 1u, 1u);
 
 struct Push
 {
@@ -137,17 +137,18 @@ struct X
     float x[1];
 };
 
-constant uint _453 = _364;
-constant uint _454 = (_453 / 64u);
-constant uint _455 = (_454 * 8u);
-constant uint _456 = (_455 * 64u);
+constant uint _496 = _394;
+constant uint _497 = (_496 / 64u);
+constant uint _498 = (_497 * 8u);
+constant uint _499 = (_498 * 64u);
 
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<float2, 20> _647 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<float2, 20> _714 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _762 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -156,9 +157,9 @@ uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups
 }
 
 static inline __attribute__((always_inline))
-float welem(thread const uint& e, device W& _342)
+float welem(thread const uint& e, device W& _372)
 {
-    return as_type<float>(_342.w[e]);
+    return as_type<float>(_372.w[e]);
 }
 
 static inline __attribute__((always_inline))
@@ -200,44 +201,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _181 = t.y != 0.0;
-    bool _187;
-    if (_181)
+    bool _189 = t.y != 0.0;
+    bool _195;
+    if (_189)
     {
-        _187 = u.y != 0.0;
+        _195 = u.y != 0.0;
     }
     else
     {
-        _187 = _181;
+        _195 = _189;
     }
-    if (_187)
+    if (_195)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _224 = abs(u.y) == abs(half_);
-        bool _234;
-        if (_224)
+        bool _232 = abs(u.y) == abs(half_);
+        bool _242;
+        if (_232)
         {
-            _234 = (t.y > 0.0) == (u.y > 0.0);
+            _242 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _234 = _224;
+            _242 = _232;
         }
-        if (_234)
+        if (_242)
         {
-            float _239;
+            float _247;
             if (r > 0.0)
             {
-                _239 = nb;
+                _247 = nb;
             }
             else
             {
-                _239 = -nb;
+                _247 = -nb;
             }
-            r = _239;
+            r = _247;
         }
     }
     return r;
@@ -283,64 +284,89 @@ float reduce16(thread const spvUnsafeArray<float, 16>& l)
     return r;
 }
 
-kernel void forma_matvec_f32(device W& _342 [[buffer(0)]], constant Push& pc [[buffer(1)]], device X& _433 [[buffer(2)]], device Y& _579 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+static inline __attribute__((always_inline))
+float tail_f32(thread const float& sum, thread const float& a, thread const float& b, thread const bool& rounded)
 {
-    threadgroup spvUnsafeArray<float, _456> lanes;
+    if (rounded)
+    {
+        float p = spvFMul(a, b);
+        float r = spvFAdd(sum, p);
+        return r;
+    }
+    float param = a;
+    float param_1 = b;
+    float param_2 = sum;
+    return fmaf(param, param_1, param_2);
+}
+
+kernel void forma_matvec_f32(device W& _372 [[buffer(0)]], constant Push& pc [[buffer(1)]], device X& _475 [[buffer(2)]], device Y& _646 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+{
+    threadgroup spvUnsafeArray<float, _499> lanes;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
-    uint lane = lid % 64u;
-    uint slot = lid / 64u;
-    uint row = (flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups) * (wg / 64u)) + slot;
-    uint np = pc.cols & 4294967232u;
+    bool tiled = pc.tpr == 16u;
+    uint nl = tiled ? 16u : 64u;
+    uint lane = lid % nl;
+    uint slot = lid / nl;
+    uint row = (flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups) * (wg / nl)) + slot;
+    uint np = pc.cols & (~(nl - 1u));
     uint base = pc.w_off + (row * pc.cols);
     for (uint c = 0u; c < pc.ncols; c++)
     {
         float acc = 0.0;
         if (row < pc.rows)
         {
-            for (uint k = lane; k < np; k += 64u)
+            for (uint k = lane; k < np; k += nl)
             {
                 uint param = base + k;
-                float param_1 = welem(param, _342);
-                float param_2 = _433.x[(pc.x_off + (c * pc.cols)) + k];
+                float param_1 = welem(param, _372);
+                float param_2 = _475.x[(pc.x_off + (c * pc.cols)) + k];
                 float param_3 = acc;
                 acc = lane_step(param_1, param_2, param_3);
             }
         }
-        lanes[(((slot * 8u) + c) * 64u) + lane] = acc;
+        lanes[(((slot * 8u) + c) * nl) + lane] = acc;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    bool _477 = lane < pc.ncols;
-    bool _484;
-    if (_477)
+    bool _521 = lane < pc.ncols;
+    bool _528;
+    if (_521)
     {
-        _484 = row < pc.rows;
+        _528 = row < pc.rows;
     }
     else
     {
-        _484 = _477;
+        _528 = _521;
     }
-    if (_484)
+    if (_528)
     {
         uint c_1 = lane;
-        uint lb = ((slot * 8u) + c_1) * 64u;
+        uint lb = ((slot * 8u) + c_1) * nl;
         spvUnsafeArray<float, 16> r;
         for (uint e = 0u; e < 16u; e++)
         {
-            float v = spvFAdd(spvFAdd(lanes[lb + e], lanes[(lb + 32u) + e]), spvFAdd(lanes[(lb + 16u) + e], lanes[(lb + 48u) + e]));
-            r[e] = v;
+            if (tiled)
+            {
+                r[e] = lanes[lb + e];
+            }
+            else
+            {
+                float v = spvFAdd(spvFAdd(lanes[lb + e], lanes[(lb + 32u) + e]), spvFAdd(lanes[(lb + 16u) + e], lanes[(lb + 48u) + e]));
+                r[e] = v;
+            }
         }
         spvUnsafeArray<float, 16> param_4 = r;
         float sum = reduce16(param_4);
         for (uint k_1 = np; k_1 < pc.cols; k_1++)
         {
             uint param_5 = base + k_1;
-            float param_6 = welem(param_5, _342);
-            float param_7 = _433.x[(pc.x_off + (c_1 * pc.cols)) + k_1];
-            float param_8 = sum;
-            sum = fmaf(param_6, param_7, param_8);
+            float param_6 = sum;
+            float param_7 = welem(param_5, _372);
+            float param_8 = _475.x[(pc.x_off + (c_1 * pc.cols)) + k_1];
+            bool param_9 = (k_1 - np) < ((pc.cols - np) & 4294967288u);
+            sum = tail_f32(param_6, param_7, param_8, param_9);
         }
-        _579.y[(pc.y_off + (c_1 * pc.y_stride)) + row] = sum;
+        _646.y[(pc.y_off + (c_1 * pc.y_stride)) + row] = sum;
     }
 }
 

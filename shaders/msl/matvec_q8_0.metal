@@ -116,23 +116,23 @@ struct W
 
 constant uint FORM_tmp [[function_constant(1)]];
 constant uint FORM = is_function_constant_defined(FORM_tmp) ? FORM_tmp : 0u;
-constant bool _361 = (FORM == 1u);
-constant bool _366 = (FORM == 2u);
-constant uint _367 = _366 ? 9u : 1u;
-constant bool _370 = (FORM == 1u);
-constant bool _371 = (FORM == 2u);
-constant bool _372 = (_370 || _371);
-constant bool _380 = (FORM == 3u);
-constant bool _410 = (FORM == 1u);
-constant bool _411 = (FORM == 2u);
-constant bool _412 = (_410 || _411);
-constant bool _453 = (FORM == 2u);
-constant bool _570 = (FORM == 1u);
-constant bool _571 = (FORM == 2u);
-constant bool _572 = (_570 || _571);
-constant bool _593 = (FORM == 2u);
-constant bool _605 = (FORM == 3u);
-constant bool _614 = (FORM == 0u);
+constant bool _368 = (FORM == 1u);
+constant bool _373 = (FORM == 2u);
+constant uint _374 = _373 ? 9u : 1u;
+constant bool _377 = (FORM == 1u);
+constant bool _378 = (FORM == 2u);
+constant bool _379 = (_377 || _378);
+constant bool _387 = (FORM == 3u);
+constant bool _436 = (FORM == 1u);
+constant bool _437 = (FORM == 2u);
+constant bool _438 = (_436 || _437);
+constant bool _479 = (FORM == 2u);
+constant bool _595 = (FORM == 1u);
+constant bool _596 = (FORM == 2u);
+constant bool _597 = (_595 || _596);
+constant bool _618 = (FORM == 2u);
+constant bool _630 = (FORM == 3u);
+constant bool _639 = (FORM == 0u);
 
 struct Push
 {
@@ -154,21 +154,22 @@ struct A
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _739 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_739, 1u, 1u);
-constant uint _781 = _739;
-constant uint _782 = (_781 / 8u);
-constant uint _783 = (_782 * 8u);
-constant uint _784 = (_783 * 9u);
-constant uint _901 = _739;
-constant uint _902 = (_901 * 9u);
+constant uint _764 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_764, 1u, 1u);
+constant uint _806 = _764;
+constant uint _807 = (_806 / 8u);
+constant uint _808 = (_807 * 8u);
+constant uint _809 = (_808 * 9u);
+constant uint _928 = _764;
+constant uint _929 = (_928 * 9u);
 
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<float2, 20> _1132 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<float2, 20> _1176 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1224 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -183,26 +184,26 @@ float f16_value(thread const uint& h)
 }
 
 static inline __attribute__((always_inline))
-void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _321)
+void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _328)
 {
-    uint param = _321.w[base];
+    uint param = _328.w[base];
     float d = f16_value(param);
     for (uint k = 0u; k < 8u; k++)
     {
-        q[k] = _321.w[(base + 1u) + k];
+        q[k] = _328.w[(base + 1u) + k];
     }
     smm = float4(d, d, 0.0, 0.0);
 }
 
 static inline __attribute__((always_inline))
-void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, device A& _714)
+void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, device A& _739)
 {
     uint ab = pc.a_off + (((c * pc.nchunks) + ch) * 10u);
     for (uint k = 0u; k < 8u; k++)
     {
-        a[k] = _714.act[ab + k];
+        a[k] = _739.act[ab + k];
     }
-    ds = float2(as_type<float>(_714.act[ab + 8u]), as_type<float>(_714.act[ab + 9u]));
+    ds = float2(as_type<float>(_739.act[ab + 8u]), as_type<float>(_739.act[ab + 9u]));
 }
 
 static inline __attribute__((always_inline))
@@ -244,13 +245,13 @@ void block_terms(thread const spvUnsafeArray<uint, 8>& q, thread const float4& s
     }
     int s = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
     float dd = spvFMul(smm.x, da);
-    if (_572)
+    if (_597)
     {
         for (uint k_2 = 0u; k_2 < 8u; k_2++)
         {
             t[k_2] = float2(dd, float(lane[k_2]));
         }
-        if (_593)
+        if (_618)
         {
             float ms = spvFMul(smm.z, sa);
             t[8] = float2(ms, 0.0);
@@ -258,13 +259,13 @@ void block_terms(thread const spvUnsafeArray<uint, 8>& q, thread const float4& s
     }
     else
     {
-        if (_605)
+        if (_630)
         {
             t[0] = float2(float(s), dd);
         }
         else
         {
-            if (_614)
+            if (_639)
             {
                 float dd2 = spvFMul(da, smm.x);
                 float r = spvFMul(dd2, float(s));
@@ -284,27 +285,48 @@ void block_terms(thread const spvUnsafeArray<uint, 8>& q, thread const float4& s
 static inline __attribute__((always_inline))
 uint nused()
 {
-    if (_361)
+    if (_368)
     {
         return 8u;
     }
-    return _367;
+    return _374;
+}
+
+static inline __attribute__((always_inline))
+uint nterms()
+{
+    return nused();
+}
+
+static inline __attribute__((always_inline))
+uint term_index(thread const uint& k, thread const uint& j)
+{
+    uint _423;
+    if (nterms() == nused())
+    {
+        _423 = k;
+    }
+    else
+    {
+        _423 = (4u * k) + j;
+    }
+    return _423;
 }
 
 static inline __attribute__((always_inline))
 bool fused(thread const uint& k)
 {
-    bool _375 = _372 && (k < 8u);
-    bool _384;
-    if (!_375)
+    bool _382 = _379 && (k < 8u);
+    bool _391;
+    if (!_382)
     {
-        _384 = _380 && (k == 0u);
+        _391 = _387 && (k == 0u);
     }
     else
     {
-        _384 = _375;
+        _391 = _382;
     }
-    return _384;
+    return _391;
 }
 
 static inline __attribute__((always_inline))
@@ -346,44 +368,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _229 = t.y != 0.0;
-    bool _235;
-    if (_229)
+    bool _236 = t.y != 0.0;
+    bool _242;
+    if (_236)
     {
-        _235 = u.y != 0.0;
+        _242 = u.y != 0.0;
     }
     else
     {
-        _235 = _229;
+        _242 = _236;
     }
-    if (_235)
+    if (_242)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _272 = abs(u.y) == abs(half_);
-        bool _282;
-        if (_272)
+        bool _279 = abs(u.y) == abs(half_);
+        bool _289;
+        if (_279)
         {
-            _282 = (t.y > 0.0) == (u.y > 0.0);
+            _289 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _282 = _272;
+            _289 = _279;
         }
-        if (_282)
+        if (_289)
         {
-            float _287;
+            float _294;
             if (r > 0.0)
             {
-                _287 = nb;
+                _294 = nb;
             }
             else
             {
-                _287 = -nb;
+                _294 = -nb;
             }
-            r = _287;
+            r = _294;
         }
     }
     return r;
@@ -421,14 +443,14 @@ float apply_term(thread const uint& k, thread const float& acc, thread const flo
 static inline __attribute__((always_inline))
 float finish(thread const spvUnsafeArray<float, 9>& acc)
 {
-    if (_412)
+    if (_438)
     {
         float r0 = spvFAdd(acc[4], acc[0]);
         float r1 = spvFAdd(acc[5], acc[1]);
         float r2 = spvFAdd(acc[6], acc[2]);
         float r3 = spvFAdd(acc[7], acc[3]);
         float r = spvFAdd(spvFAdd(r0, r2), spvFAdd(r1, r3));
-        if (_453)
+        if (_479)
         {
             r = spvFAdd(r, acc[8]);
         }
@@ -437,10 +459,10 @@ float finish(thread const spvUnsafeArray<float, 9>& acc)
     return acc[0];
 }
 
-kernel void forma_matvec_q8_0(device W& _321 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _714 [[buffer(2)]], device Y& _1058 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_matvec_q8_0(device W& _328 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _739 [[buffer(2)]], device Y& _1102 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _784> accs;
-    threadgroup spvUnsafeArray<float2, _902> contrib;
+    threadgroup spvUnsafeArray<float, _809> accs;
+    threadgroup spvUnsafeArray<float2, _929> contrib;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
     uint rpw = wg / pc.tpr;
@@ -475,12 +497,12 @@ kernel void forma_matvec_q8_0(device W& _321 [[buffer(0)]], constant Push& pc [[
             {
                 uint param = base;
                 uint param_1 = 0u;
-                decode_chunk(param, param_1, param_2, param_3, _321);
+                decode_chunk(param, param_1, param_2, param_3, _328);
                 spvUnsafeArray<uint, 8> q = param_2;
                 float4 smm = param_3;
                 uint param_4 = c;
                 uint param_5 = blk;
-                act_chunk(param_4, param_5, param_6, param_7, pc, _714);
+                act_chunk(param_4, param_5, param_6, param_7, pc, _739);
                 spvUnsafeArray<uint, 8> a = param_6;
                 float2 ds = param_7;
                 spvUnsafeArray<uint, 8> param_8 = q;
@@ -492,7 +514,8 @@ kernel void forma_matvec_q8_0(device W& _321 [[buffer(0)]], constant Push& pc [[
                 v = param_13;
             }
             uint nu = nused();
-            for (uint k_1 = 0u; k_1 < nu; k_1++)
+            uint nt = nterms();
+            for (uint k_1 = 0u; k_1 < nt; k_1++)
             {
                 contrib[(lid * 9u) + k_1] = v[k_1];
             }
@@ -505,10 +528,15 @@ kernel void forma_matvec_q8_0(device W& _321 [[buffer(0)]], constant Push& pc [[
                 float acc = accs[(((s * 8u) + c) * 9u) + k_2];
                 for (uint l = 0u; l < n; l++)
                 {
-                    uint param_14 = k_2;
-                    float param_15 = acc;
-                    float2 param_16 = contrib[(((s * pc.tpr) + l) * 9u) + k_2];
-                    acc = apply_term(param_14, param_15, param_16);
+                    for (uint j = 0u; j < (nt / nu); j++)
+                    {
+                        uint param_14 = k_2;
+                        uint param_15 = j;
+                        uint param_16 = k_2;
+                        float param_17 = acc;
+                        float2 param_18 = contrib[(((s * pc.tpr) + l) * 9u) + term_index(param_14, param_15)];
+                        acc = apply_term(param_16, param_17, param_18);
+                    }
                 }
                 accs[(((s * 8u) + c) * 9u) + k_2] = acc;
             }
@@ -527,8 +555,8 @@ kernel void forma_matvec_q8_0(device W& _321 [[buffer(0)]], constant Push& pc [[
             {
                 acc_1[k_3] = accs[(((s_1 * 8u) + c_1) * 9u) + k_3];
             }
-            spvUnsafeArray<float, 9> param_17 = acc_1;
-            _1058.y[(pc.y_off + (c_1 * pc.y_stride)) + r] = finish(param_17);
+            spvUnsafeArray<float, 9> param_19 = acc_1;
+            _1102.y[(pc.y_off + (c_1 * pc.y_stride)) + r] = finish(param_19);
         }
     }
 }

@@ -116,23 +116,23 @@ struct W
 
 constant uint FORM_tmp [[function_constant(1)]];
 constant uint FORM = is_function_constant_defined(FORM_tmp) ? FORM_tmp : 0u;
-constant bool _365 = (FORM == 1u);
-constant bool _370 = (FORM == 2u);
-constant uint _371 = _370 ? 9u : 1u;
-constant bool _374 = (FORM == 1u);
-constant bool _375 = (FORM == 2u);
-constant bool _376 = (_374 || _375);
-constant bool _384 = (FORM == 3u);
-constant bool _414 = (FORM == 1u);
-constant bool _415 = (FORM == 2u);
-constant bool _416 = (_414 || _415);
-constant bool _457 = (FORM == 2u);
-constant bool _574 = (FORM == 1u);
-constant bool _575 = (FORM == 2u);
-constant bool _576 = (_574 || _575);
-constant bool _597 = (FORM == 2u);
-constant bool _609 = (FORM == 3u);
-constant bool _618 = (FORM == 0u);
+constant bool _372 = (FORM == 1u);
+constant bool _377 = (FORM == 2u);
+constant uint _378 = _377 ? 9u : 1u;
+constant bool _381 = (FORM == 1u);
+constant bool _382 = (FORM == 2u);
+constant bool _383 = (_381 || _382);
+constant bool _391 = (FORM == 3u);
+constant bool _440 = (FORM == 1u);
+constant bool _441 = (FORM == 2u);
+constant bool _442 = (_440 || _441);
+constant bool _483 = (FORM == 2u);
+constant bool _599 = (FORM == 1u);
+constant bool _600 = (FORM == 2u);
+constant bool _601 = (_599 || _600);
+constant bool _622 = (FORM == 2u);
+constant bool _634 = (FORM == 3u);
+constant bool _643 = (FORM == 0u);
 
 struct Push
 {
@@ -154,21 +154,22 @@ struct A
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _742 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_742, 1u, 1u);
-constant uint _784 = _742;
-constant uint _785 = (_784 / 8u);
-constant uint _786 = (_785 * 8u);
-constant uint _787 = (_786 * 9u);
-constant uint _905 = _742;
-constant uint _906 = (_905 * 9u);
+constant uint _767 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_767, 1u, 1u);
+constant uint _809 = _767;
+constant uint _810 = (_809 / 8u);
+constant uint _811 = (_810 * 8u);
+constant uint _812 = (_811 * 9u);
+constant uint _932 = _767;
+constant uint _933 = (_932 * 9u);
 
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<float2, 20> _1136 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<float2, 20> _1180 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1228 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -177,24 +178,24 @@ uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups
 }
 
 static inline __attribute__((always_inline))
-void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _320)
+void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _327)
 {
     for (uint k = 0u; k < 8u; k++)
     {
-        q[k] = _320.w[base + k];
+        q[k] = _327.w[base + k];
     }
-    smm = float4(as_type<float>(_320.w[base + 8u]), as_type<float>(_320.w[base + 9u]), as_type<float>(_320.w[base + 10u]), as_type<float>(_320.w[base + 11u]));
+    smm = float4(as_type<float>(_327.w[base + 8u]), as_type<float>(_327.w[base + 9u]), as_type<float>(_327.w[base + 10u]), as_type<float>(_327.w[base + 11u]));
 }
 
 static inline __attribute__((always_inline))
-void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, device A& _717)
+void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, device A& _742)
 {
     uint ab = pc.a_off + (((c * pc.nchunks) + ch) * 10u);
     for (uint k = 0u; k < 8u; k++)
     {
-        a[k] = _717.act[ab + k];
+        a[k] = _742.act[ab + k];
     }
-    ds = float2(as_type<float>(_717.act[ab + 8u]), as_type<float>(_717.act[ab + 9u]));
+    ds = float2(as_type<float>(_742.act[ab + 8u]), as_type<float>(_742.act[ab + 9u]));
 }
 
 static inline __attribute__((always_inline))
@@ -236,13 +237,13 @@ void block_terms(thread const spvUnsafeArray<uint, 8>& q, thread const float4& s
     }
     int s = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
     float dd = spvFMul(smm.x, da);
-    if (_576)
+    if (_601)
     {
         for (uint k_2 = 0u; k_2 < 8u; k_2++)
         {
             t[k_2] = float2(dd, float(lane[k_2]));
         }
-        if (_597)
+        if (_622)
         {
             float ms = spvFMul(smm.z, sa);
             t[8] = float2(ms, 0.0);
@@ -250,13 +251,13 @@ void block_terms(thread const spvUnsafeArray<uint, 8>& q, thread const float4& s
     }
     else
     {
-        if (_609)
+        if (_634)
         {
             t[0] = float2(float(s), dd);
         }
         else
         {
-            if (_618)
+            if (_643)
             {
                 float dd2 = spvFMul(da, smm.x);
                 float r = spvFMul(dd2, float(s));
@@ -276,27 +277,48 @@ void block_terms(thread const spvUnsafeArray<uint, 8>& q, thread const float4& s
 static inline __attribute__((always_inline))
 uint nused()
 {
-    if (_365)
+    if (_372)
     {
         return 8u;
     }
-    return _371;
+    return _378;
+}
+
+static inline __attribute__((always_inline))
+uint nterms()
+{
+    return nused();
+}
+
+static inline __attribute__((always_inline))
+uint term_index(thread const uint& k, thread const uint& j)
+{
+    uint _427;
+    if (nterms() == nused())
+    {
+        _427 = k;
+    }
+    else
+    {
+        _427 = (4u * k) + j;
+    }
+    return _427;
 }
 
 static inline __attribute__((always_inline))
 bool fused(thread const uint& k)
 {
-    bool _379 = _376 && (k < 8u);
-    bool _388;
-    if (!_379)
+    bool _386 = _383 && (k < 8u);
+    bool _395;
+    if (!_386)
     {
-        _388 = _384 && (k == 0u);
+        _395 = _391 && (k == 0u);
     }
     else
     {
-        _388 = _379;
+        _395 = _386;
     }
-    return _388;
+    return _395;
 }
 
 static inline __attribute__((always_inline))
@@ -338,44 +360,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _220 = t.y != 0.0;
-    bool _226;
-    if (_220)
+    bool _227 = t.y != 0.0;
+    bool _233;
+    if (_227)
     {
-        _226 = u.y != 0.0;
+        _233 = u.y != 0.0;
     }
     else
     {
-        _226 = _220;
+        _233 = _227;
     }
-    if (_226)
+    if (_233)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _263 = abs(u.y) == abs(half_);
-        bool _273;
-        if (_263)
+        bool _270 = abs(u.y) == abs(half_);
+        bool _280;
+        if (_270)
         {
-            _273 = (t.y > 0.0) == (u.y > 0.0);
+            _280 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _273 = _263;
+            _280 = _270;
         }
-        if (_273)
+        if (_280)
         {
-            float _278;
+            float _285;
             if (r > 0.0)
             {
-                _278 = nb;
+                _285 = nb;
             }
             else
             {
-                _278 = -nb;
+                _285 = -nb;
             }
-            r = _278;
+            r = _285;
         }
     }
     return r;
@@ -413,14 +435,14 @@ float apply_term(thread const uint& k, thread const float& acc, thread const flo
 static inline __attribute__((always_inline))
 float finish(thread const spvUnsafeArray<float, 9>& acc)
 {
-    if (_416)
+    if (_442)
     {
         float r0 = spvFAdd(acc[4], acc[0]);
         float r1 = spvFAdd(acc[5], acc[1]);
         float r2 = spvFAdd(acc[6], acc[2]);
         float r3 = spvFAdd(acc[7], acc[3]);
         float r = spvFAdd(spvFAdd(r0, r2), spvFAdd(r1, r3));
-        if (_457)
+        if (_483)
         {
             r = spvFAdd(r, acc[8]);
         }
@@ -429,10 +451,10 @@ float finish(thread const spvUnsafeArray<float, 9>& acc)
     return acc[0];
 }
 
-kernel void forma_matvec_q8s(device W& _320 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _717 [[buffer(2)]], device Y& _1062 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_matvec_q8s(device W& _327 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _742 [[buffer(2)]], device Y& _1106 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _787> accs;
-    threadgroup spvUnsafeArray<float2, _906> contrib;
+    threadgroup spvUnsafeArray<float, _812> accs;
+    threadgroup spvUnsafeArray<float2, _933> contrib;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
     uint rpw = wg / pc.tpr;
@@ -467,12 +489,12 @@ kernel void forma_matvec_q8s(device W& _320 [[buffer(0)]], constant Push& pc [[b
             {
                 uint param = base;
                 uint param_1 = 0u;
-                decode_chunk(param, param_1, param_2, param_3, _320);
+                decode_chunk(param, param_1, param_2, param_3, _327);
                 spvUnsafeArray<uint, 8> q = param_2;
                 float4 smm = param_3;
                 uint param_4 = c;
                 uint param_5 = blk;
-                act_chunk(param_4, param_5, param_6, param_7, pc, _717);
+                act_chunk(param_4, param_5, param_6, param_7, pc, _742);
                 spvUnsafeArray<uint, 8> a = param_6;
                 float2 ds = param_7;
                 spvUnsafeArray<uint, 8> param_8 = q;
@@ -484,7 +506,8 @@ kernel void forma_matvec_q8s(device W& _320 [[buffer(0)]], constant Push& pc [[b
                 v = param_13;
             }
             uint nu = nused();
-            for (uint k_1 = 0u; k_1 < nu; k_1++)
+            uint nt = nterms();
+            for (uint k_1 = 0u; k_1 < nt; k_1++)
             {
                 contrib[(lid * 9u) + k_1] = v[k_1];
             }
@@ -497,10 +520,15 @@ kernel void forma_matvec_q8s(device W& _320 [[buffer(0)]], constant Push& pc [[b
                 float acc = accs[(((s * 8u) + c) * 9u) + k_2];
                 for (uint l = 0u; l < n; l++)
                 {
-                    uint param_14 = k_2;
-                    float param_15 = acc;
-                    float2 param_16 = contrib[(((s * pc.tpr) + l) * 9u) + k_2];
-                    acc = apply_term(param_14, param_15, param_16);
+                    for (uint j = 0u; j < (nt / nu); j++)
+                    {
+                        uint param_14 = k_2;
+                        uint param_15 = j;
+                        uint param_16 = k_2;
+                        float param_17 = acc;
+                        float2 param_18 = contrib[(((s * pc.tpr) + l) * 9u) + term_index(param_14, param_15)];
+                        acc = apply_term(param_16, param_17, param_18);
+                    }
                 }
                 accs[(((s * 8u) + c) * 9u) + k_2] = acc;
             }
@@ -519,8 +547,8 @@ kernel void forma_matvec_q8s(device W& _320 [[buffer(0)]], constant Push& pc [[b
             {
                 acc_1[k_3] = accs[(((s_1 * 8u) + c_1) * 9u) + k_3];
             }
-            spvUnsafeArray<float, 9> param_17 = acc_1;
-            _1062.y[(pc.y_off + (c_1 * pc.y_stride)) + r] = finish(param_17);
+            spvUnsafeArray<float, 9> param_19 = acc_1;
+            _1106.y[(pc.y_off + (c_1 * pc.y_stride)) + r] = finish(param_19);
         }
     }
 }

@@ -106,11 +106,23 @@ template<typename T>
     return fma(T(-1), r, l);
 }
 
+template<typename T, typename U, typename V>
+[[clang::optnone]] T spvMulExtended(V l, V r)
+{
+    return T{U(l * r), U(mulhi(l, r))};
+}
+
+struct ResType
+{
+    uint _m0;
+    uint _m1;
+};
+
 constant bool NATIVE_FMA_tmp [[function_constant(7)]];
 constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE_FMA_tmp : false;
-constant uint _1511_tmp [[function_constant(0)]];
-constant uint _1511 = is_function_constant_defined(_1511_tmp) ? _1511_tmp : 1u;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1511, 1u, 1u);
+constant uint _1804_tmp [[function_constant(0)]];
+constant uint _1804 = is_function_constant_defined(_1804_tmp) ? _1804_tmp : 1u;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1804, 1u, 1u);
 
 struct Push
 {
@@ -124,35 +136,36 @@ struct A
 
 constant uint FN_tmp [[function_constant(1)]];
 constant uint FN = is_function_constant_defined(FN_tmp) ? FN_tmp : 0u;
-constant bool _1541 = (FN == 0u);
-constant bool _1548 = (FN == 1u);
-constant bool _1557 = (FN == 2u);
-constant bool _1566 = (FN == 3u);
-constant bool _1574 = (FN == 4u);
-constant bool _1582 = (FN == 5u);
+constant bool _1834 = (FN == 0u);
+constant bool _1841 = (FN == 1u);
+constant bool _1850 = (FN == 2u);
+constant bool _1859 = (FN == 3u);
+constant bool _1866 = (FN == 4u);
+constant bool _1874 = (FN == 5u);
 
 struct B
 {
     float b[1];
 };
 
-constant bool _1598 = (FN == 6u);
-constant bool _1607 = (FN == 7u);
-constant bool _1615 = (FN == 8u);
+constant bool _1890 = (FN == 6u);
+constant bool _1898 = (FN == 7u);
+constant bool _1905 = (FN == 8u);
 
 struct C
 {
     float c[1];
 };
 
-constant bool _1635 = (FN == 9u);
+constant bool _1925 = (FN == 9u);
 
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<float2, 20> _696 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<float2, 20> _704 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1170 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -210,14 +223,14 @@ float2 df_add(thread const float2& a, thread const float2& b)
 static inline __attribute__((always_inline))
 float2 df_exp_taylor(thread const float2& r, thread const int& first, thread const int& last)
 {
-    float2 p = _696[last];
-    int _704 = last - 1;
-    for (int i = _704; i >= first; i--)
+    float2 p = _704[last];
+    int _712 = last - 1;
+    for (int i = _712; i >= first; i--)
     {
         float2 param = p;
         float2 param_1 = r;
         float2 param_2 = df_mul(param, param_1);
-        float2 param_3 = _696[i];
+        float2 param_3 = _704[i];
         p = df_add(param_2, param_3);
     }
     for (int i_1 = 0; i_1 < first; i_1++)
@@ -276,27 +289,27 @@ float div_rn(thread const float& a, thread const float& b)
         }
         r = r << uint(1);
     }
-    bool _356 = r > mb;
-    bool _369;
-    if (!_356)
+    bool _364 = r > mb;
+    bool _377;
+    if (!_364)
     {
-        bool _362 = r == mb;
-        bool _368;
-        if (_362)
+        bool _370 = r == mb;
+        bool _376;
+        if (_370)
         {
-            _368 = (q & 1u) != 0u;
+            _376 = (q & 1u) != 0u;
         }
         else
         {
-            _368 = _362;
+            _376 = _370;
         }
-        _369 = _368;
+        _377 = _376;
     }
     else
     {
-        _369 = _356;
+        _377 = _364;
     }
-    if (_369)
+    if (_377)
     {
         q++;
         if (q == 16777216u)
@@ -356,16 +369,16 @@ float tanh_rn(thread const float& x)
     float a = abs(x);
     if ((a > 9.1000003814697265625) || (a == 0.0))
     {
-        float _759;
+        float _767;
         if (a == 0.0)
         {
-            _759 = x;
+            _767 = x;
         }
         else
         {
-            _759 = sign(x);
+            _767 = sign(x);
         }
-        return _759;
+        return _767;
     }
     float y = (-2.0) * a;
     float2 e;
@@ -406,102 +419,188 @@ float tanh_rn(thread const float& x)
     float2 param_20 = -e;
     float2 param_21 = df_addf(param_18, param_19);
     float2 th = df_divv(param_20, param_21);
-    float _857;
+    float _865;
     if (x < 0.0)
     {
-        _857 = -th.x;
+        _865 = -th.x;
     }
     else
     {
-        _857 = th.x;
+        _865 = th.x;
     }
-    return _857;
+    return _865;
 }
 
 static inline __attribute__((always_inline))
-float2 sincos_rn(thread const float& x)
+float libm_poly(thread const float2& r, thread const float2& r2, thread const bool& sine, thread const bool& flip)
 {
-    float k = rint(x * 0.636619746685028076171875);
-    float param = k;
-    float param_1 = 1.57079637050628662109375;
-    float2 param_2 = float2(x, 0.0);
-    float2 param_3 = -two_prod(param, param_1);
-    float2 r = df_add(param_2, param_3);
-    float param_4 = k;
-    float param_5 = -4.3711388286737928865477442741394e-08;
-    float2 param_6 = r;
-    float2 param_7 = -two_prod(param_4, param_5);
-    r = df_add(param_6, param_7);
-    float param_8 = k;
-    float param_9 = -1.7151245100058818728039344847502e-15;
-    float2 param_10 = r;
-    float2 param_11 = -two_prod(param_8, param_9);
-    r = df_add(param_10, param_11);
-    float2 param_12 = r;
-    float2 param_13 = r;
-    float2 z = df_mul(param_12, param_13);
-    float2 sp = float2(0.0);
-    float2 cp = float2(0.0);
-    float2 _940;
-    for (int i = 9; i >= 0; i--)
+    if (sine)
     {
-        float2 c = _696[(2 * i) + 1];
-        float2 param_14 = sp;
-        float2 param_15 = z;
-        if ((i & 1) == 1)
+        float2 param = r;
+        float2 param_1 = r2;
+        float2 r3 = df_mul(param, param_1);
+        float2 param_2 = r2;
+        float2 param_3 = float2(-0.00019517299369908869266510009765625, 3.8852315462079012320373294642195e-12);
+        float2 param_4 = float2(0.00833217799663543701171875, 1.4950340965214081734302453696728e-10);
+        float2 param_5 = df_mul(param_2, param_3);
+        float2 s1 = df_add(param_4, param_5);
+        float2 param_6 = r3;
+        float2 param_7 = r2;
+        float2 r7 = df_mul(param_6, param_7);
+        float2 param_8 = r3;
+        float2 param_9 = float2(-0.16666655242443084716796875, 2.9874200890844804234802722930908e-09);
+        float2 param_10 = r;
+        float2 param_11 = df_mul(param_8, param_9);
+        float2 s = df_add(param_10, param_11);
+        float2 param_12 = r7;
+        float2 param_13 = s1;
+        float2 param_14 = s;
+        float2 param_15 = df_mul(param_12, param_13);
+        return df_add(param_14, param_15).x;
+    }
+    float f = flip ? (-1.0) : 1.0;
+    float2 param_16 = r2;
+    float2 param_17 = r2;
+    float2 r4 = df_mul(param_16, param_17);
+    float2 param_18 = r2;
+    float2 param_19 = float2(2.4390450562350451946258544921875e-05, 1.4121409391224665208497413004807e-13) * f;
+    float2 param_20 = float2(-0.001388676348142325878143310546875, -3.1295278868359588386738323606551e-11) * f;
+    float2 param_21 = df_mul(param_18, param_19);
+    float2 c2 = df_add(param_20, param_21);
+    float2 param_22 = r2;
+    float2 param_23 = float2(-0.5, 2.7489177600870107198716141283512e-09) * f;
+    float2 param_24 = df_mul(param_22, param_23);
+    float param_25 = f;
+    float2 c1 = df_addf(param_24, param_25);
+    float2 param_26 = r4;
+    float2 param_27 = r2;
+    float2 r6 = df_mul(param_26, param_27);
+    float2 param_28 = r4;
+    float2 param_29 = float2(0.0416666232049465179443359375, 1.1939799149374152875680010765791e-10) * f;
+    float2 param_30 = c1;
+    float2 param_31 = df_mul(param_28, param_29);
+    float2 c = df_add(param_30, param_31);
+    float2 param_32 = r6;
+    float2 param_33 = c2;
+    float2 param_34 = c;
+    float2 param_35 = df_mul(param_32, param_33);
+    return df_add(param_34, param_35).x;
+}
+
+static inline __attribute__((always_inline))
+float2 libm_sincos(thread const float& x)
+{
+    uint top = (as_type<uint>(x) >> uint(20)) & 2047u;
+    if (top < 1012u)
+    {
+        if (top < 920u)
         {
-            _940 = -c;
+            return float2(1.0, x);
+        }
+        float2 r = float2(x, 0.0);
+        float param = x;
+        float param_1 = x;
+        float2 r2 = two_prod(param, param_1);
+        float2 param_2 = r;
+        float2 param_3 = r2;
+        bool param_4 = false;
+        bool param_5 = false;
+        float2 param_6 = r;
+        float2 param_7 = r2;
+        bool param_8 = true;
+        bool param_9 = false;
+        return float2(libm_poly(param_2, param_3, param_4, param_5), libm_poly(param_6, param_7, param_8, param_9));
+    }
+    int n;
+    float2 r_1;
+    int q;
+    if (top < 1071u)
+    {
+        float2 param_10 = float2(10680707.0, 0.4308817386627197265625);
+        float param_11 = x;
+        float2 v = df_mulf(param_10, param_11);
+        float _1069;
+        if (v.x >= 0.0)
+        {
+            _1069 = floor(v.y);
         }
         else
         {
-            _940 = c;
+            _1069 = ceil(v.y);
         }
-        float2 param_16 = df_mul(param_14, param_15);
-        float2 param_17 = _940;
-        sp = df_add(param_16, param_17);
-    }
-    float2 _975;
-    for (int i_1 = 9; i_1 >= 0; i_1--)
-    {
-        float2 c_1 = _696[2 * i_1];
-        float2 param_18 = cp;
-        float2 param_19 = z;
-        if ((i_1 & 1) == 1)
-        {
-            _975 = -c_1;
-        }
-        else
-        {
-            _975 = c_1;
-        }
-        float2 param_20 = df_mul(param_18, param_19);
-        float2 param_21 = _975;
-        cp = df_add(param_20, param_21);
-    }
-    float2 param_22 = sp;
-    float2 param_23 = r;
-    float s = df_mul(param_22, param_23).x;
-    float c_2 = cp.x;
-    int q = int(k) & 3;
-    if (q == 0)
-    {
-        return float2(c_2, s);
+        n = ((int(v.x) + int(_1069)) + 8388608) >> 24;
+        float fn = float(n);
+        float param_12 = fn;
+        float param_13 = 1.57079637050628662109375;
+        float2 param_14 = float2(x, 0.0);
+        float2 param_15 = -two_prod(param_12, param_13);
+        r_1 = df_add(param_14, param_15);
+        float param_16 = fn;
+        float param_17 = -4.3711388286737928865477442741394e-08;
+        float2 param_18 = r_1;
+        float2 param_19 = -two_prod(param_16, param_17);
+        r_1 = df_add(param_18, param_19);
+        float param_20 = fn;
+        float param_21 = -1.7763568394002504646778106689453e-15;
+        float2 param_22 = r_1;
+        float2 param_23 = -two_prod(param_20, param_21);
+        r_1 = df_add(param_22, param_23);
+        q = n;
     }
     else
     {
-        if (q == 1)
+        uint xi = as_type<uint>(x);
+        uint k = (xi >> uint(26)) & 15u;
+        uint m = ((xi & 16777215u) | 8388608u) << ((xi >> uint(23)) & 7u);
+        uint r0 = m * _1170[k];
+        ResType _1187 = spvMulExtended<ResType, uint>(m, _1170[k + 4u]);
+        uint l1 = _1187._m0;
+        uint h1 = _1187._m1;
+        ResType _1199 = spvMulExtended<ResType, uint>(m, _1170[k + 8u]);
+        uint l2 = _1199._m0;
+        uint h2 = _1199._m1;
+        uint lo = h2 + l1;
+        uint hi = (r0 + h1) + uint(lo < h2);
+        uint un = (hi + 536870912u) >> uint(30);
+        hi -= (un << uint(30));
+        n = int(un);
+        q = n + int(xi >> uint(31));
+        bool neg = (hi & 2147483648u) != 0u;
+        if (neg)
         {
-            return float2(-s, c_2);
+            lo = (~lo) + 1u;
+            hi = (~hi) + uint(lo == 0u);
         }
-        else
+        float param_24 = float(hi >> uint(8)) * 1099511627776.0;
+        float param_25 = float(((hi & 255u) << uint(16)) | (lo >> uint(16))) * 65536.0;
+        float2 param_26 = two_sum(param_24, param_25);
+        float param_27 = float(lo & 65535u);
+        float2 v_1 = df_addf(param_26, param_27);
+        float2 param_28 = v_1;
+        float2 param_29 = float2(3.406121674870522594096001155195e-19, -9.4783964285677388201129678740081e-27);
+        r_1 = df_mul(param_28, param_29);
+        if (neg)
         {
-            if (q == 2)
-            {
-                return float2(-c_2, -s);
-            }
+            r_1 = -r_1;
         }
     }
-    return float2(s, -c_2);
+    if (((q + 1) & 2) != 0)
+    {
+        r_1 = -r_1;
+    }
+    float2 param_30 = r_1;
+    float2 param_31 = r_1;
+    float2 r2_1 = df_mul(param_30, param_31);
+    bool flip = (q & 2) != 0;
+    float2 param_32 = r_1;
+    float2 param_33 = r2_1;
+    bool param_34 = (n & 1) != 0;
+    bool param_35 = flip;
+    float2 param_36 = r_1;
+    float2 param_37 = r2_1;
+    bool param_38 = (n & 1) == 0;
+    bool param_39 = flip;
+    return float2(libm_poly(param_32, param_33, param_34, param_35), libm_poly(param_36, param_37, param_38, param_39));
 }
 
 static inline __attribute__((always_inline))
@@ -520,44 +619,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _1072 = t.y != 0.0;
-    bool _1078;
-    if (_1072)
+    bool _1365 = t.y != 0.0;
+    bool _1371;
+    if (_1365)
     {
-        _1078 = u.y != 0.0;
+        _1371 = u.y != 0.0;
     }
     else
     {
-        _1078 = _1072;
+        _1371 = _1365;
     }
-    if (_1078)
+    if (_1371)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _1114 = abs(u.y) == abs(half_);
-        bool _1124;
-        if (_1114)
+        bool _1407 = abs(u.y) == abs(half_);
+        bool _1417;
+        if (_1407)
         {
-            _1124 = (t.y > 0.0) == (u.y > 0.0);
+            _1417 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _1124 = _1114;
+            _1417 = _1407;
         }
-        if (_1124)
+        if (_1417)
         {
-            float _1129;
+            float _1422;
             if (r > 0.0)
             {
-                _1129 = nb;
+                _1422 = nb;
             }
             else
             {
-                _1129 = -nb;
+                _1422 = -nb;
             }
-            r = _1129;
+            r = _1422;
         }
     }
     return r;
@@ -616,16 +715,16 @@ float vexpf(thread const float& x)
     }
     if (!((n <= 192.0) && (n >= (-192.0))))
     {
-        float _1239;
+        float _1532;
         if (n <= 0.0)
         {
-            _1239 = 0.0;
+            _1532 = 0.0;
         }
         else
         {
-            _1239 = as_type<float>(2139095040u);
+            _1532 = as_type<float>(2139095040u);
         }
-        return _1239;
+        return _1532;
     }
     int ni = int(n);
     if ((ni >= (-126)) && (ni <= 127))
@@ -661,53 +760,53 @@ float sqrt_rn(thread const float& x)
         float2 param_8 = df_add(param_6, param_7);
         float2 param_9 = float2(-x, 0.0);
         float2 lo = df_add(param_8, param_9);
-        bool _1465 = hi.x < 0.0;
-        bool _1478;
-        if (!_1465)
+        bool _1758 = hi.x < 0.0;
+        bool _1771;
+        if (!_1758)
         {
-            bool _1471 = hi.x == 0.0;
-            bool _1477;
-            if (_1471)
+            bool _1764 = hi.x == 0.0;
+            bool _1770;
+            if (_1764)
             {
-                _1477 = hi.y < 0.0;
+                _1770 = hi.y < 0.0;
             }
             else
             {
-                _1477 = _1471;
+                _1770 = _1764;
             }
-            _1478 = _1477;
+            _1771 = _1770;
         }
         else
         {
-            _1478 = _1465;
+            _1771 = _1758;
         }
-        if (_1478)
+        if (_1771)
         {
             s = up;
         }
         else
         {
-            bool _1485 = lo.x > 0.0;
-            bool _1498;
-            if (!_1485)
+            bool _1778 = lo.x > 0.0;
+            bool _1791;
+            if (!_1778)
             {
-                bool _1491 = lo.x == 0.0;
-                bool _1497;
-                if (_1491)
+                bool _1784 = lo.x == 0.0;
+                bool _1790;
+                if (_1784)
                 {
-                    _1497 = lo.y > 0.0;
+                    _1790 = lo.y > 0.0;
                 }
                 else
                 {
-                    _1497 = _1491;
+                    _1790 = _1784;
                 }
-                _1498 = _1497;
+                _1791 = _1790;
             }
             else
             {
-                _1498 = _1485;
+                _1791 = _1778;
             }
-            if (_1498)
+            if (_1791)
             {
                 s = dn;
             }
@@ -750,27 +849,27 @@ uint f16_bits(thread const float& f)
     uint q = m >> s;
     uint rem = m & ((1u << s) - 1u);
     uint half_ = 1u << (s - 1u);
-    bool _205 = rem > half_;
-    bool _218;
-    if (!_205)
+    bool _213 = rem > half_;
+    bool _226;
+    if (!_213)
     {
-        bool _211 = rem == half_;
-        bool _217;
-        if (_211)
+        bool _219 = rem == half_;
+        bool _225;
+        if (_219)
         {
-            _217 = (q & 1u) != 0u;
+            _225 = (q & 1u) != 0u;
         }
         else
         {
-            _217 = _211;
+            _225 = _219;
         }
-        _218 = _217;
+        _226 = _225;
     }
     else
     {
-        _218 = _205;
+        _226 = _213;
     }
-    if (_218)
+    if (_226)
     {
         q++;
     }
@@ -838,89 +937,89 @@ float expf_rn(thread const float& x)
     return r;
 }
 
-kernel void forma_numeric_check(constant Push& pc [[buffer(0)]], device A& _1534 [[buffer(1)]], device B& _1588 [[buffer(2)]], device C& _1622 [[buffer(3)]], device Y& _1655 [[buffer(4)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_numeric_check(constant Push& pc [[buffer(0)]], device A& _1827 [[buffer(1)]], device B& _1880 [[buffer(2)]], device C& _1912 [[buffer(3)]], device Y& _1945 [[buffer(4)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
     uint i = (flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups) * gl_WorkGroupSize.x) + gl_LocalInvocationID.x;
     if (i >= pc.n)
     {
         return;
     }
-    float x = _1534.a[i];
+    float x = _1827.a[i];
     float r = 0.0;
-    if (_1541)
+    if (_1834)
     {
         float param = x;
         r = tanh_rn(param);
     }
     else
     {
-        if (_1548)
+        if (_1841)
         {
             float param_1 = x;
-            r = sincos_rn(param_1).x;
+            r = libm_sincos(param_1).x;
         }
         else
         {
-            if (_1557)
+            if (_1850)
             {
                 float param_2 = x;
-                r = sincos_rn(param_2).y;
+                r = libm_sincos(param_2).y;
             }
             else
             {
-                if (_1566)
+                if (_1859)
                 {
                     float param_3 = x;
                     r = vexpf(param_3);
                 }
                 else
                 {
-                    if (_1574)
+                    if (_1866)
                     {
                         float param_4 = x;
                         r = sqrt_rn(param_4);
                     }
                     else
                     {
-                        if (_1582)
+                        if (_1874)
                         {
                             float param_5 = x;
-                            float param_6 = _1588.b[i];
+                            float param_6 = _1880.b[i];
                             r = div_rn(param_5, param_6);
                         }
                         else
                         {
-                            if (_1598)
+                            if (_1890)
                             {
                                 float param_7 = x;
                                 r = float(f16_bits(param_7));
                             }
                             else
                             {
-                                if (_1607)
+                                if (_1898)
                                 {
                                     float param_8 = x;
                                     r = bf16_round(param_8);
                                 }
                                 else
                                 {
-                                    if (_1615)
+                                    if (_1905)
                                     {
                                         float param_9 = x;
-                                        float param_10 = _1588.b[i];
-                                        float param_11 = _1622.c[i];
+                                        float param_10 = _1880.b[i];
+                                        float param_11 = _1912.c[i];
                                         r = fma_exact(param_9, param_10, param_11);
                                     }
                                     else
                                     {
-                                        if (_1635)
+                                        if (_1925)
                                         {
                                             float param_12 = x;
                                             r = expf_rn(param_12);
                                         }
                                         else
                                         {
-                                            float f = fma(x, _1588.b[i], _1622.c[i]);
+                                            float f = fma(x, _1880.b[i], _1912.c[i]);
                                             r = f;
                                         }
                                     }
@@ -932,6 +1031,6 @@ kernel void forma_numeric_check(constant Push& pc [[buffer(0)]], device A& _1534
             }
         }
     }
-    _1655.y[i] = r;
+    _1945.y[i] = r;
 }
 
