@@ -18,6 +18,7 @@ type Pooling = model.Pooling
 // Poolings, for EmbedOptions.Pooling.
 const (
 	PoolDefault = model.PoolDefault // the model's (GGUF ARCH.pooling_type)
+	PoolNone    = model.PoolNone    // a file's when it sets none (a chat model); not a choice for Embed
 	PoolMean    = model.PoolMean
 	PoolCLS     = model.PoolCLS
 	PoolLast    = model.PoolLast

@@ -308,3 +308,58 @@ func TestEmbedAllocs(t *testing.T) {
 		t.Errorf("%g allocations for 4 texts, %g for 60: want a few, the same", few, many)
 	}
 }
+
+// One decoder model embeds and generates at once: the embedding passes (their own scratch cache) run beside the
+// engine's generation passes, and each gets what it gets alone.
+func TestEmbedWhileGenerating(t *testing.T) {
+	m := synthModel(t, "tiny-qwen3-embedding", quant.Q8_0, runtime.Options{})
+	ctx := context.Background()
+	texts := manyTexts(6)
+	want, err := m.Embed(ctx, texts, runtime.EmbedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	greedy := m.Sampling()
+	greedy.Temperature = 0
+	opt := runtime.GenerateOptions{MaxTokens: 12, Sampling: &greedy, IgnoreEOG: true}
+	prompt := []int32{1, 5, 9, 30, 2, 17}
+	generate := func() ([]int32, error) {
+		s, err := m.NewSession(runtime.SessionOptions{Ctx: 64})
+		if err != nil {
+			return nil, err
+		}
+		defer s.Close()
+		var ids []int32
+		for tok, err := range s.GenerateTokens(ctx, prompt, opt) {
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, tok.ID)
+		}
+		return ids, nil
+	}
+	alone, err := generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 2 {
+				if g%2 == 0 {
+					ids, err := generate()
+					if err != nil || !slices.Equal(ids, alone) {
+						t.Errorf("generation beside embeddings: %v %v, alone %v", err, ids, alone)
+					}
+					continue
+				}
+				i := (g + k) % len(texts)
+				got, err := m.Embed(ctx, texts[i:i+1], runtime.EmbedOptions{})
+				if err != nil || !slices.Equal(got[0], want[i]) {
+					t.Errorf("text %d embedded beside a generation: %v", i, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -86,7 +86,7 @@ func (s *Server) oaiCompletions(w http.ResponseWriter, r *http.Request) error {
 	if q.MaxTokens == nil {
 		q.MaxTokens = ptr(completionMaxTokens)
 	}
-	e, err := s.acquireModel(r, q.Model)
+	e, err := s.acquireGenModel(r, q.Model)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+
+	"github.com/forma-llm/forma/runtime"
 )
 
 // apiError is an error with the HTTP status and the names each API's error body needs.
@@ -58,6 +60,9 @@ func asAPIError(err error) *apiError {
 	if errors.As(err, &mbe) {
 		return &apiError{status: http.StatusRequestEntityTooLarge, code: "request_too_large",
 			msg: fmt.Sprintf("the request body is over the limit of %d bytes", mbe.Limit)}
+	}
+	if errors.Is(err, runtime.ErrNoGeneration) { // acquireGenModel refuses these first
+		return modelUnsupported("%v", err)
 	}
 	return &apiError{status: http.StatusInternalServerError, code: "internal_error", msg: err.Error()}
 }

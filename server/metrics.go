@@ -26,6 +26,7 @@ type Metrics struct {
 	requests map[[3]string]uint64 // {api, endpoint, status} -> count
 
 	promptTokens, cachedTokens, generatedTokens atomic.Uint64
+	embedInputs, embedTokens                    atomic.Uint64 // texts embedded or documents ranked, their tokens
 
 	ttft, perToken, stepSeqs, stepTokens *histogram
 
@@ -56,6 +57,11 @@ func (m *Metrics) addTokens(st runtime.Stats) {
 	m.generatedTokens.Add(uint64(st.Generated))
 }
 
+func (m *Metrics) addEmbeddings(inputs, tokens int) {
+	m.embedInputs.Add(uint64(inputs))
+	m.embedTokens.Add(uint64(tokens))
+}
+
 // ObserveStep implements StepObserver.
 func (m *Metrics) ObserveStep(sequences, tokens int) {
 	m.stepSeqs.observe(float64(sequences))
@@ -81,6 +87,8 @@ func (m *Metrics) write(w io.Writer) {
 	counter("forma_prompt_tokens_total", "Prompt tokens of finished generations (cached ones included).", m.promptTokens.Load())
 	counter("forma_prompt_cached_tokens_total", "Prompt tokens found in a cache and not evaluated again.", m.cachedTokens.Load())
 	counter("forma_generated_tokens_total", "Tokens generated.", m.generatedTokens.Load())
+	counter("forma_embedding_inputs_total", "Texts embedded and documents ranked.", m.embedInputs.Load())
+	counter("forma_embedding_tokens_total", "Tokens of texts embedded and of query-document pairs ranked.", m.embedTokens.Load())
 	active, queued, models := 0, 0, 0
 	if m.gauges != nil {
 		active, queued, models = m.gauges()

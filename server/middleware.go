@@ -23,8 +23,10 @@ type reqInfo struct {
 	endpoint string
 	model    string
 	stats    []statsLine
-	wrote    bool // a streamed response has started: errors go into the stream
-	err      string
+	// inputs and embedTokens count an embedding or rerank request's texts and tokens
+	inputs, embedTokens int
+	wrote               bool // a streamed response has started: errors go into the stream
+	err                 string
 }
 
 // statsLine is one sequence's figures for the log line.
@@ -129,6 +131,9 @@ func (s *Server) logRequest(r *http.Request, info *reqInfo, sw *statusWriter, d 
 		}
 		attrs = append(attrs, slog.Int(p+"prompt", st.prompt), slog.Int(p+"cached", st.cached),
 			slog.Int(p+"generated", st.generated), slog.String(p+"stop", st.stop))
+	}
+	if info.inputs > 0 {
+		attrs = append(attrs, slog.Int("inputs", info.inputs), slog.Int("tokens", info.embedTokens))
 	}
 	if info.err != "" {
 		attrs = append(attrs, slog.String("error", info.err))

@@ -21,7 +21,8 @@ type modelEntry struct {
 	m          *runtime.Model
 	closeFn    func() error
 	eng        *engine
-	size       int64 // file size
+	embeds     embeds // embedding and rerank requests admitted (embed.go)
+	size       int64  // file size
 	loadedAt   time.Time
 	loadTime   time.Duration
 	family     toolcall.Family // the chat template's syntax of reasoning and tool calls
@@ -166,6 +167,7 @@ func (r *registry) doLoad(c *loadCall, path string, pinned bool) {
 	}
 	e.family = m.ToolFamily()
 	e.eng = newEngine(m, r.cfg.Session, r.cfg.Parallel, r.cfg.MaxQueue, r.metrics)
+	e.embeds = newEmbeds(r.cfg.Parallel, r.cfg.MaxQueue)
 	r.mu.Lock()
 	delete(r.loading, path)
 	if r.closed {

@@ -355,7 +355,7 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	e, err := s.acquireModel(r, q.Model)
+	e, err := s.acquireGenModel(r, q.Model)
 	if err != nil {
 		return err
 	}
@@ -437,7 +437,7 @@ func (s *Server) ollamaGenerate(w http.ResponseWriter, r *http.Request) error {
 	if q.Prompt == "" && len(q.Context) == 0 {
 		return s.ollamaLoad(w, r, &q.ollamaCommon, false)
 	}
-	e, err := s.acquireModel(r, q.Model)
+	e, err := s.acquireGenModel(r, q.Model)
 	if err != nil {
 		return err
 	}

@@ -448,7 +448,7 @@ func (s *Server) oaiChat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	e, err := s.acquireModel(r, q.Model)
+	e, err := s.acquireGenModel(r, q.Model)
 	if err != nil {
 		return err
 	}

@@ -342,7 +342,7 @@ func (s *Server) oaiResponses(w http.ResponseWriter, r *http.Request) error {
 	if len(q.Input.msgs) == 0 {
 		return badRequest("input", "required")
 	}
-	e, err := s.acquireModel(r, q.Model)
+	e, err := s.acquireGenModel(r, q.Model)
 	if err != nil {
 		return err
 	}

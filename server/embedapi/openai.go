@@ -16,8 +16,8 @@ type OpenAIRequest struct {
 	Input json.RawMessage `json:"input"`
 	// EncodingFormat is "float" (the default) or "base64" (the little-endian float32 bytes).
 	EncodingFormat string `json:"encoding_format"`
-	// Dimensions keeps each vector's first values, renormalised (Matryoshka embeddings).
-	Dimensions int    `json:"dimensions"`
+	// Dimensions keeps each vector's first values, renormalised (Matryoshka embeddings); at least 1.
+	Dimensions *int   `json:"dimensions"`
 	User       string `json:"user"` // accepted and ignored
 }
 
@@ -44,17 +44,23 @@ type OpenAIUsage struct {
 
 // OpenAI answers POST /v1/embeddings with m; model names the model in the response.
 func OpenAI(ctx context.Context, m *runtime.Model, model string, req *OpenAIRequest) (*OpenAIResponse, error) {
-	in, err := parseInputs("input", req.Input, true)
+	in, err := parseInputs("input", req.Input, true, false)
 	if err != nil {
 		return nil, err
 	}
 	if req.EncodingFormat != "" && req.EncodingFormat != "float" && req.EncodingFormat != "base64" {
-		return nil, badRequest("\"encoding_format\" %q: float or base64", req.EncodingFormat)
+		return nil, badRequest("encoding_format", "\"encoding_format\" %q: float or base64", req.EncodingFormat)
 	}
-	if err := dimensions(m, "dimensions", req.Dimensions); err != nil {
+	dims := 0
+	if req.Dimensions != nil {
+		if dims = *req.Dimensions; dims < 1 {
+			return nil, badRequest("dimensions", "\"dimensions\" = %d must be at least 1", dims)
+		}
+	}
+	if err := dimensions(m, "dimensions", dims); err != nil {
 		return nil, err
 	}
-	opt := runtime.EmbedOptions{Dimensions: req.Dimensions}
+	opt := runtime.EmbedOptions{Dimensions: dims}
 	toks, n, err := tokenize(m, in, opt)
 	if err != nil {
 		return nil, err

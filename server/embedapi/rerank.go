@@ -7,8 +7,8 @@ import (
 	"github.com/forma-llm/forma/runtime"
 )
 
-// RerankRequest is the body of llama-server's POST /v1/rerank (Jina's and Cohere's shape), or with Texts
-// instead of Documents, of its TEI-style POST /rerank.
+// RerankRequest is the body of llama-server's POST /v1/rerank (Jina's and Cohere's shape), or with Texts, of
+// its TEI-style shape (any of its paths: /rerank, /reranking, /v1/rerank, /v1/reranking).
 type RerankRequest struct {
 	Model           string          `json:"model"`
 	Query           *string         `json:"query"`
@@ -46,26 +46,29 @@ type TEIResult struct {
 	Text  string  `json:"text,omitempty"`
 }
 
-// Rerank answers POST /v1/rerank with m: a *RerankResponse, or for a TEI-style request (texts), []TEIResult.
-func Rerank(ctx context.Context, m *runtime.Model, model string, req *RerankRequest) (any, error) {
+// Rerank answers POST /v1/rerank with m: a *RerankResponse, or for a TEI-style request (texts), []TEIResult;
+// it also returns the number of documents scored and the tokens evaluated.
+func Rerank(ctx context.Context, m *runtime.Model, model string, req *RerankRequest) (any, int, int, error) {
 	if req.Query == nil {
-		return nil, badRequest("\"query\" must be provided")
+		return nil, 0, 0, badRequest("query", "\"query\" must be provided")
 	}
-	field, raw, tei := "documents", req.Documents, false
-	if len(raw) == 0 && len(req.Texts) > 0 {
-		field, raw, tei = "texts", req.Texts, true
+	// As llama-server: "texts" makes the answer TEI's; "documents" are read first.
+	tei := len(req.Texts) > 0 && string(req.Texts) != "null"
+	field, raw := "documents", req.Documents
+	if (len(raw) == 0 || string(raw) == "null") && tei {
+		field, raw = "texts", req.Texts
 	}
-	in, err := parseInputs(field, raw, false)
+	in, err := parseInputs(field, raw, false, true)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
-	if string(raw[0]) != "[" {
-		return nil, badRequest("%q must be an array of strings", field)
+	if kind(raw) != "an array" {
+		return nil, 0, 0, badRequest(field, "%q must be an array of strings", field)
 	}
 	top := len(in)
 	if req.TopN != nil {
 		if *req.TopN < 0 {
-			return nil, badRequest("\"top_n\" = %d must not be negative", *req.TopN)
+			return nil, 0, 0, badRequest("top_n", "\"top_n\" = %d must not be negative", *req.TopN)
 		}
 		top = min(top, *req.TopN)
 	}
@@ -75,13 +78,13 @@ func Rerank(ctx context.Context, m *runtime.Model, model string, req *RerankRequ
 		docs[i] = it.text
 		ids, err := m.RerankTokens(*req.Query, it.text)
 		if err != nil {
-			return nil, err
+			return nil, 0, 0, err
 		}
 		n += len(ids)
 	}
 	scores, err := m.Rerank(ctx, *req.Query, docs)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	order := runtime.RankOrder(scores)[:top]
 	if tei {
@@ -92,7 +95,7 @@ func Rerank(ctx context.Context, m *runtime.Model, model string, req *RerankRequ
 				out[i].Text = docs[k]
 			}
 		}
-		return out, nil
+		return out, len(docs), n, nil
 	}
 	res := &RerankResponse{Model: model, Object: "list", Usage: OpenAIUsage{PromptTokens: n, TotalTokens: n},
 		Results: make([]RerankResult, len(order))}
@@ -102,5 +105,5 @@ func Rerank(ctx context.Context, m *runtime.Model, model string, req *RerankRequ
 			res.Results[i].Document = &RerankDocument{Text: docs[k]}
 		}
 	}
-	return res, nil
+	return res, len(docs), n, nil
 }
