@@ -339,6 +339,11 @@ func TestOllamaEmbed(t *testing.T) {
 	if status, _, body = post(t, ts.url+"/api/embeddings", `{"prompt": ""}`); status != 200 || body != "{\"embedding\":[]}\n" {
 		t.Errorf("/api/embeddings without a prompt: %d %s", status, body)
 	}
+	var show struct{ Capabilities []string }
+	status, _, body = post(t, ts.url+"/api/show", `{"model": "tiny-bert"}`)
+	if decodeJSON(t, body, &show); status != 200 || !slices.Equal(show.Capabilities, []string{"embedding"}) {
+		t.Errorf("/api/show of an embedding model: %d %s", status, body)
+	}
 }
 
 // /v1/rerank orders the golden reranker's documents as llama-server's /v1/rerank did, with scores within the

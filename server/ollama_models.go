@@ -127,6 +127,9 @@ func (s *Server) ollamaShow(w http.ResponseWriter, r *http.Request) error {
 	if e.family.SupportsTools() {
 		caps = append(caps, "tools")
 	}
+	if generative(e) != nil { // an embedding model, as Ollama lists one
+		caps = []string{"embedding"}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"modelfile": "FROM " + e.path, "parameters": params, "template": tmpl,
 		"details": details(e), "model_info": info, "capabilities": caps, "modified_at": modTime(e.path)})
 	return nil
