@@ -1,6 +1,7 @@
-// Package server is forma's HTTP server: OpenAI's Chat Completions, Completions, Responses and Models APIs,
-// Anthropic's Messages API, Ollama's /api/* and native endpoints (/health, /metrics, /tokenize, /detokenize,
-// /apply-template), over models loaded with package runtime. cmd/forma's serve command only wires it.
+// Package server is forma's HTTP server: OpenAI's Chat Completions, Completions, Responses, Embeddings and Models
+// APIs, Anthropic's Messages API, Ollama's /api/* (embeddings included), llama-server's /v1/rerank and native
+// endpoints (/health, /metrics, /tokenize, /detokenize, /apply-template), over models loaded with package runtime.
+// cmd/forma's serve command only wires it.
 //
 // Requests flow one way: a handler decodes its API's body strictly (a malformed body, a wrong type or a value out
 // of range is a 400 naming the field), turns it into a genRequest (prompt token ids and runtime.GenerateOptions:
@@ -13,6 +14,10 @@
 // tokens (reported as cached tokens). The runtime splits each token's text into the answer, the reasoning of a
 // template that thinks, and tool-call deltas (a call's start, then fragments of its arguments); gen.go
 // accumulates them per choice and each API writes them in its own shape, streamed (SSE or NDJSON) or whole.
+//
+// Embedding and rerank requests (embed.go) take no session: package embedapi answers them with the model's own
+// embedding passes, which run beside the engine's; an embedding model is refused by the generating endpoints
+// and a chat model by the embedding ones.
 //
 // Models are named by file stem. A name not loaded is resolved with Config.Resolve and loaded on demand; models
 // loaded on demand are closed after Config.KeepAlive without requests (Ollama's keep_alive per request too).
