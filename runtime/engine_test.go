@@ -219,20 +219,26 @@ func TestFaultsLeaveOthersUnchanged(t *testing.T) {
 	errs := make([]error, len(sc))
 	ctxs := make([]context.Context, len(sc))
 	cancels := make([]context.CancelFunc, len(sc))
-	var wg sync.WaitGroup
+	var wg, ready sync.WaitGroup
+	start := make(chan struct{})
+	ready.Add(len(sc))
 	for i := range sc {
 		ctxs[i], cancels[i] = context.WithCancel(context.Background())
 		defer cancels[i]()
 		wg.Go(func() {
 			s, err := m.NewSession(runtime.SessionOptions{Ctx: ctx})
+			ready.Done()
 			if err != nil {
 				errs[i] = err
 				return
 			}
 			defer s.Close()
+			<-start // every sequence asks at once, however slowly the goroutines started
 			got[i], errs[i] = runScript(ctxs[i], s, sc[i], nil)
 		})
 	}
+	ready.Wait()
+	close(start)
 	// An over-long prompt, refused without disturbing the others.
 	wg.Go(func() {
 		s, err := m.NewSession(runtime.SessionOptions{Ctx: ctx})

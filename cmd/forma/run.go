@@ -139,11 +139,15 @@ func (f *runFlags) samplerOptions(m *runtime.Model) sample.Options {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", "[flags] MODEL [PROMPT]", stderr)
+	fs := newFlags("run", "[flags] MODEL [PROMPT] | -m MODEL [flags] [PROMPT]", stderr)
 	f := addRunFlags(fs, stderr)
+	modelFlag := fs.String("m", "", "model `file` or name (as llama-cli's -m; else the first argument)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return errUsage
+	}
+	if *modelFlag != "" {
+		pos = append([]string{*modelFlag}, pos...)
 	}
 	if len(pos) == 0 {
 		fs.Usage()
@@ -301,6 +305,11 @@ func printStats(w io.Writer, st runtime.Stats) {
 		return float64(n) / d.Seconds()
 	}
 	evaluated := st.PromptTokens - st.CachedTokens
+	if st.Stop == runtime.StopError && st.Generated == 0 {
+		// refused or failed before an answer: no speed to report
+		fmt.Fprintf(w, "stop: %s: the prompt of %d tokens gave no answer\n", st.Stop, st.PromptTokens)
+		return
+	}
 	fmt.Fprintf(w, "prompt: %d tokens (%d cached), %.1f ms, %.2f t/s\n", st.PromptTokens, st.CachedTokens,
 		float64(st.PromptTime.Microseconds())/1e3, rate(evaluated, st.PromptTime))
 	if st.Drafted > 0 {
