@@ -26,14 +26,14 @@ func (e *engine) step() {
 		err = e.run(pr)
 	}
 	e.stepTime = time.Since(start)
-	e.deliver(pr, err)
-	if e.onPass != nil {
+	if e.onPass != nil { // before the results: a reply written from them finds its passes counted
 		tokens := 0
 		for _, p := range e.parts {
 			tokens += p.n
 		}
 		e.onPass(len(e.parts), tokens)
 	}
+	e.deliver(pr, err)
 }
 
 // plan chooses the pass: the next token of every decoding sequence (one token left to evaluate), then chunks

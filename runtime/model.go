@@ -66,7 +66,8 @@ type Options struct {
 	//     (DefaultMaxQueue when 0).
 	Parallel, Ctx, KVSize, Batch, MaxQueue int
 	// OnPass, when set, is called by an engine after each forward pass with the sequences and tokens it carried
-	// (for metrics). It runs on the engine's goroutine between passes: it must return quickly.
+	// (for metrics), before the pass's tokens reach their sessions. It runs on the engine's goroutine between
+	// passes: it must return quickly.
 	OnPass func(sequences, tokens int)
 }
 
