@@ -41,7 +41,7 @@ func TestEmbedCommand(t *testing.T) {
 	if len(lines) != 64 || len(strings.Fields(lines[0])) != 256 {
 		t.Fatalf("%d lines of %d values", len(lines), len(strings.Fields(lines[0])))
 	}
-	for i := 0; i < 64; i += 9 {
+	for i := 0; i < 64; i++ {
 		var one bytes.Buffer
 		if rc := mainArgs([]string{"embed", "-m", model, "-t", "2", texts[i]}, &one, &errb); rc != 0 {
 			t.Fatalf("rc %d: %s", rc, errb.String())
