@@ -71,6 +71,21 @@ type drafter struct {
 	sp    *Speculation
 	draft *Session // of the draft model, made at the first draft
 	buf   []int32
+	span  int // most lookup drafts of the next step: adapts to how many the model has been confirming
+}
+
+// feedback adapts the lookup drafts' span to the last step: every draft confirmed doubles it (up to the
+// maximum), a rejection cuts it to one more than were confirmed. A draft costs a row of the pass whether it
+// stands or not, and n-gram guesses are right in runs: long while the answer copies the context, short after.
+func (d *drafter) feedback(drafted, accepted int) {
+	if drafted == 0 || d.sp.Draft != nil {
+		return // a draft model's guesses stop on their own probability (PMin)
+	}
+	if accepted == drafted {
+		d.span = min(2*d.span, d.sp.max())
+	} else {
+		d.span = accepted + 1
+	}
 }
 
 // propose returns up to n drafts to follow hist (the tokens so far, the chosen one last). The slice is reused.
@@ -82,7 +97,7 @@ func (d *drafter) propose(ctx context.Context, hist []int32, n int) ([]int32, er
 	if d.sp.Draft != nil {
 		return d.fromModel(ctx, hist, n)
 	}
-	return d.lookup(hist, n), nil
+	return d.lookup(hist, min(n, max(d.span, 1))), nil
 }
 
 // lookup drafts the tokens after the last earlier occurrence of hist's final k tokens, for k = Lookup … 1.
