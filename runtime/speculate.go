@@ -17,7 +17,8 @@ type Speculation struct {
 	// Draft drafts tokens greedily; it must have the model's vocabulary. Nil: no draft model.
 	Draft *Model
 	// Lookup, without a draft model, drafts the tokens that followed the last earlier occurrence of the
-	// context's final n-gram, trying n = Lookup down to 1 (0: off).
+	// context's final n-gram, trying n = Lookup down to 1 (0: off), as many as the model confirmed lately
+	// (drafter.feedback).
 	Lookup int
 	// Max and Min bound the drafts of one step (llama.cpp's --draft-max, --draft-min; Max 0 means 16). A step
 	// with fewer than Min drafts evaluates the chosen token alone.
