@@ -183,7 +183,7 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 		if s.gen.drafter.sp != nil && s.gen.drafter.sp.Draft != sp.Draft {
 			s.gen.drafter.close()
 		}
-		s.gen.drafter.sp = sp
+		s.gen.drafter.sp, s.gen.drafter.span = sp, sp.max()
 	}
 	if opt.TopLogprobs < 0 || opt.TopLogprobs > MaxTopLogprobs {
 		fail(fmt.Errorf("runtime: top logprobs %d must be in [0, %d]", opt.TopLogprobs, MaxTopLogprobs))
@@ -308,6 +308,7 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 			}
 		}
 		s.stats.Accepted += accepted
+		g.drafter.feedback(len(drafts), accepted)
 		if next >= 0 {
 			s.seq.truncate(base + 1 + accepted) // the rejected drafts leave the cache
 		}

@@ -17,7 +17,8 @@ type Speculation struct {
 	// Draft drafts tokens greedily; it must have the model's vocabulary. Nil: no draft model.
 	Draft *Model
 	// Lookup, without a draft model, drafts the tokens that followed the last earlier occurrence of the
-	// context's final n-gram, trying n = Lookup down to 1 (0: off).
+	// context's final n-gram, trying n = Lookup down to 1 (0: off), as many as the model confirmed lately
+	// (drafter.feedback).
 	Lookup int
 	// Max and Min bound the drafts of one step (llama.cpp's --draft-max, --draft-min; Max 0 means 16). A step
 	// with fewer than Min drafts evaluates the chosen token alone.
@@ -71,6 +72,21 @@ type drafter struct {
 	sp    *Speculation
 	draft *Session // of the draft model, made at the first draft
 	buf   []int32
+	span  int // most lookup drafts of the next step: adapts to how many the model has been confirming
+}
+
+// feedback adapts the lookup drafts' span to the last step: every draft confirmed doubles it (up to the
+// maximum), a rejection cuts it to one more than were confirmed. A draft costs a row of the pass whether it
+// stands or not, and n-gram guesses are right in runs: long while the answer copies the context, short after.
+func (d *drafter) feedback(drafted, accepted int) {
+	if drafted == 0 || d.sp.Draft != nil {
+		return // a draft model's guesses stop on their own probability (PMin)
+	}
+	if accepted == drafted {
+		d.span = min(2*d.span, d.sp.max())
+	} else {
+		d.span = accepted + 1
+	}
 }
 
 // propose returns up to n drafts to follow hist (the tokens so far, the chosen one last). The slice is reused.
@@ -82,7 +98,7 @@ func (d *drafter) propose(ctx context.Context, hist []int32, n int) ([]int32, er
 	if d.sp.Draft != nil {
 		return d.fromModel(ctx, hist, n)
 	}
-	return d.lookup(hist, n), nil
+	return d.lookup(hist, min(n, max(d.span, 1))), nil
 }
 
 // lookup drafts the tokens after the last earlier occurrence of hist's final k tokens, for k = Lookup … 1.

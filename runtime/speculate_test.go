@@ -40,6 +40,27 @@ func TestSpeculativeGreedyEqual(t *testing.T) {
 	}
 }
 
+// TestLookupSpan: prompt lookup drafts in runs as long as the model confirms them and short after a miss, so a
+// long story (which repeats its own phrases) gets its tokens from fewer passes without paying for more rejected
+// drafts than it generates tokens (a fixed 16-token draft at every n-gram match wastes three times as many).
+func TestLookupSpan(t *testing.T) {
+	m := load(t, storiesModel)
+	opt := runtime.GenerateOptions{MaxTokens: 400, Sampling: greedy(), IgnoreEOG: true,
+		Speculation: &runtime.Speculation{Lookup: 3}}
+	s := session(t, m, runtime.SessionOptions{Ctx: 512})
+	if _, _, err := collect(s.Generate(context.Background(), "Once upon a time", opt)); err != nil {
+		t.Fatal(err)
+	}
+	st := s.Stats()
+	t.Logf("%d tokens: %d drafts, %d accepted", st.Generated, st.Drafted, st.Accepted)
+	if st.Accepted < st.Generated/4 {
+		t.Errorf("%d of %d tokens came from drafts: the story's repeats should give more", st.Accepted, st.Generated)
+	}
+	if rejected := st.Drafted - st.Accepted; rejected > st.Generated {
+		t.Errorf("%d drafts rejected for %d tokens", rejected, st.Generated)
+	}
+}
+
 // TestSpeculativeErrors: a draft model of another vocabulary and speculation with mirostat are refused.
 func TestSpeculativeErrors(t *testing.T) {
 	m := load(t, storiesModel)
