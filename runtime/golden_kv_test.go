@@ -1,0 +1,61 @@
+package runtime_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/forma-llm/forma/accel/cpu"
+	"github.com/forma-llm/forma/internal/golden"
+	"github.com/forma-llm/forma/internal/testdir"
+	"github.com/forma-llm/forma/runtime"
+)
+
+// kvGoldenDir holds golden cases made by native llama.cpp (llref) with a quantized KV cache or flash attention
+// (see its README); their models are in the shared testdata.
+const kvGoldenDir = "testdata/kvcache"
+
+// kvCriteria bound the quantized-cache and flash-attention cases. The bound is KL ≤ 1e-2; forma runs
+// llama.cpp's flash-attention arithmetic, quantizes the cache rows as it does and rotates q, k and v by its
+// Hadamard matrices, so most cases match to KL ≤ 1e-12 (bit for bit on qwen2). The exception is phi3 with a
+// Q4_0 cache (max KL 1.4e-3 with the rotation; 2.8e-4 on one step without it, against llama.cpp run with
+// LLAMA_ATTN_ROT_DISABLE=1), whose cause is not found yet; hence 2e-3.
+var kvCriteria = golden.Criteria{MaxKL: 2e-3, TieGap: golden.NearTie}
+
+// TestGoldenKV runs the cases of testdata/kvcache with the KV cache type and flash-attention setting each was
+// made with (meta kv= and fa=) on the CPU backend.
+func TestGoldenKV(t *testing.T) {
+	data := testdir.Dir(t)
+	names, err := golden.Cases(kvGoldenDir)
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no golden cases in %s: %v", kvGoldenDir, err)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			c, err := golden.Load(kvGoldenDir, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Model = filepath.Join(data, c.Meta["model"])
+			kv, err := runtime.ParseKVType(c.Meta["kv"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Meta["fa"] != "1" {
+				t.Fatalf("case %s was made without flash attention", name)
+			}
+			be, err := cpu.New(cpu.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer be.Close()
+			r, err := golden.RunOptions(c, runtime.Options{Backend: be, FlashAttention: true}, kv, kvCriteria)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(r.Summary())
+			for _, f := range r.Failures {
+				t.Error(f)
+			}
+		})
+	}
+}
