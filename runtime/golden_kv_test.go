@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/forma-llm/forma/accel/cpu"
@@ -57,5 +58,30 @@ func TestGoldenKV(t *testing.T) {
 				t.Error(f)
 			}
 		})
+	}
+}
+
+// TestKVTypes: the quantized caches take 34/64 (q8_0) and 18/64 (q4_0) of an F16 cache's memory, and a model
+// whose heads are not whole blocks is refused with an error naming the type and the head size.
+func TestKVTypes(t *testing.T) {
+	m := loadWith(t, "rand-qwen2-q8_0.gguf", runtime.Options{Ctx: 64})
+	bytes := map[runtime.KVType]int64{}
+	for _, kv := range []runtime.KVType{runtime.KVF16, runtime.KVQ8_0, runtime.KVQ4_0} {
+		s := session(t, m, runtime.SessionOptions{Ctx: 64, KV: kv})
+		if _, err := s.Eval([]int32{1, 2, 3}, false); err != nil {
+			t.Fatal(err)
+		}
+		bytes[kv] = m.EngineStats(kv).KVBytes
+	}
+	if f := bytes[runtime.KVF16]; f == 0 || bytes[runtime.KVQ8_0]*64 != f*34 || bytes[runtime.KVQ4_0]*64 != f*18 {
+		t.Errorf("KV bytes %v: want q8_0 = 34/64 and q4_0 = 18/64 of f16", bytes)
+	}
+	small := loadWith(t, storiesModel, runtime.Options{})
+	_, err := small.NewSession(runtime.SessionOptions{Ctx: 32, KV: runtime.KVQ8_0})
+	if err == nil || !strings.Contains(err.Error(), "Q8_0") || !strings.Contains(err.Error(), "not 8") {
+		t.Errorf("q8_0 cache on head size 8: err = %v, want one naming Q8_0 and the head size", err)
+	}
+	if _, err := runtime.ParseKVType("q5_0"); err == nil || !strings.Contains(err.Error(), "q5_0") {
+		t.Errorf("ParseKVType(q5_0): err = %v", err)
 	}
 }
