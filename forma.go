@@ -92,8 +92,10 @@ const (
 
 // KV cache types for SessionOptions.KV.
 const (
-	KVF16 = runtime.KVF16
-	KVF32 = runtime.KVF32
+	KVF16  = runtime.KVF16
+	KVF32  = runtime.KVF32
+	KVQ8_0 = runtime.KVQ8_0 // 8.5 bits per element; uses flash attention (CPU backend)
+	KVQ4_0 = runtime.KVQ4_0 // 4.5 bits per element; uses flash attention (CPU backend)
 )
 
 // RandomSeed in SamplerOptions.Seed draws a new seed for each generation.

@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/forma-llm/forma/internal/testdir"
 )
 
 func TestBench(t *testing.T) {
@@ -29,6 +32,34 @@ func TestBench(t *testing.T) {
 	}
 	if rc, _, errs := forma("bench", "-m", storiesPath(t), "-p", "0", "-n", "0"); rc != 1 || !strings.Contains(errs, "-p") {
 		t.Errorf("-p 0 -n 0: rc %d %q", rc, errs)
+	}
+}
+
+// TestBenchDepth: -d N evaluates N tokens of context before each test (llama-bench's n_depth and "@ dN" label),
+// with a quantized KV cache (flash attention) and with --fa; a cache type the model's heads cannot hold is
+// refused naming it.
+func TestBenchDepth(t *testing.T) {
+	model := filepath.Join(testdir.Sub(t, "models"), "rand-qwen2-q8_0.gguf")
+	for _, kv := range [][]string{{"--kv", "q8_0"}, {"--kv", "f16", "--fa"}} {
+		args := append([]string{"bench", "-m", model, "-p", "8", "-n", "4", "-d", "40", "-r", "1", "-t", "1", "--json"}, kv...)
+		rc, out, errs := forma(args...)
+		if rc != 0 {
+			t.Fatalf("%v: rc %d: %s", kv, rc, errs)
+		}
+		var rs []benchResult
+		if err := json.Unmarshal([]byte(out), &rs); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if len(rs) != 2 || rs[0].Test != "pp8 @ d40" || rs[1].Test != "tg4 @ d40" || rs[0].NDepth != 40 || !rs[0].Flash ||
+			rs[0].KV != kv[1] || rs[1].Median <= 0 {
+			t.Errorf("%v: json: %+v", kv, rs)
+		}
+	}
+	if rc, _, errs := forma("bench", "-m", storiesPath(t), "-p", "8", "-n", "0", "--kv", "q4_0"); rc != 1 || !strings.Contains(errs, "Q4_0") {
+		t.Errorf("--kv q4_0 on head size 8: rc %d %q", rc, errs)
+	}
+	if rc, _, errs := forma("bench", "-m", storiesPath(t), "-d", "-1"); rc != 1 || !strings.Contains(errs, "-d") {
+		t.Errorf("-d -1: rc %d %q", rc, errs)
 	}
 }
 
