@@ -31,7 +31,6 @@ type attnStep struct {
 	kType, vType              quant.Type  // the caches' types (flash attention reads any accel.KVCacheType)
 	kRow, vRow                int         // bytes of one head's key and value row
 	kDot                      quant.DotFn // the key type's vec_dot (flash attention)
-	hK, hV                    []float32   // Hadamard matrices of the rotations (flash attention)
 	pos, seq, pages           []int32
 	heads, kvHeads            int
 	size, vsize, ctx          int
@@ -56,12 +55,6 @@ func newAttention(g *accel.Graph, id int) *attnStep {
 		s.kDot = quant.DotFunc(s.kType)
 		if s.kType == quant.F32 {
 			s.kDot = quant.DotFunc(quant.F16)
-		}
-		if s.p.RotK > 0 {
-			s.hK = hadamard(s.p.RotK)
-		}
-		if s.p.RotV > 0 {
-			s.hV = hadamard(s.p.RotV)
 		}
 	}
 	if l.Paged {

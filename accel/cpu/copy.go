@@ -132,7 +132,6 @@ type kvStoreStep struct {
 	blk, blkBytes   int // elements and bytes of one block of the cache type
 	rot             int // Hadamard rotation size, 0 for none
 	unit            int // elements a worker takes at a time: a block, or a rotation block
-	h               []float32
 	ws              []float32
 }
 
@@ -142,7 +141,7 @@ func newKVStore(g *accel.Graph, id int) *kvStoreStep {
 		ctx: nd.Shape[0], row: nd.Shape[1] * nd.Shape[2], blk: nd.Type.BlockElems(), blkBytes: nd.Type.BlockBytes()}
 	s.unit = s.blk
 	if len(nd.I) == 1 {
-		s.rot, s.unit, s.h = nd.I[0], max(s.blk, nd.I[0]), hadamard(nd.I[0])
+		s.rot, s.unit = nd.I[0], max(s.blk, nd.I[0])
 	}
 	return s
 }
@@ -180,7 +179,7 @@ func (s *kvStoreStep) run(w, nw int) {
 		}
 		tmp := s.ws[w*s.unit : (w+1)*s.unit]
 		for c := lo; c < hi; c += s.unit {
-			rotate(s.h, s.x[i*s.row+c:i*s.row+c+s.unit], tmp, s.rot, s.row == s.rot)
+			rotate(s.x[i*s.row+c:i*s.row+c+s.unit], tmp, s.rot)
 			s.store(tmp, int(p)*s.row+c)
 		}
 	}

@@ -46,7 +46,7 @@ func (s *attnStep) runFlash(w, nw int) {
 		i, h := u/s.heads, u%s.heads
 		q := s.q[u*s.size : (u+1)*s.size]
 		if s.p.RotK > 0 {
-			rotate(s.hK, q, qr, s.p.RotK, s.heads*s.size == s.p.RotK)
+			rotate(q, qr, s.p.RotK)
 			q = qr
 		}
 		s.flashHead(i, q, s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, qb, kb, vrow, acc, acc16)
@@ -146,5 +146,5 @@ func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte,
 	for d := range vrow {
 		vrow[d] = acc[d] * inv
 	}
-	rotate(s.hV, vrow, out, s.p.RotV, s.heads*s.vsize == s.p.RotV)
+	rotate(vrow, out, s.p.RotV)
 }
