@@ -27,20 +27,17 @@ import (
 // Cells are those of the query's sequence in position order, so the paged form gives the same result wherever
 // the pages lie.
 
-// flashPerShare is the workspace of one worker in floats: q in the dot type, a dequantized value row, the F32
-// accumulator, the F16 one, the rotated q and an F32 key row converted to F16.
-func (s *attnStep) flashPerShare() int {
-	return 2*s.size + 2*s.vsize + (s.vsize+1)/2 + 1 + (s.size+1)/2
-}
+// flashPerShare is the workspace of one worker in floats: q in the dot type, the rotated q, a key row converted
+// to F16, a value row as floats and the accumulator.
+func (s *attnStep) flashPerShare() int { return 2*s.size + (s.size+1)/2 + 2*s.vsize }
 
 // runFlash takes every nw-th (query, head) pair starting at w.
 func (s *attnStep) runFlash(w, nw int) {
 	ws := s.ws[w*s.perShare() : (w+1)*s.perShare()]
-	qb := bytesOf(ws[:s.size])
-	vrow, acc := ws[s.size:s.size+s.vsize], ws[s.size+s.vsize:s.size+2*s.vsize]
-	acc16 := u16s(bytesOf(ws[s.size+2*s.vsize:]))[:s.vsize]
-	qr := ws[s.size+2*s.vsize+(s.vsize+1)/2+1:][:s.size]
-	kb := bytesOf(ws[len(ws)-(s.size+1)/2:])[:2*s.size]
+	qb, ws := bytesOf(ws[:s.size]), ws[s.size:]
+	qr, ws := ws[:s.size], ws[s.size:]
+	kb, ws := bytesOf(ws[:(s.size+1)/2])[:2*s.size], ws[(s.size+1)/2:]
+	vrow, acc := ws[:s.vsize], ws[s.vsize:2*s.vsize]
 	group := s.heads / s.kvHeads
 	for u := w; u < len(s.pos)*s.heads; u += nw {
 		i, h := u/s.heads, u%s.heads
@@ -49,12 +46,12 @@ func (s *attnStep) runFlash(w, nw int) {
 			rotate(q, qr, s.p.RotK)
 			q = qr
 		}
-		s.flashHead(i, q, s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, qb, kb, vrow, acc, acc16)
+		s.flashHead(i, q, s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, qb, kb, vrow, acc)
 	}
 }
 
 // flashHead attends query i's row q of kv head g at position pos and writes out.
-func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte, vrow, acc []float32, acc16 []uint16) {
+func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte, vrow, acc []float32) {
 	first := 0
 	if s.p.Window > 0 {
 		first = max(0, pos-s.p.Window+1)
@@ -69,11 +66,7 @@ func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte,
 		scale /= softCap
 	}
 	vF16 := s.vType == quant.F16 || s.vType == quant.F32 // an F32 cache is read as F16
-	if vF16 {
-		clear(acc16)
-	} else {
-		clear(acc)
-	}
+	clear(acc)                                           // with an F16 accumulator, acc holds its values (each rounded to F16 after every update)
 	m, sum := float32(math.Inf(-1)), float32(0)
 	for c := first; c <= pos; c++ {
 		r := s.row(i, c)*s.kvHeads + g
@@ -96,18 +89,17 @@ func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte,
 		vb := s.v[r*s.vRow:][:s.vRow]
 		if vF16 {
 			if ms != 1 {
-				for d, a := range acc16 {
-					acc16[d] = quant.F32ToF16(quant.F16ToF32(a) * ms)
+				for d := range acc {
+					acc[d] *= ms
 				}
+				roundF16Vec(acc)
 			}
 			if s.vType == quant.F32 {
-				for d, x := range f32s(vb) {
-					acc16[d] = quant.F32ToF16(fma32(f16Round(x), vs, quant.F16ToF32(acc16[d])))
-				}
+				copy(vrow, f32s(vb))
+				roundF16Vec(vrow)
+				axpy(vrow, acc, vs, true)
 			} else {
-				for d, x := range u16s(vb) {
-					acc16[d] = quant.F32ToF16(fma32(quant.F16ToF32(x), vs, quant.F16ToF32(acc16[d])))
-				}
+				axpyH(u16s(vb), acc, vs)
 			}
 		} else {
 			if ms != 1 {
@@ -122,16 +114,9 @@ func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte,
 			case quant.Q4_0:
 				quant.DequantizeQ4_0(vb, vrow)
 			}
-			for d, v := range x[:s.vsize] {
-				acc[d] = fma32(v, vs, acc[d])
-			}
+			axpy(x[:s.vsize], acc, vs, false)
 		}
 		sum = fma32(sum, ms, vs)
-	}
-	if vF16 {
-		for d, a := range acc16 {
-			acc[d] = quant.F16ToF32(a)
-		}
 	}
 	var inv float32
 	if sum != 0 {
@@ -147,4 +132,22 @@ func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte,
 		vrow[d] = acc[d] * inv
 	}
 	rotate(vrow, out, s.p.RotV)
+}
+
+// axpy sets y[i] = x[i]·a + y[i] rounded once (ggml_vec_mad_f32), then, with round, to F16 (an F16
+// accumulator's store). len(y) ≥ len(x).
+func axpy(x, y []float32, a float32, round bool) {
+	for i := axpyFast(x, y, a, round); i < len(x); i++ {
+		y[i] = fma32(x[i], a, y[i])
+		if round {
+			y[i] = f16Round(y[i])
+		}
+	}
+}
+
+// axpyH is axpy of F16 x with the result rounded to F16 (ggml_vec_mad_f16).
+func axpyH(x []uint16, y []float32, a float32) {
+	for i := axpyHFast(x, y, a); i < len(x); i++ {
+		y[i] = f16Round(fma32(quant.F16ToF32(x[i]), a, y[i]))
+	}
 }

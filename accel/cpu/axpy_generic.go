@@ -1,0 +1,7 @@
+//go:build !amd64 || noasm
+
+package cpu
+
+func axpyFast(x, y []float32, a float32, round bool) int { return 0 }
+
+func axpyHFast(x []uint16, y []float32, a float32) int { return 0 }
