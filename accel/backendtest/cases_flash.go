@@ -3,6 +3,7 @@ package backendtest
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf/quant"
@@ -18,12 +19,14 @@ var flashCases = []struct {
 	{"gqa4-128-window", 4, 1, 128, 64, 12, 5},
 }
 
-// testFlashAttention checks flash attention (backends with Caps.FlashAttention) on every KV cache type against
+// testFlashAttention checks flash attention (backends with Caps.FlashAttention; the others must refuse it by
+// name, never run it as the default attention) on every KV cache type against
 // a float64 reference over what the cache holds: F32 caches are read as F16 (as llama.cpp casts them), q is
 // rounded to F16 or quantized to Q8_0 for quantized keys. An F32 cache is also run with the Hadamard rotations,
 // which leave the result unchanged up to the F16 rounding of the rotated values.
 func testFlashAttention(e *env) {
 	if !e.be.Caps().FlashAttention {
+		testFlashRefused(e)
 		return
 	}
 	for _, c := range flashCases {
@@ -126,4 +129,23 @@ func runFlash(e *env, name string, heads, kvHeads, size, vsize, ctx int, cache a
 		}
 	}
 	expect(e.t, fmt.Sprintf("flash attention %s %s cache, positions %v", name, cache, pos), got, want, func(int) float64 { return tol })
+}
+
+// testFlashRefused: a backend without flash attention fails to compile it with an error naming it.
+func testFlashRefused(e *env) {
+	b := accel.NewBuilder()
+	q, pos := b.Input("q", accel.F32, 1, 4, 64), b.Input("pos", accel.I32, 1)
+	k, v := b.Buffer(e.buffer("k", quant.F16, 16, 2, 64)), b.Buffer(e.buffer("v", quant.F16, 16, 2, 64))
+	b.Output(b.Attention(q, k, v, pos, accel.AttentionParams{Scale: 0.125, Flash: true}))
+	g, err := b.Build()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	p, err := e.be.Compile(g, accel.CompileOptions{})
+	if err == nil {
+		p.Close()
+		e.t.Errorf("flash attention compiled on a backend without Caps.FlashAttention")
+	} else if !strings.Contains(err.Error(), "flash attention") {
+		e.t.Errorf("flash attention refused with %q, want an error naming it", err)
+	}
 }
