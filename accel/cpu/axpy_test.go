@@ -13,7 +13,7 @@ import (
 // tail.
 func TestAxpyExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 15, 16, 64, 80, 131} {
+	for _, n := range []int{1, 15, 16, 32, 64, 80, 128, 131} {
 		for trial := 0; trial < 50; trial++ {
 			x, y0 := make([]float32, n), make([]float32, n)
 			xh := make([]uint16, n)
@@ -33,6 +33,28 @@ func TestAxpyExact(t *testing.T) {
 					}
 					if math.Float32bits(got[i]) != math.Float32bits(want) {
 						t.Fatalf("axpy n=%d round=%v [%d]: %g, want %g", n, round, i, got[i], want)
+					}
+				}
+			}
+			for _, qt := range []quant.Type{quant.Q8_0, quant.Q4_0} {
+				if n%32 != 0 {
+					break
+				}
+				rb, _ := qt.RowBytes(n)
+				qx, deq := make([]byte, rb), make([]float32, n)
+				if qt == quant.Q8_0 {
+					quant.QuantizeQ8_0(x, qx)
+				} else {
+					quant.QuantizeQ4_0(x, qx)
+				}
+				if err := quant.Dequantize(qt, qx, deq); err != nil {
+					t.Fatal(err)
+				}
+				got := append([]float32(nil), y0...)
+				axpyQ(qt, qx, got, make([]float32, n), a)
+				for i := range deq {
+					if want := fma32(deq[i], a, y0[i]); math.Float32bits(got[i]) != math.Float32bits(want) {
+						t.Fatalf("axpyQ %s n=%d [%d]: %g, want %g", qt, n, i, got[i], want)
 					}
 				}
 			}

@@ -107,14 +107,7 @@ func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte,
 					acc[d] *= ms
 				}
 			}
-			x := vrow
-			switch s.vType {
-			case quant.Q8_0:
-				quant.DequantizeQ8_0(vb, vrow)
-			case quant.Q4_0:
-				quant.DequantizeQ4_0(vb, vrow)
-			}
-			axpy(x[:s.vsize], acc, vs, false)
+			axpyQ(s.vType, vb, acc, vrow, vs)
 		}
 		sum = fma32(sum, ms, vs)
 	}
@@ -150,4 +143,17 @@ func axpyH(x []uint16, y []float32, a float32) {
 	for i := axpyHFast(x, y, a); i < len(x); i++ {
 		y[i] = f16Round(fma32(quant.F16ToF32(x[i]), a, y[i]))
 	}
+}
+
+// axpyQ is axpy of the Q8_0 or Q4_0 row x (len(y) elements) dequantized into tmp first (dequantize_row_*).
+func axpyQ(t quant.Type, x []byte, y, tmp []float32, a float32) {
+	if axpyQFast(t, x, y, a) {
+		return
+	}
+	if t == quant.Q8_0 {
+		quant.DequantizeQ8_0(x, tmp[:len(y)])
+	} else {
+		quant.DequantizeQ4_0(x, tmp[:len(y)])
+	}
+	axpy(tmp[:len(y)], y, a, false)
 }
