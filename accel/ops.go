@@ -266,8 +266,9 @@ func (b *Builder) KVStoreRotated(cache, x, pos Tensor, rot int) Tensor {
 }
 
 // Attention computes causal grouped-query attention of q (F32 [n, heads, size]) over the caches k ([ctx,
-// kvHeads, size]) and v ([ctx, kvHeads, vsize]), F16 or F32, or, with p.Flash, any KVCacheType. Query i at position pos[i] (I32 [n]) attends to
-// cache rows 0…pos[i] (within p.Window, if set); query head h reads kv head h/(heads/kvHeads).
+// kvHeads, size]) and v ([ctx, kvHeads, vsize]), F16 or F32, or, with p.Flash, any KVCacheType. Query i at
+// position pos[i] (I32 [n]) attends to cache rows 0…pos[i] (within p.Window, if set); query head h reads kv
+// head h/(heads/kvHeads).
 // The result is F32 [n, heads·vsize].
 func (b *Builder) Attention(q, k, v, pos Tensor, p AttentionParams) Tensor {
 	t, n, ok := b.op(OpAttention, q, k, v, pos)
