@@ -9,14 +9,17 @@ import (
 	"github.com/forma-llm/forma/gguf/quant"
 )
 
-// flashCases: grouped queries, head sizes 64 and 128 (a V head size of its own), a sliding window.
+// flashCases: grouped queries, head sizes 64 and 128 (a V head size of its own), a sliding window, a soft-cap
+// (applied to the scaled score in flash attention: SoftCap·tanh(s·Scale/SoftCap)).
 var flashCases = []struct {
 	name                     string
 	heads, kvHeads           int
 	size, vsize, ctx, window int
+	softCap                  float32
 }{
-	{"gqa2-64", 4, 2, 64, 64, 20, 0},
-	{"gqa4-128-window", 4, 1, 128, 64, 12, 5},
+	{"gqa2-64", 4, 2, 64, 64, 20, 0, 0},
+	{"gqa4-128-window", 4, 1, 128, 64, 12, 5, 0},
+	{"softcap", 2, 2, 64, 64, 10, 0, 0.5},
 }
 
 // testFlashAttention checks flash attention (backends with Caps.FlashAttention; the others must refuse it by
@@ -32,7 +35,7 @@ func testFlashAttention(e *env) {
 	for _, c := range flashCases {
 		for _, cache := range []accel.DType{quant.F16, quant.F32, quant.Q8_0, quant.Q4_0} {
 			for _, pos := range [][]int32{{0}, {int32(c.ctx - 1), 3, 7}} {
-				p := accel.AttentionParams{Scale: float32(1 / math.Sqrt(float64(c.size))), Window: c.window, Flash: true}
+				p := accel.AttentionParams{Scale: float32(1 / math.Sqrt(float64(c.size))), Window: c.window, SoftCap: c.softCap, Flash: true}
 				runFlash(e, c.name, c.heads, c.kvHeads, c.size, c.vsize, c.ctx, cache, p, pos)
 				if cache == quant.F32 {
 					p.RotK, p.RotV = accel.KVRotation(quant.Q8_0, c.size, true), accel.KVRotation(quant.Q8_0, c.vsize, false)
@@ -112,6 +115,9 @@ func runFlash(e *env, name string, heads, kvHeads, size, vsize, ctx int, cache a
 					s += float64(qh[d]) * float64(x)
 				}
 				s *= float64(p.Scale)
+				if cp := float64(p.SoftCap); cp > 0 {
+					s = cp * math.Tanh(s/cp)
+				}
 				w, m = append(w, s), math.Max(m, s)
 			}
 			var sum float64
