@@ -70,7 +70,7 @@ func knownBackends() string {
 }
 
 // open creates the chosen backend. With auto, it tries each backend in autoOrder and says on stderr why one
-// was passed over.
+// was passed over (unavailable, or without the flash attention --fa or a quantized --kv needs).
 func (b *backendFlags) open() (accel.Backend, error) {
 	kv, err := runtime.ParseKVType(b.kv)
 	if err != nil {
@@ -87,6 +87,15 @@ func (b *backendFlags) open() (accel.Backend, error) {
 				open = a
 			}
 			be, err := open(b.threads)
+			if err == nil && (b.fa || kv.Quantized()) && !be.Caps().FlashAttention {
+				be.Close()
+				need := "--fa"
+				if kv.Quantized() {
+					need = "--kv " + kv.String()
+				}
+				fmt.Fprintf(b.stderr, "forma: %s backend has no flash attention, which %s needs; trying the next\n", n, need)
+				continue
+			}
 			if err == nil {
 				return be, nil
 			}

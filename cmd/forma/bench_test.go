@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/internal/testdir"
 )
 
@@ -81,5 +83,31 @@ func TestBenchStats(t *testing.T) {
 	med, mean, sd := stats([]float64{3, 1, 2, 10})
 	if med != 2.5 || mean != 4 || sd < 4.08 || sd > 4.09 {
 		t.Errorf("stats = %v %v %v", med, mean, sd)
+	}
+}
+
+// noFlash is the CPU backend pretending to have no flash attention, as the GPU backends have none yet.
+type noFlash struct{ accel.Backend }
+
+func (n noFlash) Caps() accel.Caps {
+	c := n.Backend.Caps()
+	c.FlashAttention = false
+	return c
+}
+
+// TestAutoSkipsNoFlash: --backend auto passes over a backend without flash attention when --kv q8_0 needs it,
+// saying so, and takes the next.
+func TestAutoSkipsNoFlash(t *testing.T) {
+	order := autoOrder
+	backendOpeners["noflash"] = func(threads int) (accel.Backend, error) {
+		be, err := cpu.New(cpu.Options{Threads: threads})
+		return noFlash{be}, err
+	}
+	autoOrder = []string{"noflash", "cpu"}
+	defer func() { autoOrder = order; delete(backendOpeners, "noflash") }()
+	model := filepath.Join(testdir.Sub(t, "models"), "rand-qwen2-q8_0.gguf")
+	rc, out, errs := forma("bench", "-m", model, "--backend", "auto", "--kv", "q8_0", "-p", "8", "-n", "0", "-r", "1", "-t", "1", "--json")
+	if rc != 0 || !strings.Contains(errs, "noflash backend has no flash attention, which --kv q8_0 needs") || !strings.Contains(out, `"backend": "cpu"`) {
+		t.Errorf("rc %d, stdout %q, stderr %q", rc, out, errs)
 	}
 }
