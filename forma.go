@@ -109,8 +109,10 @@ const (
 
 // KV cache types for SessionOptions.KV.
 const (
-	KVF16 = runtime.KVF16
-	KVF32 = runtime.KVF32
+	KVF16  = runtime.KVF16
+	KVF32  = runtime.KVF32
+	KVQ8_0 = runtime.KVQ8_0 // 8.5 bits per element; uses flash attention (CPU backend)
+	KVQ4_0 = runtime.KVQ4_0 // 4.5 bits per element; uses flash attention (CPU backend)
 )
 
 // RandomSeed in SamplerOptions.Seed draws a new seed for each generation.
@@ -160,6 +162,9 @@ type Options struct {
 	Progress func(done, total int64)
 	// Parallel is the most sessions whose tokens are evaluated together in one pass (0: 4); more wait their turn.
 	Parallel int
+	// FlashAttention computes attention as llama.cpp's flash-attention kernel (-fa on) for every KV cache type;
+	// the quantized ones (KVQ8_0, KVQ4_0) use it anyway. CPU backend only.
+	FlashAttention bool
 	// MaxQueue is the most sessions waiting for a turn before ErrBusy (0: 256).
 	MaxQueue int
 	// KVSize is the KV memory, in tokens, all sessions share (0: the largest session's context × Parallel).
@@ -189,7 +194,7 @@ func Load(path string, opt Options) (*Model, error) {
 // LoadContext is Load, cancellable while the weights load.
 func LoadContext(ctx context.Context, path string, opt Options) (*Model, error) {
 	ro := runtime.Options{Backend: opt.Backend, ChatTemplate: opt.ChatTemplate, Progress: opt.Progress,
-		Parallel: opt.Parallel, MaxQueue: opt.MaxQueue, KVSize: opt.KVSize}
+		Parallel: opt.Parallel, MaxQueue: opt.MaxQueue, KVSize: opt.KVSize, FlashAttention: opt.FlashAttention}
 	if ro.Backend == nil {
 		be, err := cpu.New(cpu.Options{Threads: opt.Threads})
 		if err != nil {

@@ -43,6 +43,9 @@ type Caps struct {
 	UnifiedMemory bool   // weights and buffers live in memory the host can read
 	// WeightTypes lists the weight types the backend can Upload (natively or by converting them).
 	WeightTypes []DType
+	// FlashAttention reports whether the backend runs AttentionParams.Flash, and with it the quantized KV cache
+	// types (Q8_0, Q4_0) in buffers, KVStore and Attention. A backend without it refuses them with an error.
+	FlashAttention bool
 }
 
 // SupportsWeight reports whether t is in c.WeightTypes.

@@ -111,6 +111,9 @@ func (b *Builder) Shape(t Tensor) []int {
 	return nil
 }
 
+// Type returns t's element type (F32 for an invalid tensor).
+func (b *Builder) Type(t Tensor) DType { return b.typeOf(t) }
+
 // Input declares data the host sets before each run: I32 (token ids, positions) or F32.
 func (b *Builder) Input(name string, dt DType, shape ...int) Tensor {
 	t := b.add(Node{Op: OpInput, Type: dt, Shape: slices.Clone(shape), Name: name, Layer: -1})

@@ -42,6 +42,24 @@ func CheckWeight(w WeightData, c Caps) (n int64, rowBytes int, err error) {
 	return n, rowBytes, nil
 }
 
+// CheckCacheBuffer is CheckBuffer for a backend with Caps.FlashAttention: the type may also be Q8_0 or Q4_0
+// (a KV cache), with a last dimension of whole blocks. It returns the buffer's size in bytes.
+func CheckCacheBuffer(d TensorDesc, backend string) (int64, error) {
+	if !IsKVCacheType(d.Type) {
+		return 0, fmt.Errorf("%s: buffer %q: type %s, want F16, F32, Q8_0 or Q4_0", backend, d.Name, d.Type)
+	}
+	n, err := CheckShape(d.Shape)
+	if err != nil {
+		return 0, fmt.Errorf("%s: buffer %q: %w", backend, d.Name, err)
+	}
+	cols := d.Shape[len(d.Shape)-1]
+	rb, err := d.Type.RowBytes(cols)
+	if err != nil {
+		return 0, fmt.Errorf("%s: buffer %q: %w", backend, d.Name, err)
+	}
+	return n / int64(cols) * int64(rb), nil
+}
+
 // CheckBuffer validates a buffer for NewBuffer (F16 or F32, a valid shape) and returns its element count.
 func CheckBuffer(d TensorDesc, backend string) (int64, error) {
 	if d.Type != F16 && d.Type != F32 {

@@ -103,4 +103,14 @@ type AttentionParams struct {
 	Window  int     // 0 for full causal attention, else a query at position p sees keys at p-Window < k ≤ p
 	// PageSize is the number of cache rows per page of a paged attention (Builder.PagedAttention); 0 otherwise.
 	PageSize int
+	// Flash selects llama.cpp's flash-attention arithmetic (ggml_flash_attn_ext: q converted to the key
+	// cache's dot-product type, an online softmax with a running maximum and sum, the values accumulated per
+	// key, one division at the end) instead of its separate k·q, softmax and v·p. A quantized cache needs it.
+	// With it the soft-cap applies to the scaled score: SoftCap·tanh(s·Scale/SoftCap).
+	Flash bool
+	// RotK and RotV are llama.cpp's attention rotation of a quantized cache (attn_rot_k/v; KVRotation gives
+	// the sizes): q is multiplied by the orthonormal Hadamard matrix of size RotK block by block before the
+	// scores (the keys were stored rotated alike, KVStoreRotated), and the result by that of size RotV (the
+	// values were stored rotated by it). 0 for none; they need Flash.
+	RotK, RotV int
 }

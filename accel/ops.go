@@ -1,7 +1,10 @@
 package accel
 
 import (
+	"fmt"
 	"slices"
+
+	"github.com/forma-llm/forma/gguf/quant"
 )
 
 // Reshape views x's elements with another shape (same count).
@@ -226,10 +229,15 @@ func (b *Builder) RoPE(x, pos Tensor, p RoPEParams, factors Tensor) Tensor {
 	return t
 }
 
-// KVStore writes x (F32 [n, kvHeads, size]) into rows pos (I32 [n]) of cache (F16 or F32 [ctx, kvHeads, size]),
-// converting to the cache's type. The result stands for the cache after the write: pass it to Attention so the
-// read is ordered after the write.
-func (b *Builder) KVStore(cache, x, pos Tensor) Tensor {
+// KVStore writes x (F32 [n, kvHeads, size]) into rows pos (I32 [n]) of cache ([ctx, kvHeads, size] of a
+// KVCacheType), converting to the cache's type (Q8_0 and Q4_0 as llama.cpp's CPU backend quantizes a cache row).
+// The result stands for the cache after the write: pass it to Attention so the read is ordered after the write.
+func (b *Builder) KVStore(cache, x, pos Tensor) Tensor { return b.KVStoreRotated(cache, x, pos, 0) }
+
+// KVStoreRotated is KVStore with each row multiplied first, block by block, by the orthonormal Hadamard matrix
+// of size rot (a power of two dividing the head size; 0 for none), as llama.cpp rotates the keys and values of
+// a quantized cache (AttentionParams.RotK, RotV).
+func (b *Builder) KVStoreRotated(cache, x, pos Tensor, rot int) Tensor {
 	t, n, ok := b.op(OpKVStore, cache, x, pos)
 	if !ok {
 		return t
@@ -239,19 +247,29 @@ func (b *Builder) KVStore(cache, x, pos Tensor) Tensor {
 	if b.node(cache).Op != OpBuffer && b.node(cache).Op != OpKVStore {
 		return b.fail(t, "the cache must be a buffer")
 	}
-	if (ct != F16 && ct != F32) || len(cs) != 3 || len(xs) != 3 || !slices.Equal(cs[1:], xs[1:]) ||
+	if !IsKVCacheType(ct) || len(cs) != 3 || len(xs) != 3 || !slices.Equal(cs[1:], xs[1:]) ||
 		b.typeOf(x) != F32 || len(ps) != 1 || ps[0] != xs[0] || b.typeOf(pos) != I32 {
-		return b.fail(t, "cache %v %s, x %v %s, positions %v: want F16/F32 [ctx, heads, size], F32 [n, heads, size], I32 [n]",
+		return b.fail(t, "cache %v %s, x %v %s, positions %v: want F16/F32/Q8_0/Q4_0 [ctx, heads, size], F32 [n, heads, size], I32 [n]",
 			cs, ct, xs, b.typeOf(x), ps)
+	}
+	if err := CheckKVCache(ct, cs[2]); err != nil {
+		return b.fail(t, "%v", err)
+	}
+	if !validRotation(rot, cs[2]) {
+		return b.fail(t, "rotation size %d does not divide the head size %d in powers of two", rot, cs[2])
+	}
+	if rot > 0 {
+		n.I = []int{rot}
 	}
 	n.Type, n.Shape = ct, slices.Clone(cs)
 	return t
 }
 
 // Attention computes grouped-query attention of q (F32 [n, heads, size]) over the caches k ([ctx, kvHeads,
-// size]) and v ([ctx, kvHeads, vsize]), F16 or F32. Query i attends to cache rows 0…pos[i] (I32 [n]; within
-// p.Window, if set): pos[i] is the last cell it sees, its own position for causal attention, the last cell of
-// its sequence for an encoder's. Query head h reads kv head h/(heads/kvHeads). The result is F32 [n, heads·vsize].
+// size]) and v ([ctx, kvHeads, vsize]), F16 or F32, or, with p.Flash, any KVCacheType. Query i attends to cache
+// rows 0…pos[i] (I32 [n]; within p.Window, if set): pos[i] is the last cell it sees, its own position for causal
+// attention, the last cell of its sequence for an encoder's. Query head h reads kv head h/(heads/kvHeads). The
+// result is F32 [n, heads·vsize].
 func (b *Builder) Attention(q, k, v, pos Tensor, p AttentionParams) Tensor {
 	t, n, ok := b.op(OpAttention, q, k, v, pos)
 	if !ok {
@@ -284,20 +302,71 @@ func (b *Builder) PagedAttention(q, k, v, pos, seq, pages Tensor, p AttentionPar
 	return b.checkAttention(t, n, p)
 }
 
+// IsKVCacheType reports whether t can be a KV cache's element type: F32, F16, Q8_0 or Q4_0 (llama.cpp's -ctk/-ctv
+// choices that its CPU flash attention reads).
+func IsKVCacheType(t DType) bool { return t == F32 || t == F16 || t == quant.Q8_0 || t == quant.Q4_0 }
+
+// CheckKVCache returns an error naming the problem when a cache of type t cannot hold heads of size elements:
+// t is not a KVCacheType, or t is quantized and size is not a whole number of its blocks (each head's row is
+// quantized on its own, as llama.cpp's per-head views of the cache require).
+func CheckKVCache(t DType, size int) error {
+	if !IsKVCacheType(t) {
+		return fmt.Errorf("KV cache type %s is not supported (f32, f16, q8_0 or q4_0)", t)
+	}
+	if bs := t.BlockElems(); size <= 0 || size%bs != 0 {
+		return fmt.Errorf("a %s KV cache needs a head size that is a multiple of %d, not %d", t, bs, size)
+	}
+	return nil
+}
+
+// validRotation reports whether rot is 0 or a power of two dividing size.
+func validRotation(rot, size int) bool {
+	return rot == 0 || rot > 0 && rot&(rot-1) == 0 && size%rot == 0
+}
+
+// KVRotation returns llama.cpp's attention rotation size for a cache of type t and heads of size elements
+// (0 for none): a quantized cache rotates when the head size is a multiple of 64, the keys by the largest power
+// of two dividing it, the values by 64.
+func KVRotation(t DType, size int, keys bool) int {
+	if t.BlockElems() == 1 || size <= 0 || size%64 != 0 {
+		return 0
+	}
+	if !keys {
+		return 64
+	}
+	n := 64
+	for size%(2*n) == 0 {
+		n *= 2
+	}
+	return n
+}
+
 // checkAttention checks the operands q, k, v and pos common to both forms and sets the result's shape.
 func (b *Builder) checkAttention(t Tensor, n *Node, p AttentionParams) Tensor {
 	q, k, v, pos := n.Args[0], n.Args[1], n.Args[2], n.Args[3]
 	qs, ks, vs, ps := b.shapeOf(q), b.shapeOf(k), b.shapeOf(v), b.shapeOf(pos)
 	kt, vt := b.typeOf(k), b.typeOf(v)
-	if len(qs) != 3 || len(ks) != 3 || len(vs) != 3 || b.typeOf(q) != F32 || (kt != F16 && kt != F32) ||
-		(vt != F16 && vt != F32) || len(ps) != 1 || ps[0] != qs[0] || b.typeOf(pos) != I32 {
+	if len(qs) != 3 || len(ks) != 3 || len(vs) != 3 || b.typeOf(q) != F32 || !IsKVCacheType(kt) ||
+		!IsKVCacheType(vt) || len(ps) != 1 || ps[0] != qs[0] || b.typeOf(pos) != I32 {
 		return b.fail(t, "q %v, k %v %s, v %v %s, positions %v: want F32 [n, heads, size], caches [ctx, kvHeads, size], I32 [n]",
 			qs, ks, kt, vs, vt, ps)
+	}
+	for _, c := range []struct {
+		t    DType
+		size int
+	}{{kt, ks[2]}, {vt, vs[2]}} {
+		if err := CheckKVCache(c.t, c.size); err != nil {
+			return b.fail(t, "%v", err)
+		}
+		if c.t.BlockElems() > 1 && !p.Flash {
+			return b.fail(t, "a %s KV cache needs flash attention (AttentionParams.Flash), as in llama.cpp", c.t)
+		}
 	}
 	if qs[2] != ks[2] || ks[0] != vs[0] || ks[1] != vs[1] || qs[1]%ks[1] != 0 {
 		return b.fail(t, "q %v does not fit k %v and v %v (head size, context, or heads not a multiple of kv heads)", qs, ks, vs)
 	}
-	if p.Window < 0 || p.SoftCap < 0 || p.Scale == 0 {
+	if p.Window < 0 || p.SoftCap < 0 || p.Scale == 0 || !validRotation(p.RotK, qs[2]) || !validRotation(p.RotV, vs[2]) ||
+		(p.RotK+p.RotV > 0 && !p.Flash) {
 		return b.fail(t, "bad attention parameters %+v", p)
 	}
 	n.Shape, n.Attn = []int{qs[0], qs[1] * vs[2]}, p

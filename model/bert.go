@@ -171,9 +171,7 @@ func (m *Encoder) attention(b *accel.Builder, l int, x accel.Tensor, in Inputs) 
 		q = b.RoPE(q, in.Pos, hp.RoPE, accel.Tensor{})
 		k = b.RoPE(k, in.Pos, hp.RoPE, accel.Tensor{})
 	}
-	kc := b.KVStore(in.KV[l].K, b.Name(k, "Kcur", l), in.slots())
-	vc := b.KVStore(in.KV[l].V, v, in.slots())
-	a := in.attention(b, b.Name(q, "Qcur", l), kc, vc, accel.AttentionParams{Scale: hp.AttnScale})
+	a := in.attention(b, l, b.Name(q, "Qcur", l), b.Name(k, "Kcur", l), v, accel.AttentionParams{Scale: hp.AttnScale})
 	return b.Name(proj(b, ly.O, ly.BO, b.Name(a, "kqv_out", l)), "attn_out", l)
 }
 

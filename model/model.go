@@ -40,6 +40,9 @@ type Inputs struct {
 	Out accel.Tensor
 	// NCtx is the context size of a sequence (chooses between long and short RoPE factors).
 	NCtx int
+	// Flash computes attention as llama.cpp's flash attention (accel.AttentionParams.Flash); a quantized cache
+	// needs it.
+	Flash bool
 }
 
 // slots returns the cache rows the tokens are written to.
@@ -58,13 +61,27 @@ func (in *Inputs) see() accel.Tensor {
 	return in.Pos
 }
 
-// attention appends the attention of q over the caches k and v (after the writes), paged or not.
-func (in *Inputs) attention(b *accel.Builder, q, k, v accel.Tensor, p accel.AttentionParams) accel.Tensor {
+// attention writes k and v to layer l's caches and appends the attention of q over them, paged or not. A
+// quantized cache is read by flash attention with llama.cpp's rotation of q, k and v (accel.KVRotation).
+func (in *Inputs) attention(b *accel.Builder, l int, q, k, v accel.Tensor, p accel.AttentionParams) accel.Tensor {
+	kt, vt := b.Type(in.KV[l].K), b.Type(in.KV[l].V)
+	p.Flash = in.Flash || kt.BlockElems() > 1 || vt.BlockElems() > 1
+	p.RotK, p.RotV = accel.KVRotation(kt, headSize(b, k), true), accel.KVRotation(vt, headSize(b, v), false)
+	k = b.KVStoreRotated(in.KV[l].K, k, in.slots(), p.RotK)
+	v = b.KVStoreRotated(in.KV[l].V, v, in.slots(), p.RotV)
 	if in.Pages.Valid() {
 		p.PageSize = in.PageSize
 		return b.PagedAttention(q, k, v, in.see(), in.Seq, in.Pages, p)
 	}
 	return b.Attention(q, k, v, in.see(), p)
+}
+
+// headSize is the last dimension of x ([n, heads, size]), 0 if x failed.
+func headSize(b *accel.Builder, x accel.Tensor) int {
+	if s := b.Shape(x); len(s) == 3 {
+		return s[2]
+	}
+	return 0
 }
 
 // LayerKV holds one layer's key and value caches: [rows, kvHeads, headDim] and [rows, kvHeads, headDimV].
@@ -127,11 +144,14 @@ func Load(f *gguf.File, be accel.Backend, opt LoadOptions) (Model, error) {
 	return m, nil
 }
 
-// NewKVCache allocates one key and one value buffer per layer in be, of rows cache rows, of type F16 or F32.
-// The caller closes the buffers (CloseKV) when done.
+// NewKVCache allocates one key and one value buffer per layer in be, of rows cache rows, of a KV cache type
+// (accel.IsKVCacheType; a quantized one needs head sizes of whole blocks). The caller closes the buffers
+// (CloseKV) when done.
 func NewKVCache(be accel.Backend, hp *HParams, rows int, dt accel.DType) ([]accel.Buffer, error) {
-	if dt != accel.F16 && dt != accel.F32 {
-		return nil, fmt.Errorf("model: KV cache type must be f16 or f32, not %s", dt)
+	for _, hd := range []int{hp.HeadDim, hp.HeadDimV} {
+		if err := accel.CheckKVCache(dt, hd); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
 	}
 	var bufs []accel.Buffer
 	for l := 0; l < hp.Layers; l++ {
@@ -146,6 +166,17 @@ func NewKVCache(be accel.Backend, hp *HParams, rows int, dt accel.DType) ([]acce
 		}
 	}
 	return bufs, nil
+}
+
+// KVCacheBytes is the memory of NewKVCache's buffers for rows cache rows of type dt (0 if dt cannot hold the
+// model's heads).
+func KVCacheBytes(hp *HParams, rows int, dt accel.DType) int64 {
+	k, err1 := dt.RowBytes(hp.HeadDim)
+	v, err2 := dt.RowBytes(hp.HeadDimV)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return int64(hp.Layers) * int64(rows) * int64(hp.KVHeads) * int64(k+v)
 }
 
 // CloseKV frees buffers made by NewKVCache.

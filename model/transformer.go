@@ -116,9 +116,7 @@ func (m *Transformer) attention(b *accel.Builder, l int, x accel.Tensor, in Inpu
 	if m.QScale != 0 {
 		q, scale = b.Scale(q, m.QScale), 1
 	}
-	kc := b.KVStore(in.KV[l].K, k, in.slots())
-	vc := b.KVStore(in.KV[l].V, v, in.slots())
-	a := in.attention(b, q, kc, vc, accel.AttentionParams{Scale: scale, SoftCap: hp.AttnSoftCap, Window: hp.layerWindow(l)})
+	a := in.attention(b, l, q, k, v, accel.AttentionParams{Scale: scale, SoftCap: hp.AttnSoftCap, Window: hp.layerWindow(l)})
 	return b.Name(b.MatMul(b.Weight(ly.O), b.Name(a, "kqv_out", l)), "attn_out", l)
 }
 

@@ -20,6 +20,7 @@ type engine struct {
 	m        *Model
 	hp       *model.HParams
 	kvType   accel.DType
+	flash    bool
 	bufs     []accel.Buffer
 	pool     *kvPool
 	maxSeqs  int // table rows: sequences in one pass
@@ -86,6 +87,7 @@ type EngineStats struct {
 	Preemptions int64 // sequences whose pages were taken for others (they are evaluated again later)
 	Evictions   int64 // cached pages dropped for room
 	Pages       int   // pages in the pool
+	KVBytes     int64 // bytes of the KV cache (every layer's keys and values, all pages, in the cache's type)
 	PagesHeld   int   // pages some sequence holds
 	PagesCached int   // pages cached in the prefix tree that nobody holds
 	Running     int   // sequences with a request being evaluated
@@ -103,6 +105,7 @@ type engineConfig struct {
 	batch    int
 	maxQueue int
 	kv       accel.DType
+	flash    bool // flash attention (a quantized cache, or Options.FlashAttention)
 }
 
 func newEngine(m *Model, c engineConfig) (*engine, error) {
@@ -113,7 +116,7 @@ func newEngine(m *Model, c engineConfig) (*engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{m: m, hp: hp, kvType: c.kv, bufs: bufs, pool: newKVPool(pages), maxSeqs: c.seqs, maxPages: maxPages,
+	e := &engine{m: m, hp: hp, kvType: c.kv, flash: c.flash, bufs: bufs, pool: newKVPool(pages), maxSeqs: c.seqs, maxPages: maxPages,
 		batch: c.batch, maxQueue: c.maxQueue, nctx: c.nctx, onPass: m.opt.OnPass, kick: make(chan struct{}, 1), exited: make(chan struct{}),
 		incoming: make([]*sequence, 0, c.seqs+c.maxQueue), closing: make([]*sequence, 0, c.seqs),
 		rows: make([]*sequence, c.seqs), queue: make([]*sequence, 0, c.maxQueue), running: make([]*sequence, 0, c.seqs),
@@ -124,6 +127,7 @@ func newEngine(m *Model, c engineConfig) (*engine, error) {
 	e.in = passInputs{tok: make([]int32, c.batch), pos: make([]int32, c.batch), slot: make([]int32, c.batch),
 		seq: make([]int32, c.batch), table: make([]int32, c.seqs*maxPages), out: make([]int32, c.batch)}
 	e.stats.Pages = pages
+	e.stats.KVBytes = model.KVCacheBytes(hp, pages*PageSize, c.kv)
 	go e.loop()
 	return e, nil
 }

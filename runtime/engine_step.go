@@ -214,7 +214,7 @@ func (e *engine) program(n, rows int) (*program, error) {
 	pr.pages = b.Input("pages", accel.I32, e.maxSeqs, e.maxPages)
 	pr.out = b.Input("out", accel.I32, rows)
 	in := model.Inputs{Tokens: pr.tok, Pos: pr.pos, Slots: pr.slot, Seq: pr.seq, Pages: pr.pages, PageSize: PageSize,
-		KV: model.BindKV(b, e.bufs), Out: pr.out, NCtx: e.nctx}
+		KV: model.BindKV(b, e.bufs), Out: pr.out, NCtx: e.nctx, Flash: e.flash}
 	pr.logits = b.Output(e.m.Arch.Forward(b, in))
 	g, err := b.Build()
 	if err != nil {

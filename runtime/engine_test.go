@@ -114,7 +114,8 @@ func TestBatchInvariance(t *testing.T) {
 		model string
 		kv    runtime.KVType
 	}{{storiesModel, runtime.KVF16}, {"stories260K-F32.gguf", runtime.KVF32}, {"stories260K-F16.gguf", runtime.KVF32},
-		{"rand-qwen2-q8_0.gguf", runtime.KVF16}, {"rand-llama-q4_k.gguf", runtime.KVF16}}
+		{"rand-qwen2-q8_0.gguf", runtime.KVF16}, {"rand-llama-q4_k.gguf", runtime.KVF16},
+		{"rand-qwen2-q8_0.gguf", runtime.KVQ8_0}, {"rand-qwen3-q6_k.gguf", runtime.KVQ4_0}}
 	for _, c := range cases {
 		t.Run(c.model+"/"+c.kv.String(), func(t *testing.T) {
 			n, steps, maxPrompt := 16, 12, 60
@@ -166,7 +167,11 @@ func TestBatchInvariance(t *testing.T) {
 // TestPrefixSharing: 8 sessions whose prompts begin with one 200-token system prompt hold one copy of its
 // pages plus pages of their own, whether they start one after the other or all at once.
 func TestPrefixSharing(t *testing.T) {
-	for _, together := range []bool{false, true} {
+	for _, c := range []struct {
+		together bool
+		kv       runtime.KVType
+	}{{false, runtime.KVF16}, {true, runtime.KVF16}, {true, runtime.KVQ8_0}} {
+		together := c.together
 		m := loadWith(t, "rand-qwen2-q8_0.gguf", runtime.Options{Parallel: 8})
 		r := rand.New(rand.NewPCG(3, 3))
 		system := make([]int32, 200)
@@ -178,7 +183,7 @@ func TestPrefixSharing(t *testing.T) {
 		own := 0
 		var wg sync.WaitGroup
 		for i := range n {
-			s := session(t, m, runtime.SessionOptions{Ctx: 512})
+			s := session(t, m, runtime.SessionOptions{Ctx: 512, KV: c.kv})
 			sessions[i] = s
 			prompt := append(append([]int32(nil), system...), make([]int32, 5+3*i)...)
 			for j := len(system); j < len(prompt); j++ {
@@ -197,12 +202,12 @@ func TestPrefixSharing(t *testing.T) {
 			}
 		}
 		wg.Wait()
-		st := m.EngineStats(runtime.KVF16)
+		st := m.EngineStats(c.kv)
 		shared := len(system) / runtime.PageSize
 		if st.PagesHeld != shared+own {
-			t.Errorf("together=%v: %d pages held, want %d shared + %d of their own", together, st.PagesHeld, shared, own)
+			t.Errorf("together=%v %s: %d pages held, want %d shared + %d of their own", together, c.kv, st.PagesHeld, shared, own)
 		}
-		t.Logf("together=%v: %d pages held for %d sessions (%d without sharing)", together, st.PagesHeld, n, n*shared+own)
+		t.Logf("together=%v %s: %d pages held for %d sessions (%d without sharing)", together, c.kv, st.PagesHeld, n, n*shared+own)
 	}
 }
 

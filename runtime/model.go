@@ -65,6 +65,9 @@ type Options struct {
 	//   - MaxQueue is the most requests waiting for a place in the passes; beyond it they fail with ErrBusy
 	//     (DefaultMaxQueue when 0).
 	Parallel, Ctx, KVSize, Batch, MaxQueue int
+	// FlashAttention computes attention as llama.cpp's flash-attention kernel does (-fa on) for every KV cache
+	// type; the quantized types use it whatever this says. The backend must support it (Caps.FlashAttention).
+	FlashAttention bool
 	// OnPass, when set, is called by an engine after each forward pass with the sequences and tokens it carried
 	// (for metrics), before the pass's tokens reach their sessions. It runs on the engine's goroutine between
 	// passes: it must return quickly.
@@ -153,7 +156,15 @@ func (m *Model) engineFor(dt accel.DType, ctx int) (*engine, error) {
 		// for, so that later sessions can ask for more; the memory is the pool's, sized by what was asked.
 		nctx := max(ctx, m.opt.Ctx)
 		c := engineConfig{ctx: max(nctx, min(m.HParams().CtxTrain, maxDefaultCells)), nctx: nctx, seqs: m.opt.Parallel,
-			slots: m.opt.KVSize, batch: m.opt.Batch, maxQueue: m.opt.MaxQueue, kv: dt}
+			slots: m.opt.KVSize, batch: m.opt.Batch, maxQueue: m.opt.MaxQueue, kv: dt,
+			flash: m.opt.FlashAttention || dt.BlockElems() > 1}
+		if caps := m.Backend.Caps(); c.flash && !caps.FlashAttention {
+			what := fmt.Sprintf("a %s KV cache", dt)
+			if dt.BlockElems() == 1 {
+				what = "Options.FlashAttention"
+			}
+			return nil, fmt.Errorf("runtime: the %s backend has no flash attention, which %s needs (use the CPU backend)", caps.Name, what)
+		}
 		if c.seqs == 0 {
 			c.seqs = DefaultParallel
 		}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/gguf/quant"
 	"github.com/forma-llm/forma/runtime/chat"
 )
 
@@ -14,32 +16,61 @@ import (
 // DType's zero value is F32 (ggml's numbering), which would make "not set" indistinguishable from F32.
 type KVType uint8
 
-// KV cache types. The zero value, KVDefault, is F16, llama.cpp's default.
+// KV cache types. The zero value, KVDefault, is F16, llama.cpp's default. KVQ8_0 and KVQ4_0 are llama.cpp's
+// quantized caches (-ctk/-ctv q8_0, q4_0): 8.5 and 4.5 bits per element, each head's row quantized in blocks
+// of 32 as it is written. They are read by flash attention (Options.FlashAttention is implied), need a head
+// size that is a multiple of 32, and run on backends whose Caps.FlashAttention is set.
 const (
 	KVDefault KVType = iota
 	KVF16
 	KVF32
+	KVQ8_0
+	KVQ4_0
 )
+
+// kvTypes lists the named types with their names and element types.
+var kvTypes = []struct {
+	k    KVType
+	name string
+	dt   accel.DType
+}{{KVF16, "f16", accel.F16}, {KVF32, "f32", accel.F32}, {KVQ8_0, "q8_0", quant.Q8_0}, {KVQ4_0, "q4_0", quant.Q4_0}}
+
+// ParseKVType returns the KV cache type named s (f16, f32, q8_0 or q4_0).
+func ParseKVType(s string) (KVType, error) {
+	var names []string
+	for _, t := range kvTypes {
+		if t.name == s {
+			return t.k, nil
+		}
+		names = append(names, t.name)
+	}
+	return 0, fmt.Errorf("runtime: unknown KV cache type %q (%s)", s, strings.Join(names, ", "))
+}
 
 // DType returns the cache's element type.
 func (k KVType) DType() (accel.DType, error) {
-	switch k {
-	case KVDefault, KVF16:
+	if k == KVDefault {
 		return accel.F16, nil
-	case KVF32:
-		return accel.F32, nil
+	}
+	for _, t := range kvTypes {
+		if t.k == k {
+			return t.dt, nil
+		}
 	}
 	return 0, fmt.Errorf("runtime: unknown KV cache type %d", k)
 }
 
+// Quantized reports whether the cache is quantized (and so read by flash attention).
+func (k KVType) Quantized() bool { return k == KVQ8_0 || k == KVQ4_0 }
+
 func (k KVType) String() string {
-	switch k {
-	case KVDefault:
+	if k == KVDefault {
 		return "default"
-	case KVF16:
-		return "f16"
-	case KVF32:
-		return "f32"
+	}
+	for _, t := range kvTypes {
+		if t.k == k {
+			return t.name
+		}
 	}
 	return fmt.Sprintf("KVType(%d)", uint8(k))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/accel/cpu"
+	"github.com/forma-llm/forma/gguf/quant"
 	"github.com/forma-llm/forma/internal/testdir"
 )
 
@@ -18,7 +19,9 @@ func TestKVTypeDType(t *testing.T) {
 		{KVDefault, accel.F16, true},
 		{KVF16, accel.F16, true},
 		{KVF32, accel.F32, true},
-		{KVF32 + 1, 0, false},
+		{KVQ8_0, quant.Q8_0, true},
+		{KVQ4_0, quant.Q4_0, true},
+		{KVQ4_0 + 1, 0, false},
 	} {
 		got, err := tc.kv.DType()
 		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {

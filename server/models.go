@@ -147,7 +147,7 @@ func (r *registry) load(ctx context.Context, path string, pinned bool) (*modelEn
 func (r *registry) doLoad(c *loadCall, path string, pinned bool) {
 	defer close(c.done)
 	start := time.Now()
-	opt := runtime.Options{Parallel: max(r.cfg.Parallel, 1), Ctx: r.cfg.Session.Ctx, MaxQueue: max(r.cfg.MaxQueue, 1),
+	opt := runtime.Options{FlashAttention: r.cfg.FlashAttention, Parallel: max(r.cfg.Parallel, 1), Ctx: r.cfg.Session.Ctx, MaxQueue: max(r.cfg.MaxQueue, 1),
 		OnPass: r.metrics.ObserveStep}
 	m, closeFn, err := r.cfg.Load(path, opt)
 	if err != nil {

@@ -41,6 +41,9 @@ type Config struct {
 	Load func(path string, opt runtime.Options) (*runtime.Model, func() error, error)
 	// Session configures every sequence: context size (Ctx, 0: the runtime's default), KV cache type, batch.
 	Session runtime.SessionOptions
+	// FlashAttention loads models with runtime.Options.FlashAttention (llama-server's -fa on); a quantized KV
+	// cache type in Session uses flash attention whatever this says.
+	FlashAttention bool
 	// Parallel is the most sequences of one model generating at once (llama-server's --parallel).
 	Parallel int
 	// MaxQueue is the most requests waiting for a sequence per model; past it, 503 with Retry-After. Negative:

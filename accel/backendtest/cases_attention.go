@@ -90,6 +90,7 @@ var attnCases = []struct {
 
 func testAttention(e *env) {
 	testPagedAttention(e)
+	testFlashAttention(e)
 	cases := attnCases
 	if e.short {
 		cases = cases[:4]

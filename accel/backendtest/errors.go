@@ -146,8 +146,15 @@ func testBadUploads(e *env) {
 			e.t.Errorf("upload of unsupported type %s: err = %v, want an error naming the tensor", t, err)
 		}
 	}
-	if _, err := e.be.NewBuffer(accel.TensorDesc{Name: "kv", Type: quant.Q8_0, Shape: []int{4, 32}}); err == nil {
-		e.t.Errorf("Q8_0 buffer: no error")
+	if _, err := e.be.NewBuffer(accel.TensorDesc{Name: "kv", Type: quant.Q4_K, Shape: []int{4, 256}}); err == nil {
+		e.t.Errorf("Q4_K buffer: no error")
+	}
+	if e.be.Caps().FlashAttention { // quantized KV caches: whole blocks only
+		if _, err := e.be.NewBuffer(accel.TensorDesc{Name: "kv", Type: quant.Q8_0, Shape: []int{4, 48}}); err == nil {
+			e.t.Errorf("Q8_0 buffer of rows of 48: no error")
+		}
+	} else if _, err := e.be.NewBuffer(accel.TensorDesc{Name: "kv", Type: quant.Q8_0, Shape: []int{4, 32}}); err == nil {
+		e.t.Errorf("Q8_0 buffer without flash attention: no error")
 	}
 	if _, err := e.be.NewBuffer(accel.TensorDesc{Name: "kv", Type: quant.F16, Shape: []int{4, 0}}); err == nil {
 		e.t.Errorf("buffer of shape [4 0]: no error")

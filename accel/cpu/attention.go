@@ -28,6 +28,9 @@ type attnStep struct {
 	q, y                      []float32
 	k, v                      []byte
 	kF16, vF16                bool
+	kType, vType              quant.Type  // the caches' types (flash attention reads any accel.KVCacheType)
+	kRow, vRow                int         // bytes of one head's key and value row
+	kDot                      quant.DotFn // the key type's vec_dot (flash attention)
 	pos, seq, pages           []int32
 	heads, kvHeads            int
 	size, vsize, ctx          int
@@ -45,6 +48,15 @@ func newAttention(g *accel.Graph, id int) *attnStep {
 		seqID: -1, pagesID: -1, kF16: g.Node(nd.Args[1]).Type == quant.F16, vF16: g.Node(nd.Args[2]).Type == quant.F16,
 		heads: l.Heads, kvHeads: l.KVHeads, size: l.Size, vsize: l.VSize, ctx: l.Rows, p: nd.Attn, lay: l,
 		pageSize: l.PageSize, maxPages: l.MaxPages, seqs: l.Seqs}
+	s.kType, s.vType = g.Node(nd.Args[1]).Type, g.Node(nd.Args[2]).Type
+	s.kRow, _ = s.kType.RowBytes(s.size)
+	s.vRow, _ = s.vType.RowBytes(s.vsize)
+	if s.p.Flash {
+		s.kDot = quant.DotFunc(s.kType)
+		if s.kType == quant.F32 {
+			s.kDot = quant.DotFunc(quant.F16)
+		}
+	}
 	if l.Paged {
 		s.seqID, s.pagesID = nd.Args[4].ID(), nd.Args[5].ID()
 	}
@@ -68,6 +80,9 @@ func (s *attnStep) row(i, c int) int {
 func (s *attnStep) pageEnd(c, end int) int { return min(end, (c/s.pageSize+1)*s.pageSize) }
 
 func (s *attnStep) perShare() int {
+	if s.p.Flash {
+		return s.flashPerShare()
+	}
 	if s.useLanes() {
 		return s.lanesPerShare()
 	}
@@ -114,6 +129,10 @@ func (s *attnStep) exec(p *pool) {
 // run takes every nw-th (query, head) pair starting at w, so that long and short rows of a causal prefill are
 // spread evenly over the workers.
 func (s *attnStep) run(w, nw int) {
+	if s.p.Flash {
+		s.runFlash(w, nw)
+		return
+	}
 	if s.useLanes() {
 		s.runLanes(w, nw)
 		return

@@ -69,10 +69,11 @@ func (b *Backend) Threads() int { return b.threads }
 // Caps describes the backend.
 func (b *Backend) Caps() accel.Caps {
 	return accel.Caps{
-		Name:          "cpu",
-		Device:        fmt.Sprintf("CPU, %d threads", b.threads),
-		UnifiedMemory: true,
-		WeightTypes:   append([]accel.DType(nil), weightTypes...),
+		Name:           "cpu",
+		Device:         fmt.Sprintf("CPU, %d threads", b.threads),
+		UnifiedMemory:  true,
+		WeightTypes:    append([]accel.DType(nil), weightTypes...),
+		FlashAttention: true,
 	}
 }
 
@@ -149,13 +150,13 @@ func (bf *buffer) free() error {
 
 func (bf *buffer) isClosed() bool { return bf.life.Closed() }
 
-// NewBuffer allocates a zeroed F16 or F32 buffer outside the Go heap.
+// NewBuffer allocates a zeroed F16, F32, Q8_0 or Q4_0 buffer outside the Go heap.
 func (b *Backend) NewBuffer(d accel.TensorDesc) (accel.Buffer, error) {
-	n, err := accel.CheckBuffer(d, "cpu")
+	n, err := accel.CheckCacheBuffer(d, "cpu")
 	if err != nil {
 		return nil, err
 	}
-	mem, err := allocNative(int(n) * storageBytes(d.Type, 1))
+	mem, err := allocNative(int(n))
 	if err != nil {
 		return nil, fmt.Errorf("cpu: buffer %q: %w", d.Name, err)
 	}

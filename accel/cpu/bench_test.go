@@ -134,7 +134,11 @@ func BenchmarkAttention(b *testing.B) {
 		}
 		return v
 	}
-	for _, cache := range []accel.DType{quant.F32, quant.F16} {
+	for _, c := range []struct {
+		cache accel.DType
+		flash bool
+	}{{quant.F32, false}, {quant.F16, false}, {quant.F16, true}, {quant.Q8_0, true}, {quant.Q4_0, true}} {
+		cache := c.cache
 		kb, err := be.NewBuffer(accel.TensorDesc{Name: "k", Type: cache, Shape: []int{ctx, kvHeads, size}})
 		if err != nil {
 			b.Fatal(err)
@@ -144,10 +148,14 @@ func BenchmarkAttention(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, n := range []int{1, 64} {
-			b.Run(fmt.Sprintf("%s/%dq", strings.ToLower(cache.String()), n), func(b *testing.B) {
+			name := strings.ToLower(cache.String())
+			if c.flash {
+				name += "-fa"
+			}
+			b.Run(fmt.Sprintf("%s/%dq", name, n), func(b *testing.B) {
 				bld := accel.NewBuilder()
 				q, pos := bld.Input("q", quant.F32, n, heads, size), bld.Input("pos", quant.I32, n)
-				bld.Output(bld.Attention(q, bld.Buffer(kb), bld.Buffer(vb), pos, accel.AttentionParams{Scale: 0.088}))
+				bld.Output(bld.Attention(q, bld.Buffer(kb), bld.Buffer(vb), pos, accel.AttentionParams{Scale: 0.088, Flash: c.flash}))
 				g, err := bld.Build()
 				if err != nil {
 					b.Fatal(err)

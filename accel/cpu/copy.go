@@ -117,25 +117,45 @@ func (s *permuteStep) run(w, nw int) {
 }
 
 // kvStoreStep writes rows of x into the cache rows given by positions, converting to the cache type. Workers
-// split the columns, so a position given twice is written by one worker only (the last write wins).
+// split the columns (whole blocks of a quantized cache), so a position given twice is written by one worker
+// only (the last write wins). A Q8_0 row is quantized as the reference build's from_float for Q8_0 does (its
+// set_rows uses the CPU type traits: the x86 quantize_row_q8_0, QuantizeActivation's), Q4_0 by
+// quantize_row_q4_0_ref. With a rotation (accel.Builder.KVStoreRotated) each block of rot elements is
+// multiplied by the Hadamard matrix first, in the workspace.
 type kvStoreStep struct {
 	xID, posID, cID int
 	x               []float32
 	pos             []int32
 	cache           []byte
-	f16             bool
+	typ             quant.Type
 	ctx, row        int
+	blk, blkBytes   int // elements and bytes of one block of the cache type
+	rot             int // Hadamard rotation size, 0 for none
+	unit            int // elements a worker takes at a time: a block, or a rotation block
+	ws              []float32
 }
 
 func newKVStore(g *accel.Graph, id int) *kvStoreStep {
 	nd := &g.Nodes[id]
-	return &kvStoreStep{xID: nd.Args[1].ID(), posID: nd.Args[2].ID(), cID: id, f16: nd.Type == quant.F16,
-		ctx: nd.Shape[0], row: nd.Shape[1] * nd.Shape[2]}
+	s := &kvStoreStep{xID: nd.Args[1].ID(), posID: nd.Args[2].ID(), cID: id, typ: nd.Type,
+		ctx: nd.Shape[0], row: nd.Shape[1] * nd.Shape[2], blk: nd.Type.BlockElems(), blkBytes: nd.Type.BlockBytes()}
+	s.unit = s.blk
+	if len(nd.I) == 1 {
+		s.rot, s.unit = nd.I[0], max(s.blk, nd.I[0])
+	}
+	return s
 }
 
-func (s *kvStoreStep) workspace(_ int) int { return 0 }
-func (s *kvStoreStep) bind(p *program, _ []byte) {
+func (s *kvStoreStep) workspace(shares int) int {
+	if s.rot == 0 {
+		return 0
+	}
+	return 4 * shares * s.unit
+}
+
+func (s *kvStoreStep) bind(p *program, ws []byte) {
 	s.x, s.pos, s.cache = f32s(p.mem[s.xID]), i32s(p.mem[s.posID]), p.mem[s.cID]
+	s.ws = f32s(ws[:s.workspace(p.b.threads)])
 }
 
 func (s *kvStoreStep) check() error {
@@ -147,20 +167,37 @@ func (s *kvStoreStep) check() error {
 	return nil
 }
 
-func (s *kvStoreStep) exec(p *pool) { p.run(s, min(s.row, p.shares(len(s.x), elemGrain))) }
+func (s *kvStoreStep) exec(p *pool) { p.run(s, min(s.row/s.unit, p.shares(len(s.x), elemGrain))) }
 
 func (s *kvStoreStep) run(w, nw int) {
-	lo, hi := split(s.row, w, nw)
+	lo, hi := split(s.row/s.unit, w, nw)
+	lo, hi = lo*s.unit, hi*s.unit
 	for i, p := range s.pos {
-		x := s.x[i*s.row+lo : i*s.row+hi]
-		dst := int(p)*s.row + lo
-		if s.f16 {
-			c := u16s(s.cache)[dst : dst+len(x)]
-			for j, v := range x {
-				c[j] = quant.F32ToF16(v)
-			}
-		} else {
-			copy(f32s(s.cache)[dst:dst+len(x)], x)
+		if s.rot == 0 {
+			s.store(s.x[i*s.row+lo:i*s.row+hi], int(p)*s.row+lo)
+			continue
 		}
+		tmp := s.ws[w*s.unit : (w+1)*s.unit]
+		for c := lo; c < hi; c += s.unit {
+			rotate(s.x[i*s.row+c:i*s.row+c+s.unit], tmp, s.rot)
+			s.store(tmp, int(p)*s.row+c)
+		}
+	}
+}
+
+// store converts x to the cache's type at element dst.
+func (s *kvStoreStep) store(x []float32, dst int) {
+	switch s.typ {
+	case quant.F16:
+		c := u16s(s.cache)[dst : dst+len(x)]
+		for j, v := range x {
+			c[j] = quant.F32ToF16(v)
+		}
+	case quant.F32:
+		copy(f32s(s.cache)[dst:dst+len(x)], x)
+	case quant.Q8_0:
+		quant.QuantizeQ8_0(x, s.cache[dst/s.blk*s.blkBytes:][:len(x)/s.blk*s.blkBytes])
+	case quant.Q4_0:
+		quant.QuantizeQ4_0(x, s.cache[dst/s.blk*s.blkBytes:][:len(x)/s.blk*s.blkBytes])
 	}
 }

@@ -44,6 +44,10 @@
 //     cache the probabilities are rounded to F16 before they weight V. With an F32 cache the sums are formed
 //     in the reference's vector lanes (see attnStep), which assumes its KV view is a multiple of 64 cells
 //     (llama.cpp pads it to 256).
+//   - Flash attention (AttentionParams.Flash, needed by Q8_0/Q4_0 caches) is llama.cpp's one-row kernel
+//     ggml_compute_forward_flash_attn_ext_f16_one_chunk with its online softmax (flash.go), the Hadamard
+//     rotation of a quantized cache as its fast Walsh-Hadamard transform (hadamard.go), and the cache rows
+//     quantized as its set_rows does (copy.go).
 //
 // Float32 expressions are written with explicit conversions where ggml rounds and explicit fused
 // multiply-adds (fma32) where it fuses, so the results are the same on amd64 and arm64.

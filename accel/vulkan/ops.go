@@ -275,6 +275,10 @@ func logf(x float32) float32 { return float32(math.Log(float64(x))) }
 // kvStore records the write of x's rows into the cache at the positions.
 func (r *recorder) kvStore(id int) {
 	nd := &r.p.g.Nodes[id]
+	if nd.Type != quant.F16 && nd.Type != quant.F32 {
+		r.refuse(fmt.Errorf("a %s KV cache is not supported by the vulkan backend (f16 or f32; quantized caches run on the CPU)", nd.Type))
+		return
+	}
 	ctx, row := nd.Shape[0], nd.Shape[1]*nd.Shape[2]
 	x := r.operand(nd.Args[1].ID())
 	pos := r.ids(id, 2, "position", ctx)
@@ -294,6 +298,10 @@ func (r *recorder) attention(id int) {
 	nd := &p.g.Nodes[id]
 	l := accel.AttnLayoutOf(p.g, id)
 	kn, vn := &p.g.Nodes[nd.Args[1].ID()], &p.g.Nodes[nd.Args[2].ID()]
+	if nd.Attn.Flash {
+		r.refuse(fmt.Errorf("flash attention (and with it a %s/%s KV cache) is not supported by the vulkan backend; it runs on the CPU", kn.Type, vn.Type))
+		return
+	}
 	if l.Size > maxHeadSize || l.VSize > maxHeadSize {
 		if r.err == nil {
 			r.err = fmt.Errorf("head size %d/%d exceeds the %d the attention shader holds", l.Size, l.VSize, maxHeadSize)
@@ -322,4 +330,11 @@ func (r *recorder) attention(id int) {
 		uint32(a.Window), q.elem, k.elem, v.elem, pos.elem, y.elem, paged, uint32(l.PageSize), uint32(l.MaxPages),
 		seq.elem, pages.elem).f(a.Scale, a.SoftCap, capInv)
 	r.dispatch(name, wgRow, nil, flat(l.Queries*l.Heads), pc, []binding{q, k, v, pos, seq, pages}, []binding{y})
+}
+
+// refuse records err as the recording's error unless one is already there.
+func (r *recorder) refuse(err error) {
+	if r.err == nil {
+		r.err = err
+	}
 }

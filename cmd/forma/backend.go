@@ -46,6 +46,7 @@ type backendFlags struct {
 	threads int
 	kv      string
 	kvType  runtime.KVType
+	fa      bool
 	stderr  io.Writer
 }
 
@@ -54,7 +55,8 @@ func addBackendFlags(fs *flag.FlagSet, stderr io.Writer) *backendFlags {
 	fs.StringVar(&b.name, "backend", "cpu", "compute `backend`: cpu, vulkan, metal or auto")
 	fs.IntVar(&b.threads, "t", 0, "CPU `threads` (default: physical cores)")
 	fs.IntVar(&b.threads, "threads", 0, "CPU `threads` (default: physical cores)")
-	fs.StringVar(&b.kv, "kv", "f16", "KV cache `type`: f16 or f32")
+	fs.StringVar(&b.kv, "kv", "f16", "KV cache `type`: f16, f32, q8_0 or q4_0 (the quantized ones use flash attention; CPU backend)")
+	fs.BoolVar(&b.fa, "fa", false, "flash attention, as llama.cpp's -fa on (implied by a quantized --kv; CPU backend)")
 	return b
 }
 
@@ -68,16 +70,13 @@ func knownBackends() string {
 }
 
 // open creates the chosen backend. With auto, it tries each backend in autoOrder and says on stderr why one
-// was passed over.
+// was passed over (unavailable, or without the flash attention --fa or a quantized --kv needs).
 func (b *backendFlags) open() (accel.Backend, error) {
-	switch b.kv {
-	case "f16":
-		b.kvType = runtime.KVF16
-	case "f32":
-		b.kvType = runtime.KVF32
-	default:
-		return nil, fmt.Errorf("unknown KV cache type %q (f16 or f32)", b.kv)
+	kv, err := runtime.ParseKVType(b.kv)
+	if err != nil {
+		return nil, fmt.Errorf("--kv: %w", err)
 	}
+	b.kvType = kv
 	if b.name == "auto" {
 		for _, n := range autoOrder {
 			open, ok := backendOpeners[n]
@@ -88,6 +87,15 @@ func (b *backendFlags) open() (accel.Backend, error) {
 				open = a
 			}
 			be, err := open(b.threads)
+			if err == nil && (b.fa || kv.Quantized()) && !be.Caps().FlashAttention {
+				be.Close()
+				need := "--fa"
+				if kv.Quantized() {
+					need = "--kv " + kv.String()
+				}
+				fmt.Fprintf(b.stderr, "forma: %s backend has no flash attention, which %s needs; trying the next\n", n, need)
+				continue
+			}
 			if err == nil {
 				return be, nil
 			}
@@ -115,7 +123,7 @@ func (b *backendFlags) load(name string) (*runtime.Model, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := runtime.Load(path, runtime.Options{Backend: be})
+	m, err := runtime.Load(path, runtime.Options{Backend: be, FlashAttention: b.fa})
 	if err != nil {
 		be.Close()
 		return nil, nil, err
@@ -130,7 +138,7 @@ func (b *backendFlags) loadModel(path string, opt runtime.Options, bar bool) (*r
 	if err != nil {
 		return nil, nil, err
 	}
-	opt.Backend = be
+	opt.Backend, opt.FlashAttention = be, b.fa
 	var lb *loadBar
 	if bar {
 		lb = newLoadBar(b.stderr, "loading "+filepath.Base(path))

@@ -30,8 +30,10 @@ type benchResult struct {
 	Backend   string    `json:"backend"`
 	Threads   int       `json:"n_threads"`
 	KV        string    `json:"type_kv"`
+	Flash     bool      `json:"flash_attn"`
 	NPrompt   int       `json:"n_prompt"`
 	NGen      int       `json:"n_gen"`
+	NDepth    int       `json:"n_depth"` // tokens of context before each test (-d)
 	Test      string    `json:"test"`
 	Median    float64   `json:"median_ts"`
 	Avg       float64   `json:"avg_ts"`
@@ -47,11 +49,12 @@ type benchResult struct {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench", "-m MODEL [-p 512] [-n 128] [-r 3] [--parallel N] [-t N] [--backend NAME] [--json-schema FILE|JSON] [--json] [--cpuprofile FILE]", stderr)
+	fs := newFlags("bench", "-m MODEL [-p 512] [-n 128] [-d 0] [-r 3] [--parallel N] [-t N] [--backend NAME] [--kv TYPE] [--fa] [--json-schema FILE|JSON] [--json] [--cpuprofile FILE]", stderr)
 	modelArg := fs.String("m", "", "model `file` or name")
 	nPrompt := fs.Int("p", 512, "prompt `tokens` evaluated in one batch (0: skip)")
 	nGen := fs.Int("n", 128, "`tokens` generated one at a time (0: skip)")
 	reps := fs.Int("r", 3, "`repetitions` of each test")
+	depth := fs.Int("d", 0, "`tokens` of context evaluated (untimed) before each test, as llama-bench -d")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the measured runs to `file` (go tool pprof)")
 	parallel := fs.Int("parallel", 0, "run `N` sequences together, as llama-batched-bench (aggregate and single-sequence t/s)")
@@ -65,8 +68,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	if *nPrompt < 0 || *nGen < 0 || *reps < 1 || *nPrompt+*nGen == 0 || *parallel < 0 {
-		return errors.New("need -p ≥ 0, -n ≥ 0 (not both 0), -r ≥ 1 and --parallel ≥ 0")
+	if *nPrompt < 0 || *nGen < 0 || *reps < 1 || *nPrompt+*nGen == 0 || *parallel < 0 || *depth < 0 {
+		return errors.New("need -p ≥ 0, -n ≥ 0 (not both 0), -d ≥ 0, -r ≥ 1 and --parallel ≥ 0")
+	}
+	if *depth > 0 && (*parallel > 0 || cf.schema != "") {
+		return errors.New("-d cannot be combined with --parallel or --json-schema")
 	}
 	if err := cf.read(); err != nil {
 		return err
@@ -83,13 +89,22 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *parallel > 0 {
 		return benchParallel(m, path, be, *parallel, *nPrompt, *nGen, *reps, *asJSON, stdout)
 	}
-	s, err := m.NewSession(runtime.SessionOptions{Ctx: max(*nPrompt, *nGen, 1), KV: be.kvType, Batch: max(*nPrompt, 1)})
+	s, err := m.NewSession(runtime.SessionOptions{Ctx: *depth + max(*nPrompt, *nGen, 1), KV: be.kvType, Batch: max(*nPrompt, 1)})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
 	base := describeModel(m, path)
-	base.Backend, base.KV = m.Backend.Caps().Name, be.kvType.String()
+	base.Backend, base.KV, base.NDepth = m.Backend.Caps().Name, be.kvType.String(), *depth
+	base.Flash = be.fa || be.kvType.Quantized()
+	ctxTokens := benchTokens(*depth, m.HParams().Vocab, -7)
+	fill := func() error { // the -d context, the same every run (the engine may reuse its pages)
+		if *depth == 0 {
+			return nil
+		}
+		_, err := s.Eval(ctxTokens, false)
+		return err
+	}
 	if t, ok := m.Backend.(interface{ Threads() int }); ok {
 		base.Threads = t.Threads()
 	}
@@ -104,17 +119,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	var results []benchResult
 	if *nPrompt > 0 {
 		r := base
-		r.NPrompt, r.Test = *nPrompt, fmt.Sprintf("pp%d", *nPrompt)
+		r.NPrompt, r.Test = *nPrompt, fmt.Sprintf("pp%d", *nPrompt)+depthLabel(*depth)
 		vocab := m.HParams().Vocab
 		pp := func(rep int) error { _, err := s.Eval(benchTokens(*nPrompt, vocab, rep), false); return err }
-		if err := measure(&r, *reps, *nPrompt, pp, s); err != nil {
+		if err := measure(&r, *reps, *nPrompt, fill, pp, s); err != nil {
 			return err
 		}
 		results = append(results, r)
 	}
 	if *nGen > 0 {
 		r := base
-		r.NGen, r.Test = *nGen, fmt.Sprintf("tg%d", *nGen)
+		r.NGen, r.Test = *nGen, fmt.Sprintf("tg%d", *nGen)+depthLabel(*depth)
 		step := func(int) error {
 			for i := 0; i < *nGen; i++ {
 				if _, err := s.Eval(tokens[i%len(tokens):i%len(tokens)+1], false); err != nil {
@@ -123,7 +138,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 			return nil
 		}
-		if err := measure(&r, *reps, *nGen, step, s); err != nil {
+		if err := measure(&r, *reps, *nGen, fill, step, s); err != nil {
 			return err
 		}
 		results = append(results, r)
@@ -158,13 +173,26 @@ func startProfile(path string) (func(), error) {
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
-// measure runs fn once to warm up (compiling its programs), then reps times on an empty cache, and records the
-// tokens per second of each run. fn is given the run's index (-1 for the warm-up), so that each prompt is new
-// to the engine's prefix cache.
-func measure(r *benchResult, reps, tokens int, fn func(rep int) error, s *runtime.Session) error {
+// depthLabel is llama-bench's suffix of a test at depth d (" @ d4096"), or "".
+func depthLabel(d int) string {
+	if d == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" @ d%d", d)
+}
+
+// measure runs fn once to warm up (compiling its programs), then reps times on an empty cache after prep (the
+// -d context, untimed; nil for none), and records the tokens per second of each run. fn is given the run's
+// index (-1 for the warm-up), so that each prompt is new to the engine's prefix cache.
+func measure(r *benchResult, reps, tokens int, prep func() error, fn func(rep int) error, s *runtime.Session) error {
 	for i := -1; i < reps; i++ {
 		if err := s.Truncate(0); err != nil {
 			return err
+		}
+		if prep != nil {
+			if err := prep(); err != nil {
+				return err
+			}
 		}
 		start := time.Now()
 		if err := fn(i); err != nil {

@@ -16,7 +16,7 @@ func init() {
 }
 
 func runPerplexity(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("perplexity", "-m MODEL -f TEXT [-c CTX] [--kv f32|f16]", stderr)
+	fs := newFlags("perplexity", "-m MODEL -f TEXT [-c CTX] [--kv f32|f16|q8_0|q4_0] [--fa]", stderr)
 	modelPath := fs.String("m", "", "model `file` (GGUF) or name")
 	textPath := fs.String("f", "", "text `file` to score")
 	ctx := fs.Int("c", 512, "tokens per chunk (`ctx`)")

@@ -33,8 +33,13 @@ var Strict = Criteria{MaxKL: 1e-3, TieGap: NearTie}
 // (batch or token-by-token prompt, then greedy generation feeding each chosen token back), and compares every
 // row under the criteria.
 func Run(c *Case, be accel.Backend, kv runtime.KVType, crit Criteria) (*Report, error) {
+	return RunOptions(c, runtime.Options{Backend: be}, kv, crit)
+}
+
+// RunOptions is Run with the model loaded with opt (its Backend included), e.g. with flash attention.
+func RunOptions(c *Case, opt runtime.Options, kv runtime.KVType, crit Criteria) (*Report, error) {
 	maxKL := crit.MaxKL
-	m, err := runtime.Load(c.Model, runtime.Options{Backend: be})
+	m, err := runtime.Load(c.Model, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,62 @@
+//go:build amd64 && !noasm
+
+package cpu
+
+import "github.com/forma-llm/forma/gguf/quant"
+
+// axpyFast handles the first len(x)&^15 elements of axpy (see axpy_amd64.s); it returns how many.
+func axpyFast(x, y []float32, a float32, round bool) int {
+	n := len(x) &^ 15
+	if !hasAVX512 || n == 0 {
+		return 0
+	}
+	_ = y[n-1]
+	if round {
+		axpyRoundAVX512(n, &x[0], &y[0], a)
+	} else {
+		axpyAVX512(n, &x[0], &y[0], a)
+	}
+	return n
+}
+
+// axpyHFast handles the first len(x)&^15 elements of axpyH.
+func axpyHFast(x []uint16, y []float32, a float32) int {
+	n := len(x) &^ 15
+	if !hasAVX512 || n == 0 {
+		return 0
+	}
+	_ = y[n-1]
+	axpyHRoundAVX512(n, &x[0], &y[0], a)
+	return n
+}
+
+// axpyQFast does all of axpyQ (len(y)/32 blocks of a Q8_0 or Q4_0 row) when the CPU has AVX-512.
+func axpyQFast(t quant.Type, x []byte, y []float32, a float32) bool {
+	nb := len(y) / 32
+	if !hasAVX512 || nb == 0 {
+		return false
+	}
+	if t == quant.Q8_0 {
+		_ = x[nb*34-1]
+		axpyQ8AVX512(nb, &x[0], &y[0], a)
+	} else {
+		_ = x[nb*18-1]
+		axpyQ4AVX512(nb, &x[0], &y[0], a)
+	}
+	return true
+}
+
+//go:noescape
+func axpyQ4AVX512(nb int, x *byte, y *float32, a float32)
+
+//go:noescape
+func axpyQ8AVX512(nb int, x *byte, y *float32, a float32)
+
+//go:noescape
+func axpyAVX512(n int, x, y *float32, a float32)
+
+//go:noescape
+func axpyRoundAVX512(n int, x, y *float32, a float32)
+
+//go:noescape
+func axpyHRoundAVX512(n int, x *uint16, y *float32, a float32)

@@ -1,0 +1,159 @@
+package cpu
+
+import (
+	"math"
+
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// Flash attention (accel.AttentionParams.Flash) in the arithmetic of llama.cpp's CPU kernel for one query row
+// and head (ggml_compute_forward_flash_attn_ext_f16_one_chunk, which the reference build runs for a quantized
+// cache and for every query of a short cache):
+//
+//   - an F32 cache is read as F16 (llama.cpp casts F32 keys and values to F16 for flash attention);
+//   - q is converted to the key cache's dot-product type (F16 rounded; Q8_0/Q4_0 keys: q quantized to Q8_0 as
+//     the x86 build does) and each score is that type's vec_dot (quant.DotFunc) of the key row and q;
+//   - the score is scaled (by Scale/SoftCap then SoftCap·tanh, with a soft-cap);
+//   - an online softmax walks the cells in position order with a running maximum M and sum S: a new maximum
+//     rescales the accumulator and S by expf(Mold - M) and adds the value with weight 1, any other cell adds its
+//     value with weight expf(s - M); S = S·ms + vs (fused, as the reference's compiler contracts it);
+//   - values are accumulated per cell: an F16 cache in an F16 accumulator (each update rounded to F16, as
+//     ggml_vec_mad_f16/ggml_vec_scale_f16 store it), any other in F32 (quantized rows dequantized first);
+//   - the result is the accumulator times 1/S.
+//
+// With llama.cpp's rotation of a quantized cache (RotK, RotV) q is rotated before its conversion and the result
+// after the division (hadamard.go); the cache holds rotated keys and values.
+//
+// Cells are those of the query's sequence in position order, so the paged form gives the same result wherever
+// the pages lie.
+
+// flashPerShare is the workspace of one worker in floats: q in the dot type, the rotated q, a key row converted
+// to F16, a value row as floats and the accumulator.
+func (s *attnStep) flashPerShare() int { return 2*s.size + (s.size+1)/2 + 2*s.vsize }
+
+// runFlash takes every nw-th (query, head) pair starting at w.
+func (s *attnStep) runFlash(w, nw int) {
+	ws := s.ws[w*s.perShare() : (w+1)*s.perShare()]
+	qb, ws := bytesOf(ws[:s.size]), ws[s.size:]
+	qr, ws := ws[:s.size], ws[s.size:]
+	kb, ws := bytesOf(ws[:(s.size+1)/2])[:2*s.size], ws[(s.size+1)/2:]
+	vrow, acc := ws[:s.vsize], ws[s.vsize:2*s.vsize]
+	group := s.heads / s.kvHeads
+	for u := w; u < len(s.pos)*s.heads; u += nw {
+		i, h := u/s.heads, u%s.heads
+		q := s.q[u*s.size : (u+1)*s.size]
+		if s.p.RotK > 0 {
+			rotate(q, qr, s.p.RotK)
+			q = qr
+		}
+		s.flashHead(i, q, s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, qb, kb, vrow, acc)
+	}
+}
+
+// flashHead attends query i's row q of kv head g at position pos and writes out.
+func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte, vrow, acc []float32) {
+	first := 0
+	if s.p.Window > 0 {
+		first = max(0, pos-s.p.Window+1)
+	}
+	if s.kType == quant.F32 || s.kType == quant.F16 {
+		quant.QuantizeF16(q, qb)
+	} else {
+		quant.QuantizeQ8_0(q, qb)
+	}
+	scale, softCap := s.p.Scale, s.p.SoftCap
+	if softCap != 0 {
+		scale /= softCap
+	}
+	vF16 := s.vType == quant.F16 || s.vType == quant.F32 // an F32 cache is read as F16
+	clear(acc)                                           // with an F16 accumulator, acc holds its values (each rounded to F16 after every update)
+	m, sum := float32(math.Inf(-1)), float32(0)
+	for c := first; c <= pos; c++ {
+		r := s.row(i, c)*s.kvHeads + g
+		krow := s.k[r*s.kRow:][:s.kRow]
+		if s.kType == quant.F32 {
+			quant.QuantizeF16(f32s(krow), kb)
+			krow = kb
+		}
+		sc := s.kDot(s.size, krow, qb) * scale
+		if softCap != 0 {
+			sc = softCap * float32(math.Tanh(float64(sc)))
+		}
+		ms, vs := float32(1), float32(1)
+		if sc > m {
+			ms = expf(m - sc)
+			m = sc
+		} else {
+			vs = expf(sc - m)
+		}
+		vb := s.v[r*s.vRow:][:s.vRow]
+		if vF16 {
+			if ms != 1 {
+				for d := range acc {
+					acc[d] *= ms
+				}
+				roundF16Vec(acc)
+			}
+			if s.vType == quant.F32 {
+				copy(vrow, f32s(vb))
+				roundF16Vec(vrow)
+				axpy(vrow, acc, vs, true)
+			} else {
+				axpyH(u16s(vb), acc, vs)
+			}
+		} else {
+			if ms != 1 {
+				for d := range acc {
+					acc[d] *= ms
+				}
+			}
+			axpyQ(s.vType, vb, acc, vrow, vs)
+		}
+		sum = fma32(sum, ms, vs)
+	}
+	var inv float32
+	if sum != 0 {
+		inv = 1 / sum
+	}
+	if s.p.RotV == 0 {
+		for d := range out {
+			out[d] = acc[d] * inv
+		}
+		return
+	}
+	for d := range vrow {
+		vrow[d] = acc[d] * inv
+	}
+	rotate(vrow, out, s.p.RotV)
+}
+
+// axpy sets y[i] = x[i]·a + y[i] rounded once (ggml_vec_mad_f32), then, with round, to F16 (an F16
+// accumulator's store). len(y) ≥ len(x).
+func axpy(x, y []float32, a float32, round bool) {
+	for i := axpyFast(x, y, a, round); i < len(x); i++ {
+		y[i] = fma32(x[i], a, y[i])
+		if round {
+			y[i] = f16Round(y[i])
+		}
+	}
+}
+
+// axpyH is axpy of F16 x with the result rounded to F16 (ggml_vec_mad_f16).
+func axpyH(x []uint16, y []float32, a float32) {
+	for i := axpyHFast(x, y, a); i < len(x); i++ {
+		y[i] = f16Round(fma32(quant.F16ToF32(x[i]), a, y[i]))
+	}
+}
+
+// axpyQ is axpy of the Q8_0 or Q4_0 row x (len(y) elements) dequantized into tmp first (dequantize_row_*).
+func axpyQ(t quant.Type, x []byte, y, tmp []float32, a float32) {
+	if axpyQFast(t, x, y, a) {
+		return
+	}
+	if t == quant.Q8_0 {
+		quant.DequantizeQ8_0(x, tmp[:len(y)])
+	} else {
+		quant.DequantizeQ4_0(x, tmp[:len(y)])
+	}
+	axpy(tmp[:len(y)], y, a, false)
+}
