@@ -5,12 +5,16 @@ import "fmt"
 // AttnLayout is where an OpAttention node finds its sequences' cells: Rows cache rows in pages of PageSize rows,
 // a table of Seqs rows of MaxPages pages. The single-sequence form (Builder.Attention) is one page of all the
 // cache's rows, cell c in row c.
+// VSize elements of each value row are read, VStride apart (VSize < VStride when the values are the keys'
+// leading elements, AttentionParams.VSize).
 type AttnLayout struct {
 	Paged                bool
 	Rows, PageSize       int
 	Seqs, MaxPages       int
 	Heads, KVHeads       int
 	Size, VSize, Queries int
+	VStride              int
+	Sinks                bool // the node's last operand is the attention sinks
 }
 
 // AttnLayoutOf returns the layout of attention node id of g.
@@ -18,8 +22,11 @@ func AttnLayoutOf(g *Graph, id int) AttnLayout {
 	nd := &g.Nodes[id]
 	q, k, v := g.Node(nd.Args[0]), g.Node(nd.Args[1]), g.Node(nd.Args[2])
 	l := AttnLayout{Rows: k.Shape[0], PageSize: k.Shape[0], Seqs: 1, MaxPages: 1, Heads: q.Shape[1], KVHeads: k.Shape[1],
-		Size: q.Shape[2], VSize: v.Shape[2], Queries: q.Shape[0]}
-	if len(nd.Args) == 6 {
+		Size: q.Shape[2], VSize: v.Shape[2], VStride: v.Shape[2], Queries: q.Shape[0], Sinks: nd.Attn.Sinks.Valid()}
+	if nd.Attn.VSize > 0 {
+		l.VSize = nd.Attn.VSize
+	}
+	if nd.Attn.PageSize > 0 {
 		ps := g.Node(nd.Args[5]).Shape
 		l.Paged, l.PageSize, l.Seqs, l.MaxPages = true, nd.Attn.PageSize, ps[0], ps[1]
 	}

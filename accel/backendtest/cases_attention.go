@@ -91,6 +91,7 @@ var attnCases = []struct {
 
 func testAttention(e *env) {
 	testPagedAttention(e)
+	testAttentionVariants(e)
 	cases := attnCases
 	if testing.Short() {
 		cases = cases[:4]
@@ -218,4 +219,84 @@ func runPagedAttention(e *env, name string, heads, kvHeads, size, vsize, page, w
 		want, tol = append(want, w...), append(tol, t...)
 	}
 	expect(e.t, "paged attention "+name, got, want, func(i int) float64 { return tol[i] })
+}
+
+// testAttentionVariants covers attention sinks (gpt-oss: per head, a logit in the softmax without a value; with
+// and without a window) and values inside the keys (multi-head latent attention's one cache: the values are
+// each key row's first VSize elements), on both cache types and in the paged form.
+func testAttentionVariants(e *env) {
+	for _, cache := range []accel.DType{quant.F16, quant.F32} {
+		for _, c := range []struct {
+			name                        string
+			heads, kvHeads, size, vsize int
+			window                      int
+			sinks, vInK, paged          bool
+			pos                         []int32
+		}{
+			{"sinks", 4, 2, 64, 64, 0, true, false, false, []int32{0, 5, 6, 20}},
+			{"sinks-window", 8, 2, 16, 16, 4, true, false, false, []int32{3, 9, 10, 11}},
+			{"sinks-paged", 4, 1, 32, 32, 0, true, false, true, []int32{1, 12, 13}},
+			{"v-in-k", 4, 1, 48, 32, 0, false, true, false, []int32{0, 7, 8, 9, 23}},
+			{"v-in-k-paged", 8, 1, 24, 16, 0, false, true, true, []int32{19, 20, 2}},
+		} {
+			name := fmt.Sprintf("%s %s cache, positions %v", c.name, cache, c.pos)
+			runAttentionVariant(e, name, c.heads, c.kvHeads, c.size, c.vsize, c.window, c.sinks, c.vInK, c.paged, cache, c.pos)
+		}
+	}
+}
+
+// runAttentionVariant stores 24 cells of one sequence (in a paged form: in reversed pages of 8) and attends q.
+func runAttentionVariant(e *env, name string, heads, kvHeads, size, vsize, window int, sinks, vInK, paged bool,
+	cache accel.DType, pos []int32) {
+	const ctx, page = 24, 8
+	kv, vv := e.normal(ctx*kvHeads*size, 1), e.normal(ctx*kvHeads*vsize, 1)
+	q := e.normal(len(pos)*heads*size, 2)
+	slots := make([]int32, ctx)
+	table := make([]int32, ctx/page)
+	for c := range slots {
+		slots[c] = int32(c)
+		if paged {
+			table[c/page] = int32(ctx/page - 1 - c/page)
+			slots[c] = table[c/page]*page + int32(c%page)
+		}
+	}
+	p := accel.AttentionParams{Scale: float32(1 / math.Sqrt(float64(size))), Window: window}
+	g := e.graph()
+	var sv []float32
+	if sinks {
+		sv = e.normal(heads, 2)
+		p.Sinks = g.b.Weight(e.f32Weight("sinks", []int{heads}, sv))
+	}
+	kt := g.b.KVStore(g.b.Buffer(e.buffer("k", cache, ctx, kvHeads, size)), g.inputF32("kin", kv, ctx, kvHeads, size), g.inputI32("ks", slots))
+	vt := kt
+	if vInK {
+		p.VSize = vsize
+	} else {
+		vt = g.b.KVStore(g.b.Buffer(e.buffer("v", cache, ctx, kvHeads, vsize)), g.inputF32("vin", vv, ctx, kvHeads, vsize), g.inputI32("vs", slots))
+	}
+	qt, pt := g.inputF32("q", q, len(pos), heads, size), g.inputI32("pos", pos)
+	var y accel.Tensor
+	if paged {
+		p.PageSize = page
+		seq := make([]int32, len(pos))
+		y = g.b.PagedAttention(qt, kt, vt, pt, g.inputI32("seq", seq), g.inputI32("pages", table, 1, len(table)), p)
+	} else {
+		y = g.b.Attention(qt, kt, vt, pt, p)
+	}
+	got := g.run(y)[0]
+	f16 := cache == quant.F16
+	if f16 {
+		for i := range kv {
+			kv[i] = f16Round(kv[i])
+		}
+		for i := range vv {
+			vv[i] = f16Round(vv[i])
+		}
+	}
+	ref := &attnRef{p: p, kF16: f16, vF16: f16, heads: heads, kvHeads: kvHeads, size: size, vsize: vsize, k: kv, v: vv, sinks: sv}
+	if vInK {
+		ref.v, ref.vstride = kv, size
+	}
+	want, tol := ref.apply(q, pos)
+	expect(e.t, "attention "+name, got, want, func(i int) float64 { return tol[i] })
 }
