@@ -56,7 +56,8 @@ func (in *Inputs) attention(b *accel.Builder, q, k, v accel.Tensor, p accel.Atte
 	return b.Attention(q, k, v, in.Pos, p)
 }
 
-// LayerKV holds one layer's key and value caches: [rows, kvHeads, headDim] and [rows, kvHeads, headDimV].
+// LayerKV holds one layer's key and value caches: [rows, kvHeads, headDim] and [rows, kvHeads, headDimV]. V
+// is invalid where the values live in the keys (KVShape.VInK).
 type LayerKV struct{ K, V accel.Tensor }
 
 // LoadOptions tune loading.
@@ -111,41 +112,4 @@ func Load(f *gguf.File, be accel.Backend, opt LoadOptions) (Model, error) {
 		return nil, fmt.Errorf("model: %s: %w", arch, err)
 	}
 	return m, nil
-}
-
-// NewKVCache allocates one key and one value buffer per layer in be, of rows cache rows, of type F16 or F32.
-// The caller closes the buffers (CloseKV) when done.
-func NewKVCache(be accel.Backend, hp *HParams, rows int, dt accel.DType) ([]accel.Buffer, error) {
-	if dt != accel.F16 && dt != accel.F32 {
-		return nil, fmt.Errorf("model: KV cache type must be f16 or f32, not %s", dt)
-	}
-	var bufs []accel.Buffer
-	for l := 0; l < hp.Layers; l++ {
-		for i, hd := range []int{hp.HeadDim, hp.HeadDimV} {
-			name := fmt.Sprintf("cache_%c_l%d", "kv"[i], l)
-			buf, err := be.NewBuffer(accel.TensorDesc{Name: name, Type: dt, Shape: []int{rows, hp.KVHeads, hd}})
-			if err != nil {
-				CloseKV(bufs)
-				return nil, fmt.Errorf("model: allocating the KV cache: %w", err)
-			}
-			bufs = append(bufs, buf)
-		}
-	}
-	return bufs, nil
-}
-
-// CloseKV frees buffers made by NewKVCache.
-func CloseKV(bufs []accel.Buffer) {
-	for _, b := range bufs {
-		b.Close()
-	}
-}
-
-// BindKV makes the buffers of NewKVCache usable in a graph.
-func BindKV(b *accel.Builder, bufs []accel.Buffer) []LayerKV {
-	kv := make([]LayerKV, len(bufs)/2)
-	for l := range kv {
-		kv[l] = LayerKV{K: b.Buffer(bufs[2*l]), V: b.Buffer(bufs[2*l+1])}
-	}
-	return kv
 }

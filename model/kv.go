@@ -1,0 +1,106 @@
+package model
+
+import (
+	"fmt"
+
+	"github.com/forma-llm/forma/accel"
+)
+
+// KVShape is one layer's cache: per cell, Heads rows of KSize key elements and (unless VInK) of VSize value
+// elements. Multi-head latent attention keeps one compressed row per cell whose first VSize elements are also
+// the value (VInK: no value buffer). A layer with a Window attends only to its last Window cells, so a cache
+// may drop the older ones (llama.cpp's SWA cache).
+type KVShape struct {
+	Heads        int
+	KSize, VSize int
+	VInK         bool
+	Window       int
+}
+
+// elems returns the key and value elements one cell of the layer holds.
+func (s KVShape) elems() (k, v int) {
+	k = s.Heads * s.KSize
+	if !s.VInK {
+		v = s.Heads * s.VSize
+	}
+	return k, v
+}
+
+// NewKVCache allocates each layer's caches in be, of rows cache rows, of type F16 or F32: a key buffer and,
+// unless the layer's values live in its keys, a value buffer (nil otherwise). The caller closes the buffers
+// (CloseKV) when done.
+func NewKVCache(be accel.Backend, hp *HParams, rows int, dt accel.DType) ([]accel.Buffer, error) {
+	if dt != accel.F16 && dt != accel.F32 {
+		return nil, fmt.Errorf("model: KV cache type must be f16 or f32, not %s", dt)
+	}
+	var bufs []accel.Buffer
+	for l, s := range hp.kvShapes() {
+		for i, size := range []int{s.KSize, s.VSize} {
+			if i == 1 && s.VInK {
+				bufs = append(bufs, nil)
+				continue
+			}
+			name := fmt.Sprintf("cache_%c_l%d", "kv"[i], l)
+			buf, err := be.NewBuffer(accel.TensorDesc{Name: name, Type: dt, Shape: []int{rows, s.Heads, size}})
+			if err != nil {
+				CloseKV(bufs)
+				return nil, fmt.Errorf("model: allocating the KV cache: %w", err)
+			}
+			bufs = append(bufs, buf)
+		}
+	}
+	return bufs, nil
+}
+
+// kvShapes returns the layers' caches: hp.KV, or, before an architecture set it, plain attention's.
+func (hp *HParams) kvShapes() []KVShape {
+	if hp.KV != nil {
+		return hp.KV
+	}
+	out := make([]KVShape, hp.Layers)
+	for l := range out {
+		out[l] = KVShape{Heads: hp.KVHeadsL[l], KSize: hp.HeadDim, VSize: hp.HeadDimV, Window: hp.layerWindow(l)}
+	}
+	return out
+}
+
+// CloseKV frees buffers made by NewKVCache.
+func CloseKV(bufs []accel.Buffer) {
+	for _, b := range bufs {
+		if b != nil {
+			b.Close()
+		}
+	}
+}
+
+// BindKV makes the buffers of NewKVCache usable in a graph. A layer without a value buffer gets an invalid V.
+func BindKV(b *accel.Builder, bufs []accel.Buffer) []LayerKV {
+	kv := make([]LayerKV, len(bufs)/2)
+	for l := range kv {
+		kv[l].K = b.Buffer(bufs[2*l])
+		if bufs[2*l+1] != nil {
+			kv[l].V = b.Buffer(bufs[2*l+1])
+		}
+	}
+	return kv
+}
+
+// KVMemory is the size of llama.cpp's KV cache for a context of ctx cells shared by seqs sequences, with
+// ubatch tokens per micro-batch, in bytes of elemBytes per element (2 for F16): every layer keeps ctx cells
+// (padded to 256), except that sliding-window layers keep min(ctx, window·seqs + ubatch) cells, padded to 256
+// (llama_kv_cache_iswa, unified), and a layer whose values live in its keys keeps no values (multi-head latent
+// attention). Full-size SWA caches (swa_full) are not modelled.
+func KVMemory(hp *HParams, ctx, seqs, ubatch, elemBytes int) (k, v int64) {
+	const pad = 256
+	ctx = (ctx + pad - 1) / pad * pad
+	for _, s := range hp.kvShapes() {
+		cells := ctx
+		if s.Window > 0 {
+			cells = (min(ctx, s.Window*seqs+ubatch) + pad - 1) / pad * pad
+		}
+		ke, ve := s.elems()
+		k += int64(cells) * int64(ke) * int64(elemBytes)
+		v += int64(cells) * int64(ve) * int64(elemBytes)
+	}
+	return k, v
+}
