@@ -96,8 +96,8 @@ type MoEParams struct {
 
 // MLAParams are multi-head latent attention's hyperparameters (deepseek2); zero elsewhere.
 type MLAParams struct {
-	QLoraRank, KVLoraRank int     // ARCH.attention.q_lora_rank (0: no compression of q), kv_lora_rank
-	KeyLength, ValueLength int    // ARCH.attention.key_length_mla, value_length_mla: per head once decompressed
+	QLoraRank, KVLoraRank  int     // ARCH.attention.q_lora_rank (0: no compression of q), kv_lora_rank
+	KeyLength, ValueLength int     // ARCH.attention.key_length_mla, value_length_mla: per head once decompressed
 	YaRNLogMul             float32 // ARCH.rope.scaling.yarn_log_multiplier
 }
 
