@@ -399,3 +399,11 @@ func (hp *HParams) layerWindow(l int) int {
 	}
 	return 0
 }
+
+// needExperts reports an error unless the file describes a mixture of experts.
+func (hp *HParams) needExperts() error {
+	if hp.MoE.Experts == 0 || hp.MoE.Used == 0 {
+		return fmt.Errorf("%s.expert_count and expert_used_count must be positive", hp.Arch)
+	}
+	return nil
+}
