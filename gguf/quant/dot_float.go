@@ -6,7 +6,8 @@ package quant
 // accumulators of 16 lanes take steps of 64 elements with fused multiply-adds (element i goes to accumulator
 // (i mod 64)/16, lane i mod 16), the accumulators are folded (0+2, 1+3, then 0+1) and the 16 lanes reduced as
 // _mm512_reduce_add_ps does (halves, then quarters, then pairs). The elements after the last full step are
-// added one at a time: in float32 with fused multiply-adds for F32 (the compiler contracts sumf += x·y), in
+// added one at a time: in float32 for F32, each product rounded before it is added (the reference build does
+// not contract sumf += x·y into a fused multiply-add: its q·k over 80-element heads agrees only so), in
 // float64 for F16.
 //
 // TiledDotF32 / DotF32F32Tiled and DotF16F16Tiled are llamafile's tinyBLAS (used for batches of two or more
@@ -59,7 +60,7 @@ func VecDotF32(x, y []float32) float32 {
 	}
 	sum := acc.fold()
 	for i := np; i < len(x); i++ {
-		sum = fma32(x[i], y[i], sum)
+		sum += float32(x[i] * y[i])
 	}
 	return sum
 }
@@ -88,7 +89,7 @@ func DotF32F32(n int, w, a []byte) float32 {
 	}
 	sum := acc.fold()
 	for i := np; i < n; i++ {
-		sum = fma32(f32at(w, 4*i), f32at(a, 4*i), sum)
+		sum += float32(f32at(w, 4*i) * f32at(a, 4*i))
 	}
 	return sum
 }

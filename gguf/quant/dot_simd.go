@@ -35,7 +35,7 @@ func f32VecDot(k floatKernel) DotFn {
 			sum = k(np, &w[0], &a[0])
 		}
 		for i := np; i < n; i++ {
-			sum = fma32(f32at(w, 4*i), f32at(a, 4*i), sum)
+			sum += float32(f32at(w, 4*i) * f32at(a, 4*i))
 		}
 		return sum
 	}
@@ -82,7 +82,7 @@ func vecDotF32sWith(k func(n int, x, y *float32) float32, x, y []float32) float3
 	}
 	sum := k(np, &x[0], &y[0])
 	for i := np; i < n; i++ {
-		sum = fma32(x[i], y[i], sum)
+		sum += float32(x[i] * y[i])
 	}
 	return sum
 }
