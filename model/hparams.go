@@ -70,6 +70,8 @@ type HParams struct {
 	MLA MLAParams
 	// KV describes each layer's cache; loadTransformer sets it from the attention each layer has.
 	KV []KVShape
+
+	ropeAttnFactor float32 // ARCH.rope.scaling.attn_factor
 }
 
 // Gating is how a router turns its logits into expert weights (ARCH.expert_gating_func).
@@ -204,6 +206,7 @@ func ReadHParams(f *gguf.File, arch string, embdRows int) (*HParams, error) {
 	if err := hp.readMoE(k); err != nil {
 		return nil, err
 	}
+	hp.setYaRNAttnFactor(1)
 	if err := hp.readVocab(f, arch, embdRows); err != nil {
 		return nil, err
 	}
@@ -306,7 +309,7 @@ func (hp *HParams) readFloats(k kv) error {
 	if factor == 0 {
 		getf(&factor, "rope.scale_linear", 0)
 	}
-	getf(&hp.RoPE.AttnFactor, "rope.scaling.attn_factor", 1)
+	getf(&hp.ropeAttnFactor, "rope.scaling.attn_factor", 1)
 	getf(&hp.RoPE.BetaFast, "rope.scaling.yarn_beta_fast", defaultYaRNBetaFast)
 	getf(&hp.RoPE.BetaSlow, "rope.scaling.yarn_beta_slow", defaultYaRNBetaSlow)
 	getf(&hp.RoPEBaseSWA, "rope.freq_base_swa", hp.RoPE.Base)
@@ -406,4 +409,40 @@ func (hp *HParams) needExperts() error {
 		return fmt.Errorf("%s.expert_count and expert_used_count must be positive", hp.Arch)
 	}
 	return nil
+}
+
+// yarnAttnFactor is the part of llama.cpp's cparams.yarn_attn_factor that YaRN contributes (1 without YaRN):
+// the magnitude scale 0.1·mscale·ln(factor) + 1 (with a yarn_log_multiplier, its ratio to the same with the
+// multiplier), divided by the 1 + 0.1·ln(factor) that ggml's RoPE multiplies in again, all in float32 as
+// llama_context computes it. mscale is 1 except for deepseek2.
+func (hp *HParams) yarnAttnFactor(mscale float32) float32 {
+	if hp.RoPE.ExtFactor == 0 {
+		return 1
+	}
+	factor := 1 / hp.RoPE.FreqScale
+	get := func(scale, m float32) float32 {
+		if scale <= 1 {
+			return 1
+		}
+		return onePlus(float32(0.1*m), logf32(scale))
+	}
+	var af float32
+	if logMul := hp.MLA.YaRNLogMul; logMul != 0 {
+		af = get(factor, mscale) / get(factor, logMul)
+	} else {
+		af = get(factor, 1)
+	}
+	return af * float32(1/onePlus(0.1, logf32(factor)))
+}
+
+func logf32(x float32) float32 { return float32(math.Log(float64(x))) }
+
+// onePlus is 1 + a·b in float32 as llama.cpp's build computes it: the product rounded, then the sum (the
+// reference build does not contract the two into a fused multiply-add; deepseek2's kq_scale shows it).
+func onePlus(a, b float32) float32 { return 1 + float32(a*b) }
+
+// setYaRNAttnFactor sets the RoPE attention factor as llama_context does: YaRN's part (yarnAttnFactor) times
+// rope.scaling.attn_factor.
+func (hp *HParams) setYaRNAttnFactor(mscale float32) {
+	hp.RoPE.AttnFactor = hp.yarnAttnFactor(mscale) * hp.ropeAttnFactor
 }

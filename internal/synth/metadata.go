@@ -48,6 +48,7 @@ func (b *builder) metadata() []gguf.KV {
 		u32("attention.key_length_mla", p.QKNope+p.QKRope)
 		u32("attention.value_length_mla", p.VHead)
 		u32("attention.kv_lora_rank", p.KVLoraRank)
+		u32("attention.q_lora_rank", 0) // q is not compressed (V2-Lite); llama.cpp wants the key unless 27 layers
 	} else {
 		u32("attention.head_count_kv", p.KVHeads)
 		u32("rope.dimension_count", p.HeadDim)
