@@ -8,7 +8,8 @@ import (
 )
 
 // matMulIDStep multiplies rows by the matrices of their chosen experts (accel.Builder.MatMulID), as
-// ggml_mul_mat_id: every element is the reference build's single-row dot product (OrderVecDot) of one expert
+// ggml_mul_mat_id: every element is the reference build's single-row dot product (OrderVecDot, or OrderRepacked for the
+// types it repacks: idOrder) of one expert
 // row with one activation row, converted to the weight's activation type first.
 //
 // The run first groups the (row, slot) pairs by expert, in pair order. The first phase converts the
@@ -65,7 +66,7 @@ func newMatMulID(g *accel.Graph, id int) (*matMulIDStep, error) {
 	xs := g.Nodes[nd.Args[1].ID()].Shape
 	s := &matMulIDStep{wID: nd.Args[0].ID(), xID: nd.Args[1].ID(), idsID: -1, yID: id, k: matKernels[w.Type],
 		experts: w.Shape[0], out: w.Shape[1], in: w.Shape[2], n: nd.Shape[0], slots: nd.Shape[1], bcast: len(xs) == 2}
-	o := quant.OrderVecDot
+	o := idOrder(w.Type, s.out)
 	if len(nd.Args) == 3 {
 		s.idsID = nd.Args[2].ID()
 		r := &g.Nodes[s.idsID]
@@ -230,4 +231,16 @@ func (s *matMulIDStep) multiply(e, r0, r1 int, tmp []float32, pack []byte) {
 			s.y[p*s.out+o] = s.dot(s.in, wr, act[c*s.aRow:(c+1)*s.aRow])
 		}
 	}
+}
+
+// Expert matrices with a multiple of repackRows rows of Q4_0 or Q4_K are repacked by the reference build
+// (ggml's CPU_REPACK buffer), whose mul_mat_id then takes each row through the repacked single-row kernel.
+const repackRows = 8
+
+// idOrder is the reference build's order for mul_mat_id over weights of type t with out rows per expert.
+func idOrder(t quant.Type, out int) quant.Order {
+	if (t == quant.Q4_0 || t == quant.Q4_K) && out%repackRows == 0 {
+		return quant.OrderRepacked
+	}
+	return quant.OrderVecDot
 }

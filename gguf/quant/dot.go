@@ -73,7 +73,8 @@ const (
 	OrderVecDot Order = iota
 	// OrderTiled is llamafile's tinyBLAS for F32 and F16 weights (one 16-lane accumulator).
 	OrderTiled
-	// OrderRepacked is the x86 build's repacked Q4_0 (q4_0_8x8): per block one fused multiply-add of the
+	// OrderRepacked is the x86 build's repacked Q4_0 (q4_0_8x8) and Q4_K (q4_K_8x8, one row at a time as
+	// mul_mat_id takes them): per block one fused multiply-add of the
 	// whole integer block sum.
 	OrderRepacked
 	numOrders
@@ -95,7 +96,7 @@ func (o Order) String() string {
 var refDots = [numOrders]map[Type]DotFn{
 	OrderVecDot:   dotFuncs,
 	OrderTiled:    {F32: DotF32F32Tiled, F16: DotF16F16Tiled},
-	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved},
+	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved, Q4_K: DotQ4_KQ8_KRepacked},
 }
 
 // fastDots holds, per order, the fastest implementation this CPU has: initially the references, replaced

@@ -128,6 +128,33 @@ func DotQ4_KQ8_K(n int, w, a []byte) float32 {
 	return addLanes(sum, &sums)
 }
 
+// DotQ4_KQ8_KRepacked returns Σ w·a for n elements of a Q4_K row and a Q8_K row as the x86 build's repacked
+// Q4_K (q4_K_8x8, ggml_gemv_q4_K_8x8_q8_K) computes it: per super-block the whole integer sum Σ scale·q·y and
+// the minimums' Σ min·bsums, each fused into one float32 accumulator with its block's d·yd and dmin·yd; the
+// result is the first accumulator minus the second.
+func DotQ4_KQ8_KRepacked(n int, w, a []byte) float32 {
+	var acc, accMin float32
+	for i := 0; i < n/QKK; i++ {
+		x := w[i*144 : i*144+144]
+		yd, q8, bs := q8KBlock(a, i)
+		sc := x[4:16]
+		s := int32(0)
+		for j := 0; j < 8; j++ { // groups of 32
+			qs := x[16+32*(j/2) : 16+32*(j/2)+32]
+			shift := 4 * (j % 2)
+			g := int32(0)
+			for l := 0; l < 32; l++ {
+				g += int32(qs[l]>>shift&0xf) * int32(int8(q8[32*j+l]))
+			}
+			k, _ := scaleMinK4(j, sc)
+			s += int32(k) * g
+		}
+		acc = fma32(float32(s), f16at(x, 0)*yd, acc)
+		accMin = fma32(float32(minsTerm(sc, bs)), f16at(x, 2)*yd, accMin)
+	}
+	return acc - accMin
+}
+
 // DotQ5_KQ8_K returns Σ w·a for n elements of a Q5_K row and a Q8_K row.
 func DotQ5_KQ8_K(n int, w, a []byte) float32 {
 	var sums [8]float32
