@@ -214,6 +214,60 @@ q4kloop:
 	VPOR    Y3, Y2, Y2    \
 	KPAIR(ya, i)
 
+// func dotQ4_KQ8_KRepackedAVX2(nb int, w, a *byte, aStride int) float32
+//
+// Reference: DotQ4_KQ8_KRepacked (the repacked q4_K_8x8 order). The integer work is dotQ4_KQ8_KAVX2's; per
+// super-block its eight residues are added into one int32 sum, fused with f16(d)·yd into the float32 X0, and
+// the minimums' sum with f16(dmin)·yd into X10; the result is X0 − X10.
+TEXT ·dotQ4_KQ8_KRepackedAVX2(SB), NOSPLIT, $0-36
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	MOVQ         aStride+24(FP), R11
+	VPBROADCASTD kNib<>(SB), Y15
+	VMOVDQU      kShuf<>(SB), Y14
+	VXORPS       X0, X0, X0
+	VXORPS       X10, X10, X10
+
+q4krloop:
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	PREFETCHT0   PFD+128(SI)
+	K4SCALES
+	VPXOR        Y11, Y11, Y11
+	VPXOR        Y12, Y12, Y12
+	Q4KPAIR(16, 4, 0)
+	Q4KPAIR(48, 68, 1)
+	Q4KPAIR(80, 132, 2)
+	Q4KPAIR(112, 196, 3)
+	VPADDD       Y12, Y11, Y11
+	VEXTRACTI128 $1, Y11, X1
+	VPADDD       X1, X11, X11
+	VPSHUFD      $0x4e, X11, X1
+	VPADDD       X1, X11, X11
+	VPSHUFD      $0xb1, X11, X1
+	VPADDD       X1, X11, X11
+	VCVTDQ2PS    X11, X1
+	MOVWLZX      0(SI), BX
+	VMOVD        BX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VFMADD231SS  X2, X1, X0
+	MOVWLZX      2(SI), BX
+	VMOVD        BX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VCVTSI2SSL   AX, X1, X1
+	VFMADD231SS  X2, X1, X10
+	ADDQ         $144, SI
+	ADDQ         R11, DI
+	DECQ         CX
+	JNZ          q4krloop
+	VSUBSS       X10, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+32(FP)
+	RET
+
 // func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
 //
 // Reference: DotQ5_KQ8_K. As dotQ4_KQ8_KAVX2, with q = nibble + 16·(fifth bit) in 0…31 (|int16 pair| ≤
