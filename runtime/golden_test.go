@@ -67,26 +67,10 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// f16CacheMoE bounds runs with an F16 KV cache against the F32-cache reference for mixtures of experts: a
-// cache's rounding that moves a router's scores can choose another expert, so the distance is larger than a
-// dense model's. llama.cpp's own F16-cache runs of these cases differ from its F32 reference by KL up to 0.0173
-// (tiny-qwen3moe Q8_0), with argmax flips where the reference's top two are 0.0017–0.052 apart; forma's F16
-// runs measure the same (tiny-deepseek2 Q8_0: equal to llama.cpp's F16-cache logits bit for bit).
-var f16CacheMoE = golden.Criteria{MaxKL: 0.02, TieGap: 0.1}
-
-// synthDeviations are synth cases that dense kernels keep from golden.Strict, with the bound they meet.
-var synthDeviations = map[string]golden.Criteria{
-	// llama.cpp repacks dense Q4_K matrices (q4_K_8x8) and multiplies prompt batches four rows at a time,
-	// accumulating per 64 elements; forma's dense Q4_K product keeps ggml_vec_dot_q4_K_q8_K's order. The
-	// prompt's compressed keys differ by ~1e-6, prompt rows by KL ≤ 1.1e-4, and greedy step 12 (reference top-2
-	// gap 0.033) chooses the other token. The experts themselves (MatMulID, the repacked order) are exact.
-	"tiny-deepseek2-q4_k": {MaxKL: 1e-3, TieGap: 0.05},
-}
-
 // TestGoldenSynth runs the mixture-of-experts golden cases — qwen3moe, gpt-oss and deepseek2 models that forma
 // synth writes again for the test (internal/golden/testdata/synth: llama.cpp's logits at every prompt position
-// and 48 greedy steps) — on the CPU backend under golden.Strict (but synthDeviations) with an F32 KV cache and
-// f16CacheMoE with an F16 one (batch cases only).
+// and 48 greedy steps) — on the CPU backend under golden.Strict (but golden.SynthDeviations) with an F32 KV cache
+// and golden.SynthF16Cache with an F16 one (batch cases only).
 func TestGoldenSynth(t *testing.T) {
 	dir := golden.SynthDir()
 	names, err := golden.Cases(dir)
@@ -98,14 +82,14 @@ func TestGoldenSynth(t *testing.T) {
 		name string
 		typ  runtime.KVType
 		crit golden.Criteria
-	}{{"kv=f32", runtime.KVF32, golden.Strict}, {"kv=f16", runtime.KVF16, f16CacheMoE}} {
+	}{{"kv=f32", runtime.KVF32, golden.Strict}, {"kv=f16", runtime.KVF16, golden.SynthF16Cache}} {
 		for _, name := range names {
 			t.Run(kv.name+"/"+name, func(t *testing.T) {
 				if kv.typ == runtime.KVF16 && strings.HasSuffix(name, ".seq") {
 					t.Skip("token-by-token cases run with the F32 cache only")
 				}
 				crit := kv.crit
-				if d, ok := synthDeviations[strings.Split(name, ".")[0]]; ok && kv.typ == runtime.KVF32 {
+				if d, ok := golden.SynthDeviations[strings.Split(name, ".")[0]]; ok && kv.typ == runtime.KVF32 {
 					crit = d
 				}
 				c, err := golden.Load(dir, name)

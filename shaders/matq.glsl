@@ -14,6 +14,8 @@
 //                                                                        llama.cpp's association)
 //   K-quants         ggml's generic eight integer lanes per super-block, lane l += d·yd·lanes[l], acc8 -= dmin·yd·mins;
 //                    acc8 + lanes 0…7
+//   FORM_KREPACK     Q4_K repacked (q4_K_8x8, mat_mul_id): acc0 = fma(Σ lanes, d·yd, acc0),
+//                    acc1 = fma(mins, dmin·yd, acc1); acc0 - acc1
 // The including shader defines FORM (a uint constant) and, for K-quants, KQUANT (blocks.glsl).
 #ifndef FORMA_MATQ_GLSL
 #define FORMA_MATQ_GLSL
@@ -23,13 +25,14 @@
 #define FORM_LANES_MIN 2u
 #define FORM_BLOCK 3u
 #define FORM_HALVES 4u
+#define FORM_KREPACK 5u
 
 #define NACC 9u
 
 // nused is the number of accumulators the form uses (the others stay 0).
 uint nused() {
 #if KQUANT
-    return 9u;
+    return FORM == FORM_KREPACK ? 2u : 9u;
 #else
     if (FORM == FORM_LANES) {
         return 8u;
@@ -41,7 +44,7 @@ uint nused() {
 // fused reports whether accumulator k takes fused multiply-adds.
 bool fused(uint k) {
 #if KQUANT
-    return false;
+    return FORM == FORM_KREPACK && k < 2u;
 #else
     return ((FORM == FORM_LANES || FORM == FORM_LANES_MIN) && k < 8u) || (FORM == FORM_BLOCK && k == 0u);
 #endif
@@ -59,6 +62,10 @@ float apply_term(uint k, float acc, vec2 t) {
 // finish combines a row's accumulators into its result.
 float finish(float acc[NACC]) {
 #if KQUANT
+    if (FORM == FORM_KREPACK) {
+        precise float d = acc[0] - acc[1];
+        return d;
+    }
     precise float r = acc[8];
     for (uint l = 0u; l < 8u; l++) {
         r = r + acc[l];
@@ -139,6 +146,19 @@ void kchunk_lanes(uint q[8], ivec3 scm, uint a[8], inout int lanes[8], inout int
 // -(dmin·yd)·mins to accumulator 8.
 void kblock_terms(vec2 dm, float yd, int lanes[8], int mins, out vec2 t[NACC]) {
     precise float d = dm.x * yd;
+    if (FORM == FORM_KREPACK) {
+        int s = 0;
+        for (uint l = 0u; l < 8u; l++) {
+            s += lanes[l];
+        }
+        precise float dmin = dm.y * yd;
+        for (uint k = 2u; k < NACC; k++) {
+            t[k] = vec2(0.0);
+        }
+        t[0] = vec2(float(s), d);
+        t[1] = vec2(float(mins), dmin);
+        return;
+    }
     for (uint l = 0u; l < 8u; l++) {
         precise float v = d * float(lanes[l]);
         t[l] = vec2(v, 0.0);

@@ -5,13 +5,19 @@
 //   F32, F16: ggml_vec_dot_f32/f16 of the reference build (AVX-512): 64 lanes (element i in lane i mod 64)
 //     accumulate the elements below the last multiple of 64 with fused multiply-adds; the lanes fold as
 //     GGML_F32x16_REDUCE ((l+32) + (l+16 + l+48) per l < 16) and reduce as _mm512_reduce_add_ps; the elements
-//     left are added one at a time, fused for F32, in double for F16. A workgroup computes two rows with 64
+//     left are added one at a time, in float32 for F32 (each product rounded), in double for F16. A workgroup computes two rows with 64
 //     invocations each, one lane per invocation (tpr must be 64).
 //   BF16: products summed in double (here double-float, rounded once), over tpr invocations per row.
 // Bindings: 0 = W, 1 = x, 2 = y. Dispatch ceil(rows / (wg/tpr)) workgroups (2D above 65535).
-//#variant matvec_f32 WTYPE=0
-//#variant matvec_f16 WTYPE=1
-//#variant matvec_bf16 WTYPE=2
+// The matvec_id variants multiply by chosen experts (mat_mul_id, id.glsl): workgroup z is a (row, slot) pair
+// whose expert's matrix is read; with tiled set (a matrix per slot, a batch: MatMul's tinyBLAS order) each
+// row's sum is 16 fused lanes (element i in lane i mod 16) reduced as _mm512_reduce_add_ps.
+//#variant matvec_f32 WTYPE=0 ID=0
+//#variant matvec_f16 WTYPE=1 ID=0
+//#variant matvec_bf16 WTYPE=2 ID=0
+//#variant matvec_id_f32 WTYPE=0 ID=1
+//#variant matvec_id_f16 WTYPE=1 ID=1
+//#variant matvec_id_bf16 WTYPE=2 ID=1
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -26,11 +32,24 @@ layout(push_constant) uniform Push {
     uint y_off;
     uint y_stride;
     uint tpr; // invocations per weight row (64 for F32 and F16)
+#if ID
+    uint k;         // slots per row
+    uint bcast;     // 1: every slot of a row reads the row's activations
+    uint identity;  // 1: slot s uses matrix s (no ids)
+    uint tiled;     // 1: the 16-lane order (matvec_f)
+    uint ids_off;
+    uint e0;        // the experts [e0, e1) of the bound weight part
+    uint e1;
+    uint e_units;   // one expert's matrix, in the unit of w_off
+#endif
 } pc;
 
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 2) writeonly buffer Y { float y[]; };
+
+#define ID_X_OFF pc.x_off
+#include "id.glsl"
 
 #include "welem.glsl"
 
@@ -43,16 +62,19 @@ void main() {
     uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
     uint lane = lid % pc.tpr, slot = lid / pc.tpr;
     uint row = flat_workgroup() * (wg / pc.tpr) + slot;
+    if (!id_setup(pc.cols)) {
+        return;
+    }
     vec2 acc[MAXCOLS];
     for (uint c = 0u; c < MAXCOLS; c++) {
         acc[c] = vec2(0.0);
     }
     if (row < pc.rows) {
-        uint base = pc.w_off + row * pc.cols;
+        uint base = w_base + row * pc.cols;
         for (uint k = lane; k < pc.cols; k += pc.tpr) {
             float wv = welem(base + k);
             for (uint c = 0u; c < pc.ncols; c++) {
-                precise float p = wv * x[pc.x_off + c * pc.cols + k];
+                precise float p = wv * x[x_base + c * pc.cols + k];
                 acc[c] = df_add(acc[c], vec2(p, 0.0));
             }
         }
@@ -80,13 +102,18 @@ void main() {
     uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
     uint lane = lid % LANES, slot = lid / LANES;
     uint row = flat_workgroup() * (wg / LANES) + slot;
-    uint np = pc.cols & ~(LANES - 1u);
-    uint base = pc.w_off + row * pc.cols;
+    if (!id_setup(pc.cols)) {
+        return;
+    }
+    bool tiled = id_tiled();
+    uint step = tiled ? 16u : LANES;
+    uint np = tiled ? pc.cols : pc.cols & ~(LANES - 1u);
+    uint base = w_base + row * pc.cols;
     for (uint c = 0u; c < pc.ncols; c++) {
         float acc = 0.0;
-        if (row < pc.rows) {
-            for (uint k = lane; k < np; k += LANES) {
-                acc = lane_step(welem(base + k), x[pc.x_off + c * pc.cols + k], acc);
+        if (row < pc.rows && lane < step) {
+            for (uint k = lane; k < np; k += step) {
+                acc = lane_step(welem(base + k), x[x_base + c * pc.cols + k], acc);
             }
         }
         lanes[(slot * MAXCOLS + c) * LANES + lane] = acc;
@@ -97,21 +124,22 @@ void main() {
         float r[16];
         for (uint e = 0u; e < 16u; e++) {
             precise float v = (lanes[lb + e] + lanes[lb + 32u + e]) + (lanes[lb + 16u + e] + lanes[lb + 48u + e]);
-            r[e] = v;
+            r[e] = tiled ? lanes[lb + e] : v;
         }
         float sum = reduce16(r);
 #if WTYPE == 0
-        for (uint k = np; k < pc.cols; k++) {
-            sum = fmaf(welem(base + k), x[pc.x_off + c * pc.cols + k], sum);
+        for (uint k = np; k < pc.cols; k++) { // the leftover products, rounded and added unfused
+            precise float p = welem(base + k) * x[x_base + c * pc.cols + k];
+            sum = sum + p;
         }
-        y[pc.y_off + c * pc.y_stride + row] = sum;
+        y[y_base + c * pc.y_stride + row] = sum;
 #else
         vec2 s = vec2(sum, 0.0);
         for (uint k = np; k < pc.cols; k++) {
-            precise float p = welem(base + k) * x[pc.x_off + c * pc.cols + k];
+            precise float p = welem(base + k) * x[x_base + c * pc.cols + k];
             s = df_add(s, vec2(p, 0.0));
         }
-        y[pc.y_off + c * pc.y_stride + row] = s.x;
+        y[y_base + c * pc.y_stride + row] = s.x;
 #endif
     }
 }

@@ -212,7 +212,7 @@ func (p *program) planWorkspace() int64 {
 			}
 			continue
 		}
-		if nd.Op != accel.OpMatMul {
+		if nd.Op != accel.OpMatMul && nd.Op != accel.OpMatMulID {
 			continue
 		}
 		w := p.g.Node(nd.Args[0])
@@ -226,7 +226,9 @@ func (p *program) planWorkspace() int64 {
 			iv.last = s
 			continue
 		}
-		iv := &interval{first: s, last: s, size: actBytes(lay.act, nd.Shape[0], w.Shape[1])}
+		xn := p.g.Nodes[x]
+		rows, cols := xn.Elements()/xn.Shape[len(xn.Shape)-1], xn.Shape[len(xn.Shape)-1]
+		iv := &interval{first: s, last: s, size: actBytes(lay.act, rows, cols)}
 		p.ws[key] = iv
 		all = append(all, iv)
 	}
