@@ -85,22 +85,24 @@ func BindKV(b *accel.Builder, bufs []accel.Buffer) []LayerKV {
 	return kv
 }
 
-// KVMemory is the size of llama.cpp's KV cache for a context of ctx cells shared by seqs sequences, with
-// ubatch tokens per micro-batch, in bytes of elemBytes per element (2 for F16): every layer keeps ctx cells
-// (padded to 256), except that sliding-window layers keep min(ctx, window·seqs + ubatch) cells, padded to 256
-// (llama_kv_cache_iswa, unified), and a layer whose values live in its keys keeps no values (multi-head latent
-// attention). Full-size SWA caches (swa_full) are not modelled.
+// KVMemory is the size of llama.cpp's KV cache for a context of ctx cells shared by seqs sequences, with ubatch
+// tokens per micro-batch, in bytes of elemBytes per element (2 for F16), as its default (llama-server's)
+// settings allocate it: the context padded to 256 cells and split into one stream per sequence; every layer
+// keeps each stream's cells, but a sliding-window layer keeps only min(stream, window + ubatch) of them, padded
+// to 256 (llama_kv_cache_iswa without swa_full), and a layer whose values live in its keys keeps no values
+// (multi-head latent attention).
 func KVMemory(hp *HParams, ctx, seqs, ubatch, elemBytes int) (k, v int64) {
 	const pad = 256
-	ctx = (ctx + pad - 1) / pad * pad
+	padUp := func(n int) int { return (n + pad - 1) / pad * pad }
+	stream := padUp(ctx) / seqs
 	for _, s := range hp.kvShapes() {
-		cells := ctx
+		cells := stream
 		if s.Window > 0 {
-			cells = (min(ctx, s.Window*seqs+ubatch) + pad - 1) / pad * pad
+			cells = padUp(min(stream, s.Window+ubatch))
 		}
 		ke, ve := s.elems()
-		k += int64(cells) * int64(ke) * int64(elemBytes)
-		v += int64(cells) * int64(ve) * int64(elemBytes)
+		k += int64(seqs) * int64(cells) * int64(ke) * int64(elemBytes)
+		v += int64(seqs) * int64(cells) * int64(ve) * int64(elemBytes)
 	}
 	return k, v
 }

@@ -20,6 +20,9 @@ type Options struct {
 	Seed          uint64
 	NumLayers     int // overrides the preset's layer count when > 0
 	ContextLength int // overrides the preset's context length when > 0
+	// Experts, ExpertFF and VocabSize override the preset's when > 0: a model with a preset's attention (and
+	// so its KV cache) but small experts and vocabulary, for tests of what attention alone decides.
+	Experts, ExpertFF, VocabSize int
 }
 
 // Write writes a random-weight model to path. Tensors are generated and quantized one at a time, in chunks of
@@ -41,8 +44,18 @@ func Spec(opts Options) (gguf.Spec, error) {
 	if !quant.CanQuantize(opts.Type) {
 		return gguf.Spec{}, fmt.Errorf("synth: cannot write weights of type %s", opts.Type)
 	}
-	if opts.NumLayers < 0 || opts.ContextLength < 0 {
-		return gguf.Spec{}, fmt.Errorf("synth: negative layer count or context length")
+	if opts.NumLayers < 0 || opts.ContextLength < 0 || opts.Experts < 0 || opts.ExpertFF < 0 || opts.VocabSize < 0 {
+		return gguf.Spec{}, fmt.Errorf("synth: negative override in %+v", opts)
+	}
+	if opts.Experts > 0 {
+		p.Experts = opts.Experts
+		p.ExpertsUsed = min(p.ExpertsUsed, p.Experts)
+	}
+	if opts.ExpertFF > 0 {
+		p.ExpertFF = opts.ExpertFF
+	}
+	if opts.VocabSize > 0 {
+		p.VocabSize = opts.VocabSize
 	}
 	if opts.NumLayers > 0 {
 		p.Layers = opts.NumLayers
