@@ -151,12 +151,14 @@ var pagedCases = []struct {
 }{
 	{"gqa2-16", 4, 2, 16, 16, 4, 0, []int{9, 3, 14}, [][]int{{0, 8}, {2, 11, 12, 13}, {1, 2}}},
 	{"mha-8-window", 2, 2, 8, 8, 8, 5, []int{20, 17}, [][]int{{1, 16}, {0, 3, 19}}},
+	{"gqa2-16-window-released", 4, 2, 16, 16, 4, 6, []int{23, 17, 30}, [][]int{{0, 17, 18}, {2, 29}, {1, 16}, {0, 22}}},
 	{"gqa4-32", 8, 2, 32, 32, 16, 0, []int{40, 5, 33}, [][]int{{2, 31, 32}, {0, 39}, {1, 0, 1, 2, 3, 4}}},
 }
 
 // testPagedAttention fills a shared cache with each sequence's cells in the pages its table names (pages in a
 // shuffled order, some unused) and attends runs of queries of several sequences in one pass: each query must
-// equal attention over its own sequence alone.
+// equal attention over its own sequence alone. With a window, the pages behind every query's window are
+// released (-1 in the table, as an engine frees a sliding-window layer's old pages): nothing may read them.
 func testPagedAttention(e *env) {
 	for _, c := range pagedCases {
 		for _, cache := range []accel.DType{quant.F16, quant.F32} {
@@ -195,13 +197,28 @@ func runPagedAttention(e *env, name string, heads, kvHeads, size, vsize, page, w
 		}
 	}
 	n := len(pos)
+	attnTable := table
+	if window > 0 {
+		attnTable = append([]int32(nil), table...)
+		for q := range lens {
+			first := lens[q]
+			for i := range pos {
+				if int(seq[i]) == q {
+					first = min(first, max(0, int(pos[i])-window+1))
+				}
+			}
+			for j := 0; j < first/page; j++ {
+				attnTable[q*maxPages+j] = -1
+			}
+		}
+	}
 	q := e.normal(n*heads*size, 2)
 	p := accel.AttentionParams{Scale: float32(1 / math.Sqrt(float64(size))), Window: window, PageSize: page}
 	g := e.graph()
 	kt := g.b.KVStore(g.b.Buffer(e.buffer("k", cache, rows, kvHeads, size)), g.inputF32("kin", kin, len(slots), kvHeads, size), g.inputI32("kslots", slots))
 	vt := g.b.KVStore(g.b.Buffer(e.buffer("v", cache, rows, kvHeads, vsize)), g.inputF32("vin", vin, len(slots), kvHeads, vsize), g.inputI32("vslots", slots))
 	got := g.run(g.b.PagedAttention(g.inputF32("q", q, n, heads, size), kt, vt, g.inputI32("pos", pos), g.inputI32("seq", seq),
-		g.inputI32("pages", table, len(lens), maxPages), p))[0]
+		g.inputI32("pages", attnTable, len(lens), maxPages), p))[0]
 	f16 := cache == quant.F16
 	want, tol := make([]float64, 0, len(got)), make([]float64, 0, len(got))
 	for i := 0; i < n; i++ {
