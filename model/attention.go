@@ -59,8 +59,8 @@ func (a *GQA) Forward(b *accel.Builder, m *Transformer, l int, x accel.Tensor, i
 	if a.Sinks != nil {
 		p.Sinks = b.Weight(a.Sinks)
 	}
-	kc := b.KVStore(in.KV[l].K, k, in.slots())
-	vc := b.KVStore(in.KV[l].V, v, in.slots())
+	kc := b.KVStore(in.KV[l].K, k, in.slots(a.Window))
+	vc := b.KVStore(in.KV[l].V, v, in.slots(a.Window))
 	att := b.Name(in.attention(b, q, kc, vc, p), "kqv_out", l)
 	return b.Name(proj(b, a.O, a.BO, att), "attn_out", l)
 }

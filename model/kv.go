@@ -30,11 +30,21 @@ func (s KVShape) elems() (k, v int) {
 // unless the layer's values live in its keys, a value buffer (nil otherwise). The caller closes the buffers
 // (CloseKV) when done.
 func NewKVCache(be accel.Backend, hp *HParams, rows int, dt accel.DType) ([]accel.Buffer, error) {
+	return NewKVCacheSWA(be, hp, rows, rows, dt)
+}
+
+// NewKVCacheSWA is NewKVCache with swaRows rows in the sliding-window layers' caches (KVShape.Window > 0), which a pass
+// addresses through Inputs.SWASlots and SWAPages.
+func NewKVCacheSWA(be accel.Backend, hp *HParams, rows, swaRows int, dt accel.DType) ([]accel.Buffer, error) {
 	if dt != accel.F16 && dt != accel.F32 {
 		return nil, fmt.Errorf("model: KV cache type must be f16 or f32, not %s", dt)
 	}
 	var bufs []accel.Buffer
 	for l, s := range hp.kvShapes() {
+		rows := rows
+		if s.Window > 0 {
+			rows = swaRows
+		}
 		for i, size := range []int{s.KSize, s.VSize} {
 			if i == 1 && s.VInK {
 				bufs = append(bufs, nil)
@@ -50,6 +60,16 @@ func NewKVCache(be accel.Backend, hp *HParams, rows int, dt accel.DType) ([]acce
 		}
 	}
 	return bufs, nil
+}
+
+// MaxWindow is the largest sliding window of the layers (0: none has one): the cells a sliding-window layer's
+// cache must keep per sequence, besides those of the pass's own tokens.
+func (hp *HParams) MaxWindow() int {
+	w := 0
+	for _, s := range hp.kvShapes() {
+		w = max(w, s.Window)
+	}
+	return w
 }
 
 // kvShapes returns the layers' caches: hp.KV, or, before an architecture set it, plain attention's.

@@ -48,7 +48,7 @@ func (a *MLA) Forward(b *accel.Builder, m *Transformer, l int, x accel.Tensor, i
 	qabs := b.Name(b.MatMulID(b.Weight(a.KB), b.Slice(q, 0, a.Nope), accel.Tensor{}), "q_nope_absorbed", l)
 	qc := b.Name(b.Concat(qabs, qpe), "Qcur", l)
 	kc := b.Name(b.Concat(b.Reshape(kv, n, 1, a.KVRank), kpe), "Kcur", l)
-	cache := b.KVStore(in.KV[l].K, kc, in.slots())
+	cache := b.KVStore(in.KV[l].K, kc, in.slots(0))
 	att := b.Name(in.attention(b, qc, cache, cache, accel.AttentionParams{Scale: a.Scale, VSize: a.KVRank}), "kqv", l)
 	out := b.MatMulID(b.Weight(a.VB), b.Reshape(att, n, a.Heads, a.KVRank), accel.Tensor{})
 	out = b.Name(b.Reshape(out, n, a.Heads*a.VHead), "kqv_out", l)

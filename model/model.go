@@ -32,16 +32,24 @@ type Inputs struct {
 	// token i's sequence has the cache pages Pages[Seq[i]], of PageSize rows each. Invalid: not paged.
 	Seq, Pages accel.Tensor
 	PageSize   int
-	KV         []LayerKV // per layer, the caches (graph handles of Buffers)
+	// SWASlots (I32 [n]) and SWAPages (I32 [seqs, maxPages]), when valid, are the rows and page table of the
+	// sliding-window layers' caches (KVShape.Window > 0), kept apart from the others' so that they can be
+	// smaller: a sequence's pages wholly behind the window of its tokens in the pass may be released (-1) and
+	// reused. Invalid: those layers use Slots and Pages like the others.
+	SWASlots, SWAPages accel.Tensor
+	KV                 []LayerKV // per layer, the caches (graph handles of Buffers)
 	// Out (I32 [rows]) lists the tokens whose logits are computed, in order; invalid means every token.
 	Out accel.Tensor
 	// NCtx is the context size of a sequence (chooses between long and short RoPE factors).
 	NCtx int
 }
 
-// slots returns the cache rows the tokens are written to.
-func (in *Inputs) slots() accel.Tensor {
-	if in.Slots.Valid() {
+// slots returns the cache rows the tokens are written to in a layer with the given window (0: none).
+func (in *Inputs) slots(window int) accel.Tensor {
+	switch {
+	case window > 0 && in.SWASlots.Valid():
+		return in.SWASlots
+	case in.Slots.Valid():
 		return in.Slots
 	}
 	return in.Pos
@@ -51,7 +59,11 @@ func (in *Inputs) slots() accel.Tensor {
 func (in *Inputs) attention(b *accel.Builder, q, k, v accel.Tensor, p accel.AttentionParams) accel.Tensor {
 	if in.Pages.Valid() {
 		p.PageSize = in.PageSize
-		return b.PagedAttention(q, k, v, in.Pos, in.Seq, in.Pages, p)
+		pages := in.Pages
+		if p.Window > 0 && in.SWAPages.Valid() {
+			pages = in.SWAPages
+		}
+		return b.PagedAttention(q, k, v, in.Pos, in.Seq, pages, p)
 	}
 	return b.Attention(q, k, v, in.Pos, p)
 }
