@@ -11,10 +11,11 @@ import (
 // the value (VInK: no value buffer). A layer with a Window attends only to its last Window cells, so a cache
 // may drop the older ones (llama.cpp's SWA cache).
 type KVShape struct {
-	Heads        int
-	KSize, VSize int
-	VInK         bool
-	Window       int
+	Heads  int  `json:"heads"`
+	KSize  int  `json:"k_size"`
+	VSize  int  `json:"v_size"`
+	VInK   bool `json:"v_in_k,omitempty"`
+	Window int  `json:"window,omitempty"`
 }
 
 // elems returns the key and value elements one cell of the layer holds.

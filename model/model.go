@@ -98,7 +98,18 @@ func Architectures() []string {
 	return names
 }
 
-// Load reads the hyperparameters of f's architecture and uploads its weights to be.
+// Describe reads the hyperparameters of f's architecture and checks its tensors as Load does, uploading
+// nothing: what an architecture decides at load (each layer's cache, HParams.KV) is set without the weights'
+// memory, for forma info.
+func Describe(f *gguf.File) (*HParams, error) {
+	m, err := Load(f, nil, LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return m.HParams(), nil
+}
+
+// Load reads the hyperparameters of f's architecture and uploads its weights to be (nil: Describe).
 func Load(f *gguf.File, be accel.Backend, opt LoadOptions) (Model, error) {
 	arch, err := f.Architecture()
 	if err != nil {
