@@ -45,6 +45,7 @@ func init() {
 	setFast(BF16, OrderVecDot, dotBF16Fast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
+		setFast(Q4_K, OrderRepacked, dotQ4_KRepackedFastVNNI)
 	}
 }
 
@@ -70,6 +71,15 @@ func dotQ4_KRepackedFast(n int, w, a []byte) float32 {
 	}
 	_, _ = w[nb*144-1], a[nb*292-1]
 	return dotQ4_KQ8_KRepackedAVX2(nb, &w[0], &a[0], 292)
+}
+
+func dotQ4_KRepackedFastVNNI(n int, w, a []byte) float32 {
+	nb := n / QKK
+	if nb <= 0 {
+		return 0
+	}
+	_, _ = w[nb*144-1], a[nb*292-1]
+	return dotQ4_KQ8_KRepackedVNNI(nb, &w[0], &a[0], 292)
 }
 
 func dotQ2_KFast(n int, w, a []byte) float32 { return blocks(dotQ2_KQ8_KAVX2, n, QKK, 84, 292, w, a) }
@@ -155,6 +165,12 @@ func dotQ4_0Q8_0RepackedAVX2(nb int, w, a *byte) float32
 //
 //go:noescape
 func dotQ4_KQ8_KRepackedAVX2(nb int, w, a *byte, aStride int) float32
+
+// dotQ4_KQ8_KRepackedVNNI is DotQ4_KQ8_KRepacked with AVX-512 VNNI, the activation's Q8_K blocks aStride bytes
+// apart.
+//
+//go:noescape
+func dotQ4_KQ8_KRepackedVNNI(nb int, w, a *byte, aStride int) float32
 
 // dotQ4_KQ8_KAVX2 reads the activation's Q8_K blocks aStride bytes apart.
 //

@@ -23,6 +23,7 @@ func archVariants() []dotVariant {
 		{Q8_0, OrderVecDot, "vnni", dotQ8_0FastVNNI, hasVNNI},
 		{Q4_0, OrderRepacked, "avx2", dotQ4_0RepackedFast, hasAVX2},
 		{Q4_K, OrderRepacked, "avx2", dotQ4_KRepackedFast, hasAVX2},
+		{Q4_K, OrderRepacked, "vnni", dotQ4_KRepackedFastVNNI, hasVNNI},
 		{Q2_K, OrderVecDot, "avx2", dotQ2_KFast, hasAVX2},
 		{Q3_K, OrderVecDot, "avx2", dotQ3_KFast, hasAVX2},
 		{Q4_K, OrderVecDot, "avx2", dotQ4_KFast, hasAVX2},

@@ -705,3 +705,116 @@ TEXT ·q8kwPermuted(SB), NOSPLIT, $0-8
 	VMOVDQU64    Z3, 192(SI)
 	VZEROUPPER
 	RET
+
+// VPERMD indices of the repacked VNNI kernel's scale vectors: vector c of a super-block holds groups 2c and
+// 2c+1 (the low and the high nibbles of quant bytes 32c…32c+31), so its dwords 0…7 take scale 2c and 8…15
+// scale 2c+1.
+DATA k4RScIdx<>+0(SB)/8, $0x0000000000000000
+DATA k4RScIdx<>+8(SB)/8, $0x0000000000000000
+DATA k4RScIdx<>+16(SB)/8, $0x0000000000000000
+DATA k4RScIdx<>+24(SB)/8, $0x0000000000000000
+DATA k4RScIdx<>+32(SB)/8, $0x0000000100000001
+DATA k4RScIdx<>+40(SB)/8, $0x0000000100000001
+DATA k4RScIdx<>+48(SB)/8, $0x0000000100000001
+DATA k4RScIdx<>+56(SB)/8, $0x0000000100000001
+DATA k4RScIdx<>+64(SB)/8, $0x0000000200000002
+DATA k4RScIdx<>+72(SB)/8, $0x0000000200000002
+DATA k4RScIdx<>+80(SB)/8, $0x0000000200000002
+DATA k4RScIdx<>+88(SB)/8, $0x0000000200000002
+DATA k4RScIdx<>+96(SB)/8, $0x0000000300000003
+DATA k4RScIdx<>+104(SB)/8, $0x0000000300000003
+DATA k4RScIdx<>+112(SB)/8, $0x0000000300000003
+DATA k4RScIdx<>+120(SB)/8, $0x0000000300000003
+DATA k4RScIdx<>+128(SB)/8, $0x0000000400000004
+DATA k4RScIdx<>+136(SB)/8, $0x0000000400000004
+DATA k4RScIdx<>+144(SB)/8, $0x0000000400000004
+DATA k4RScIdx<>+152(SB)/8, $0x0000000400000004
+DATA k4RScIdx<>+160(SB)/8, $0x0000000500000005
+DATA k4RScIdx<>+168(SB)/8, $0x0000000500000005
+DATA k4RScIdx<>+176(SB)/8, $0x0000000500000005
+DATA k4RScIdx<>+184(SB)/8, $0x0000000500000005
+DATA k4RScIdx<>+192(SB)/8, $0x0000000600000006
+DATA k4RScIdx<>+200(SB)/8, $0x0000000600000006
+DATA k4RScIdx<>+208(SB)/8, $0x0000000600000006
+DATA k4RScIdx<>+216(SB)/8, $0x0000000600000006
+DATA k4RScIdx<>+224(SB)/8, $0x0000000700000007
+DATA k4RScIdx<>+232(SB)/8, $0x0000000700000007
+DATA k4RScIdx<>+240(SB)/8, $0x0000000700000007
+DATA k4RScIdx<>+248(SB)/8, $0x0000000700000007
+GLOBL k4RScIdx<>(SB), RODATA|NOPTR, $256
+
+// K4RVEC adds groups 2c and 2c+1 of a super-block into Z11 as Σ scale·(q·y): the quant bytes at 16+32c(SI)
+// split into low nibbles (group 2c) and high nibbles (group 2c+1) side by side in Z25, times the activation
+// quants of both groups, contiguous at 4+64c(DI), give four-element sums per dword (VPDPBUSD, exact,
+// |sum| ≤ 7680), which VPDPWSSD multiplies by their group's scale (SC). Clobbers Y26, Z25, Z27.
+#define K4RVEC(c, SC) \
+	VMOVDQU64    (16+32*c)(SI), Y25   \
+	VPSRLW       $4, Y25, Y26         \
+	VPANDQ       Y15, Y25, Y25        \
+	VPANDQ       Y15, Y26, Y26        \
+	VINSERTI64X4 $1, Y26, Z25, Z25    \
+	VPXORD       Z27, Z27, Z27        \
+	VPDPBUSD     (4+64*c)(DI), Z25, Z27 \
+	VPDPWSSD     SC, Z27, Z11
+
+// func dotQ4_KQ8_KRepackedVNNI(nb int, w, a *byte, aStride int) float32
+//
+// Reference: DotQ4_KQ8_KRepacked, the activation's Q8_K blocks aStride bytes apart. The super-block's integer
+// sum Σ scale·(q·y) is exact in any order, so it is taken in whole 64-element vectors; the float steps are
+// the reference's. Needs AVX-512 VNNI.
+TEXT ·dotQ4_KQ8_KRepackedVNNI(SB), NOSPLIT, $0-36
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	MOVQ         aStride+24(FP), R11
+	VPBROADCASTD kNib<>(SB), Y15
+	VMOVDQU64    k4RScIdx<>+0(SB), Z16
+	VMOVDQU64    k4RScIdx<>+64(SB), Z17
+	VMOVDQU64    k4RScIdx<>+128(SB), Z18
+	VMOVDQU64    k4RScIdx<>+192(SB), Z19
+	VXORPS       X0, X0, X0
+	VXORPS       X10, X10, X10
+
+q4krvloop:
+	PREFETCHT0    PFD(SI)
+	PREFETCHT0    PFD+64(SI)
+	PREFETCHT0    PFD+128(SI)
+	K4SCALES
+	VPMOVZXWD     X13, Y20
+	VPERMD        Z20, Z16, Z21
+	VPERMD        Z20, Z17, Z22
+	VPERMD        Z20, Z18, Z23
+	VPERMD        Z20, Z19, Z24
+	VPXORD        Z11, Z11, Z11
+	K4RVEC(0, Z21)
+	K4RVEC(1, Z22)
+	K4RVEC(2, Z23)
+	K4RVEC(3, Z24)
+	VEXTRACTI64X4 $1, Z11, Y25
+	VPADDD        Y25, Y11, Y11
+	VEXTRACTI128  $1, Y11, X1
+	VPADDD        X1, X11, X11
+	VPSHUFD       $0x4e, X11, X1
+	VPADDD        X1, X11, X11
+	VPSHUFD       $0xb1, X11, X1
+	VPADDD        X1, X11, X11
+	VCVTDQ2PS     X11, X1
+	MOVWLZX       0(SI), BX
+	VMOVD         BX, X2
+	VCVTPH2PS     X2, X2
+	VMULSS        0(DI), X2, X2
+	VFMADD231SS   X2, X1, X0
+	MOVWLZX       2(SI), BX
+	VMOVD         BX, X2
+	VCVTPH2PS     X2, X2
+	VMULSS        0(DI), X2, X2
+	VCVTSI2SSL    AX, X1, X1
+	VFMADD231SS   X2, X1, X10
+	ADDQ          $144, SI
+	ADDQ          R11, DI
+	DECQ          CX
+	JNZ           q4krvloop
+	VSUBSS        X10, X0, X0
+	VZEROUPPER
+	MOVSS         X0, ret+32(FP)
+	RET
