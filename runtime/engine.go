@@ -26,6 +26,8 @@ type engine struct {
 	maxPages int // pages per sequence
 	batch    int // tokens per pass
 	maxQueue int // requests waiting for a row
+	nctx     int // the context a sequence is configured for (chooses RoPE factors, as llama.cpp's n_ctx_per_seq)
+	onPass   func(sequences, tokens int)
 
 	// mu guards the requests and, with the loop as their only writer, the table rows and the queue (which
 	// run reads to refuse work when the queue is full).
@@ -37,17 +39,19 @@ type engine struct {
 	exited   chan struct{}
 
 	// Loop-owned.
-	rows     []*sequence // the page table's rows
-	queue    []*sequence // requests waiting for admission, in arrival order
-	running  []*sequence // admitted sequences with a request, in admission order
-	admitted uint64
-	last     []*sequence // sequences given logits by the last pass, whose next request is likely to follow
-	progs    map[progKey]*program
-	parts    []part
-	in       passInputs
-	timer    *time.Timer
-	stepTime time.Duration
-	stats    EngineStats
+	seqs      []*sequence // every open sequence (those without a row may hold pages too); guarded by mu
+	rows      []*sequence // the page table's rows
+	queue     []*sequence // requests waiting for admission, in arrival order
+	running   []*sequence // admitted sequences with a request, in admission order
+	admitted  uint64
+	last      []*sequence // sequences given logits by the last pass, whose next request is likely to follow
+	progs     map[progKey]*program
+	parts     []part
+	in        passInputs
+	timer     *time.Timer
+	stepTime  time.Duration
+	evictions int64
+	stats     EngineStats // written with mu held
 }
 
 // part is a sequence's share of a pass: n tokens from cell first.
@@ -87,11 +91,13 @@ type EngineStats struct {
 	Running     int   // sequences with a request being evaluated
 	Queued      int   // requests waiting for admission
 	LastBatch   int   // tokens of the last pass
+	Programs    int   // compiled passes (one per pass size)
 }
 
 // engineConfig sizes an engine.
 type engineConfig struct {
 	ctx      int // cells per sequence
+	nctx     int // the configured context of a sequence
 	slots    int // cells in the pool
 	seqs     int
 	batch    int
@@ -102,16 +108,18 @@ type engineConfig struct {
 func newEngine(m *Model, c engineConfig) (*engine, error) {
 	hp := m.Arch.HParams()
 	maxPages := (c.ctx + PageSize - 1) / PageSize
-	pages := max((c.slots+PageSize-1)/PageSize, maxPages)
+	pages := (max(c.slots, c.nctx) + PageSize - 1) / PageSize // room for one sequence of the configured context
 	bufs, err := model.NewKVCache(m.Backend, hp, pages*PageSize, c.kv)
 	if err != nil {
 		return nil, err
 	}
 	e := &engine{m: m, hp: hp, kvType: c.kv, bufs: bufs, pool: newKVPool(pages), maxSeqs: c.seqs, maxPages: maxPages,
-		batch: c.batch, maxQueue: c.maxQueue, kick: make(chan struct{}, 1), exited: make(chan struct{}),
+		batch: c.batch, maxQueue: c.maxQueue, nctx: c.nctx, onPass: m.opt.OnPass, kick: make(chan struct{}, 1), exited: make(chan struct{}),
+		incoming: make([]*sequence, 0, c.seqs+c.maxQueue), closing: make([]*sequence, 0, c.seqs),
 		rows: make([]*sequence, c.seqs), queue: make([]*sequence, 0, c.maxQueue), running: make([]*sequence, 0, c.seqs),
 		last: make([]*sequence, 0, c.seqs), progs: map[progKey]*program{},
-		parts: make([]part, 0, c.seqs), timer: time.NewTimer(time.Hour)}
+		parts: make([]part, 0, c.seqs)}
+	e.timer = time.AfterFunc(time.Hour, e.wake)
 	e.timer.Stop()
 	e.in = passInputs{tok: make([]int32, c.batch), pos: make([]int32, c.batch), slot: make([]int32, c.batch),
 		seq: make([]int32, c.batch), table: make([]int32, c.seqs*maxPages), out: make([]int32, c.batch)}
@@ -120,8 +128,11 @@ func newEngine(m *Model, c engineConfig) (*engine, error) {
 	return e, nil
 }
 
-// cells is the most tokens one sequence can hold.
+// cells is the most tokens one sequence can hold (its page table's width).
 func (e *engine) cells() int { return e.maxPages * PageSize }
+
+// fits reports whether a sequence of ctx tokens fits the engine: its page table and, alone, its pool.
+func (e *engine) fits(ctx int) bool { return ctx <= e.cells() && ctx <= len(e.pool.pages)*PageSize }
 
 // wake tells the loop that something changed.
 func (e *engine) wake() {
@@ -144,6 +155,7 @@ func (e *engine) close() error {
 	e.mu.Unlock()
 	e.wake()
 	<-e.exited
+	e.timer.Stop()
 	var errs []error
 	for _, pr := range e.progs {
 		errs = append(errs, pr.p.Close())
@@ -212,12 +224,8 @@ func (e *engine) gather() bool {
 				e.last = e.last[:0]
 				return true
 			}
-			e.timer.Reset(d)
-			select {
-			case <-e.kick:
-				e.timer.Stop()
-			case <-e.timer.C:
-			}
+			e.timer.Reset(d) // its function wakes the loop (a select on a timer's channel allocates)
+			<-e.kick
 			continue
 		}
 		<-e.kick
@@ -293,6 +301,9 @@ func (e *engine) drop(s *sequence) {
 	}
 	if i := slices.Index(e.last, s); i >= 0 {
 		e.last = slices.Delete(e.last, i, i+1)
+	}
+	if i := slices.Index(e.seqs, s); i >= 0 {
+		e.seqs = slices.Delete(e.seqs, i, i+1)
 	}
 	e.unpin(s)
 	e.freeRow(s)

@@ -1,6 +1,9 @@
 package runtime
 
-import "errors"
+import (
+	"errors"
+	"slices"
+)
 
 // The engine's bookkeeping of rows and pages. Everything here runs on the loop goroutine; functions that change
 // a sequence's row run with e.mu held (run reads the rows to refuse work when the queue is full).
@@ -31,6 +34,16 @@ func (e *engine) prepare(s *sequence) {
 	if s.all {
 		s.from = keep
 	}
+	e.match(s)
+	s.cached = s.held
+	if need := (s.target - s.from) * e.hp.Vocab; len(s.logits) < need {
+		s.logits = make([]float32, need)
+	}
+}
+
+// match takes the full pages of s's tokens after what it holds that the prefix tree has cached, up to the
+// first token whose logits are wanted.
+func (e *engine) match(s *sequence) {
 	for s.held%PageSize == 0 && s.held+PageSize <= s.from {
 		parent := int32(-1)
 		if s.held > 0 {
@@ -46,10 +59,6 @@ func (e *engine) prepare(s *sequence) {
 		}
 		e.setPage(s, len(s.pages), pg)
 		s.held += PageSize
-	}
-	s.cached = s.held
-	if need := (s.target - s.from) * e.hp.Vocab; len(s.logits) < need {
-		s.logits = make([]float32, need)
 	}
 }
 
@@ -80,6 +89,7 @@ func (e *engine) setPage(s *sequence, j int, pg int32) {
 func (e *engine) admit() {
 	for len(e.queue) > 0 {
 		s := e.queue[0]
+		e.match(s) // a preempted sequence finds what is still cached of what it lost
 		need := max(0, (s.held+min(s.target-s.held, s.chunk, e.batch)+PageSize-1)/PageSize-len(s.pages))
 		if len(e.running) == 0 {
 			need = min(need, 1)
@@ -91,7 +101,7 @@ func (e *engine) admit() {
 		if row < 0 {
 			return
 		}
-		e.queue = e.queue[1:]
+		e.queue = slices.Delete(e.queue, 0, 1) // keeps the capacity: the loop allocates nothing
 		s.row = row
 		e.rows[row] = s
 		copy(e.in.table[row*e.maxPages:], s.pages)
@@ -134,13 +144,14 @@ func (e *engine) unpin(s *sequence) {
 	s.held = 0
 }
 
-// unpinIdle unpins sequences without a request, oldest first, until need pages are available; it reports
-// whether they are.
+// unpinIdle unpins sequences that are not running — without a request, or with one waiting in the queue —
+// oldest first, until need pages are available; it reports whether they are. Called with e.mu held.
 func (e *engine) unpinIdle(need int) bool {
 	for e.pool.available() < need {
 		var victim *sequence
-		for _, s := range e.rows {
-			if s != nil && !s.pending && len(s.pages) > 0 && (victim == nil || s.order < victim.order) {
+		for _, s := range e.seqs {
+			idle := !s.pending || s.row < 0
+			if idle && len(s.pages) > 0 && (victim == nil || s.order < victim.order) {
 				victim = s
 			}
 		}
@@ -159,11 +170,14 @@ func (e *engine) allocPage(s *sequence) int32 {
 	for {
 		if e.pool.available() > 0 {
 			if len(e.pool.free) == 0 {
-				e.stats.Evictions++
+				e.evictions++
 			}
 			return e.pool.alloc()
 		}
-		if e.unpinIdle(1) {
+		e.mu.Lock()
+		unpinned := e.unpinIdle(1)
+		e.mu.Unlock()
+		if unpinned {
 			continue
 		}
 		var victim *sequence
@@ -218,4 +232,5 @@ func (e *engine) publishStats() {
 	e.stats.PagesHeld = e.pool.held()
 	e.stats.PagesCached = len(e.pool.tree) - e.pool.treeHeld()
 	e.stats.Running, e.stats.Queued = len(e.running), len(e.queue)
+	e.stats.Evictions, e.stats.Programs = e.evictions, len(e.progs)
 }

@@ -27,6 +27,13 @@ func (e *engine) step() {
 	}
 	e.stepTime = time.Since(start)
 	e.deliver(pr, err)
+	if e.onPass != nil {
+		tokens := 0
+		for _, p := range e.parts {
+			tokens += p.n
+		}
+		e.onPass(len(e.parts), tokens)
+	}
 }
 
 // plan chooses the pass: the next token of every decoding sequence (one token left to evaluate), then chunks
@@ -115,10 +122,12 @@ func (e *engine) fill() (*program, error) {
 	if all && needed > rows {
 		rows = n
 	}
+	if needed == 0 { // only prompt chunks before their last token: the rows computed are thrown away
+		in.out[0] = 0
+	}
 	for k := needed; k < rows; k++ {
 		in.out[k] = in.out[0]
 	}
-	e.stats.LastBatch = n
 	return e.program(n, rows)
 }
 
@@ -171,6 +180,10 @@ func (e *engine) deliver(pr *program, err error) {
 	e.mu.Lock()
 	e.last = e.last[:0]
 	e.stats.Passes++
+	e.stats.LastBatch = 0
+	for _, p := range e.parts {
+		e.stats.LastBatch += p.n
+	}
 	for _, p := range e.parts {
 		s := p.s
 		e.stats.Tokens += int64(p.n)
@@ -201,7 +214,7 @@ func (e *engine) program(n, rows int) (*program, error) {
 	pr.pages = b.Input("pages", accel.I32, e.maxSeqs, e.maxPages)
 	pr.out = b.Input("out", accel.I32, rows)
 	in := model.Inputs{Tokens: pr.tok, Pos: pr.pos, Slots: pr.slot, Seq: pr.seq, Pages: pr.pages, PageSize: PageSize,
-		KV: model.BindKV(b, e.bufs), Out: pr.out, NCtx: e.cells()}
+		KV: model.BindKV(b, e.bufs), Out: pr.out, NCtx: e.nctx}
 	pr.logits = b.Output(e.m.Arch.Forward(b, in))
 	g, err := b.Build()
 	if err != nil {

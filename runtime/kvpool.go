@@ -86,9 +86,12 @@ func (p *kvPool) evict() bool {
 	return true
 }
 
-// remove takes page pg out of the tree.
+// remove takes page pg (in the tree) out of it.
 func (p *kvPool) remove(pg int32) {
 	d := &p.pages[pg]
+	if !d.inTree {
+		panic("runtime: kv pool: removing a page that is not in the prefix tree")
+	}
 	delete(p.tree, d.key)
 	if d.key.parent >= 0 {
 		p.pages[d.key.parent].children--
@@ -168,14 +171,19 @@ func (p *kvPool) treeHeld() int {
 // unpublish takes page pg, which only its holder holds, out of the tree so that the holder may write it again;
 // the cached pages that extend it (nobody holds them: a holder of one would hold pg too) are freed.
 func (p *kvPool) unpublish(pg int32) {
+	p.dropSubtree(pg)
+	refs := p.pages[pg].refs
+	p.remove(pg)
+	p.pages[pg].refs = refs
+}
+
+// dropSubtree frees the cached pages that extend page pg, and theirs.
+func (p *kvPool) dropSubtree(pg int32) {
 	for i := range p.pages {
 		if d := &p.pages[i]; d.inTree && d.key.parent == pg {
-			p.unpublish(int32(i))
+			p.dropSubtree(int32(i))
 			p.remove(int32(i))
 			p.free = append(p.free, int32(i))
 		}
 	}
-	refs := p.pages[pg].refs
-	p.remove(pg)
-	p.pages[pg].refs = refs
 }

@@ -40,8 +40,12 @@ type sequence struct {
 }
 
 func (e *engine) newSequence(maxCtx, chunk int) *sequence {
-	return &sequence{e: e, maxCtx: maxCtx, chunk: chunk, row: -1, done: make(chan struct{}, 1),
+	s := &sequence{e: e, maxCtx: maxCtx, chunk: chunk, row: -1, done: make(chan struct{}, 1),
 		toks: make([]int32, 0, maxCtx), pages: make([]int32, 0, (maxCtx+PageSize-1)/PageSize+1)}
+	e.mu.Lock()
+	e.seqs = append(e.seqs, s)
+	e.mu.Unlock()
+	return s
 }
 
 // Errors of the engine.
