@@ -35,12 +35,13 @@ type Node struct {
 	Shape []int
 	Args  []Tensor
 
-	// Parameters, by op: F is the epsilon of the norms, the factor of OpScale and the cap of OpSoftCap.
-	// I holds OpSlice's start and count, OpRows's start and count, OpPermute's axes.
-	F    float32
-	I    []int
-	RoPE RoPEParams
-	Attn AttentionParams
+	// Parameters, by op: F is the epsilon of the norms, the factor of OpScale, the cap of OpSoftCap, the least
+	// divisor of OpDivSum and OpSwiGLUOAI's alpha (F2 its limit). I holds OpSlice's start and count, OpRows's
+	// start and count, OpPermute's axes, OpTopK's k.
+	F, F2 float32
+	I     []int
+	RoPE  RoPEParams
+	Attn  AttentionParams
 
 	Weight Weight // OpWeight
 	Buffer Buffer // OpBuffer

@@ -31,7 +31,7 @@ func TestKVCacheChecks(t *testing.T) {
 		{"q8_0 head 48", quant.Q8_0, 48, 0, AttentionParams{Scale: 1, Flash: true}, "multiple of 32, not 48"},
 		{"q4_k cache", quant.Q4_K, 256, 0, AttentionParams{Scale: 1, Flash: true}, "F16/F32/Q8_0/Q4_0"},
 		{"rotation 48", quant.Q8_0, 96, 48, AttentionParams{Scale: 1, Flash: true}, "rotation size 48"},
-		{"rotation without flash", quant.F16, 64, 0, AttentionParams{Scale: 1, RotK: 64}, "bad attention parameters"},
+		{"rotation without flash", quant.F16, 64, 0, AttentionParams{Scale: 1, RotK: 64}, "bad attention rotation"},
 	}
 	for _, c := range cases {
 		b := NewBuilder()

@@ -34,12 +34,23 @@ const (
 	OpRoPE      // rotary position embedding
 	OpKVStore   // write rows into a cache buffer at given positions
 	OpAttention // grouped-query attention over the cache, each query up to a given cell
+	// Mixture of experts (moe.go).
+	OpSigmoid     // 1 / (1 + exp(-a))
+	OpTopK        // indices of the k largest per row
+	OpPick        // per row, the elements at given indices
+	OpDivSum      // a / Σ a per row
+	OpMatMulID    // x · W[e]ᵀ with a 3-D weight and each row's chosen experts e
+	OpAddID       // a + bias[e] with each row's chosen experts e
+	OpSwiGLUOAI   // gpt-oss's clamped SwiGLU
+	OpWeightedSum // Σ_j w_j·a_j over each row's experts
+	OpConcat      // the last dimensions of a and b, side by side
 	numOps
 )
 
 var opNames = [numOps]string{"invalid", "input", "weight", "buffer", "reshape", "rows", "get_rows", "mat_mul",
 	"add", "mul", "scale", "rms_norm", "layer_norm", "softmax", "silu", "gelu", "swiglu", "geglu", "softcap",
-	"slice", "permute", "rope", "kv_store", "attention"}
+	"slice", "permute", "rope", "kv_store", "attention", "sigmoid", "top_k", "pick", "div_sum", "mat_mul_id", "add_id",
+	"swiglu_oai", "weighted_sum", "concat"}
 
 func (o Op) String() string {
 	if o < numOps {
@@ -113,4 +124,10 @@ type AttentionParams struct {
 	// scores (the keys were stored rotated alike, KVStoreRotated), and the result by that of size RotV (the
 	// values were stored rotated by it). 0 for none; they need Flash.
 	RotK, RotV int
+	// Sinks, when valid, is an F32 [heads] tensor: per query head, a logit that joins the softmax's maximum and
+	// sum but weights no value (gpt-oss's attention sinks, ggml_soft_max_add_sinks).
+	Sinks Tensor
+	// VSize, when nonzero, makes the values the first VSize elements of each key row: v must then be k (the
+	// compressed cache of multi-head latent attention, one buffer for both).
+	VSize int
 }

@@ -271,7 +271,7 @@ func (b *Builder) KVStoreRotated(cache, x, pos Tensor, rot int) Tensor {
 // attention, the last cell of its sequence for an encoder's. Query head h reads kv head h/(heads/kvHeads). The
 // result is F32 [n, heads·vsize].
 func (b *Builder) Attention(q, k, v, pos Tensor, p AttentionParams) Tensor {
-	t, n, ok := b.op(OpAttention, q, k, v, pos)
+	t, n, ok := b.op(OpAttention, withSinks([]Tensor{q, k, v, pos}, p)...)
 	if !ok {
 		return t
 	}
@@ -288,11 +288,14 @@ func (b *Builder) Attention(q, k, v, pos Tensor, p AttentionParams) Tensor {
 // Attention), in position order, so its result does not depend on where the pages lie or on the other queries
 // of the batch.
 func (b *Builder) PagedAttention(q, k, v, pos, seq, pages Tensor, p AttentionParams) Tensor {
-	t, n, ok := b.op(OpAttention, q, k, v, pos, seq, pages)
+	t, n, ok := b.op(OpAttention, withSinks([]Tensor{q, k, v, pos, seq, pages}, p)...)
 	if !ok {
 		return t
 	}
 	qs, ks, ss, ps := b.shapeOf(q), b.shapeOf(k), b.shapeOf(seq), b.shapeOf(pages)
+	if p.PageSize <= 0 {
+		return b.fail(t, "page size %d must be positive", p.PageSize)
+	}
 	if len(ss) != 1 || len(qs) < 1 || ss[0] != qs[0] || b.typeOf(seq) != I32 || len(ps) != 2 || b.typeOf(pages) != I32 {
 		return b.fail(t, "sequences %v %s and pages %v %s: want I32 [n] and I32 [seqs, maxPages]", ss, b.typeOf(seq), ps, b.typeOf(pages))
 	}
@@ -365,10 +368,35 @@ func (b *Builder) checkAttention(t Tensor, n *Node, p AttentionParams) Tensor {
 	if qs[2] != ks[2] || ks[0] != vs[0] || ks[1] != vs[1] || qs[1]%ks[1] != 0 {
 		return b.fail(t, "q %v does not fit k %v and v %v (head size, context, or heads not a multiple of kv heads)", qs, ks, vs)
 	}
-	if p.Window < 0 || p.SoftCap < 0 || p.Scale == 0 || !validRotation(p.RotK, qs[2]) || !validRotation(p.RotV, vs[2]) ||
-		(p.RotK+p.RotV > 0 && !p.Flash) {
+	if p.Window < 0 || p.SoftCap < 0 || p.Scale == 0 || p.VSize < 0 {
 		return b.fail(t, "bad attention parameters %+v", p)
 	}
-	n.Shape, n.Attn = []int{qs[0], qs[1] * vs[2]}, p
+	vsize := vs[2]
+	if p.VSize > 0 {
+		if b.node(v) != b.node(k) || p.VSize > ks[2] {
+			return b.fail(t, "values of %d elements inside the keys need v to be k, with rows of at least that many", p.VSize)
+		}
+		vsize = p.VSize
+	}
+	if !validRotation(p.RotK, qs[2]) || !validRotation(p.RotV, vsize) || (p.RotK+p.RotV > 0 && !p.Flash) {
+		return b.fail(t, "bad attention rotation %d, %d for head sizes %d, %d (it needs flash attention)", p.RotK, p.RotV, qs[2], vsize)
+	}
+	if p.Flash && (p.Sinks.Valid() || p.VSize > 0) {
+		return b.fail(t, "flash attention (a quantized KV cache or --fa) does not support attention sinks or values inside the keys yet")
+	}
+	if p.Sinks.Valid() {
+		if ss := b.shapeOf(p.Sinks); b.typeOf(p.Sinks) != F32 || len(ss) != 1 || ss[0] != qs[1] {
+			return b.fail(t, "sinks %v %s: want F32 [%d], one per query head", ss, b.typeOf(p.Sinks), qs[1])
+		}
+	}
+	n.Shape, n.Attn = []int{qs[0], qs[1] * vsize}, p
 	return t
+}
+
+// withSinks appends the attention sinks to an attention's operands, when there are any.
+func withSinks(args []Tensor, p AttentionParams) []Tensor {
+	if p.Sinks.Valid() {
+		return append(args, p.Sinks)
+	}
+	return args
 }

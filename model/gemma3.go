@@ -27,9 +27,8 @@ func loadGemma3(ld *Loader) (Model, error) {
 	if err := hp.swaPattern(ld.File, gemma3SWAPattern); err != nil {
 		return nil, err
 	}
-	m := loadTransformer(ld, layerSpec{qkNorm: true, postNorms: true})
+	m := loadTransformer(ld, layerSpec{gqaSpec: gqaSpec{qkNorm: true}, postNorms: true, act: GeGLU})
 	m.EmbedScale = float32(math.Sqrt(float64(hp.Embd)))
-	m.Act = GeGLU
 	m.QScale = float32(1 / math.Sqrt(float64(hp.HeadDim)))
 	if hp.Layers == gemma3Layers27B {
 		m.QScale = float32(1 / math.Sqrt(float64(hp.Embd/hp.Heads)))

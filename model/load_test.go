@@ -36,7 +36,11 @@ func load(t *testing.T, spec gguf.Spec) error {
 }
 
 func tinySpec(t *testing.T, preset string) gguf.Spec {
-	spec, err := synth.Spec(synth.Options{Preset: preset, Type: quant.Q8_0, Seed: 1, NumLayers: 1})
+	layers := 1
+	if preset == "tiny-deepseek2" {
+		layers = 2 // its first layer is dense
+	}
+	spec, err := synth.Spec(synth.Options{Preset: preset, Type: quant.Q8_0, Seed: 1, NumLayers: layers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +49,8 @@ func tinySpec(t *testing.T, preset string) gguf.Spec {
 
 // TestLoadArchitectures loads a small model of every registered architecture synth can write.
 func TestLoadArchitectures(t *testing.T) {
-	for _, p := range []string{"tiny-llama", "tiny-qwen2", "tiny-qwen3", "tiny-gemma3", "tiny-phi3"} {
+	for _, p := range []string{"tiny-llama", "tiny-qwen2", "tiny-qwen3", "tiny-gemma3", "tiny-phi3", "tiny-qwen3moe",
+		"tiny-gpt-oss", "tiny-deepseek2"} {
 		t.Run(p, func(t *testing.T) {
 			if err := load(t, tinySpec(t, p)); err != nil {
 				t.Fatal(err)
@@ -60,18 +65,31 @@ func TestLoadErrors(t *testing.T) {
 		name   string
 		edit   func(*gguf.Spec)
 		expect []string
+		preset string // tiny-llama when empty
 	}{
 		{"unknown architecture", func(s *gguf.Spec) { setKV(s, gguf.KeyArchitecture, gguf.NewString("mamba9")) },
-			[]string{`"mamba9"`, "llama", "qwen3", "gemma3", "phi3"}},
-		{"missing tensor", func(s *gguf.Spec) { drop(s, "blk.0.attn_k.weight") }, []string{`"blk.0.attn_k.weight"`}},
+			[]string{`"mamba9"`, "llama", "qwen3", "gemma3", "phi3"}, ""},
+		{"missing tensor", func(s *gguf.Spec) { drop(s, "blk.0.attn_k.weight") }, []string{`"blk.0.attn_k.weight"`}, ""},
 		{"unsupported type", func(s *gguf.Spec) { retype(s, "blk.0.ffn_up.weight", quant.IQ2_XXS) },
-			[]string{`"blk.0.ffn_up.weight"`, "IQ2_XXS"}},
-		{"wrong shape", func(s *gguf.Spec) { reshape(s, "blk.0.attn_q.weight", 2) }, []string{`"blk.0.attn_q.weight"`, "shape"}},
-		{"missing key", func(s *gguf.Spec) { dropKV(s, ".block_count") }, []string{"block_count"}},
+			[]string{`"blk.0.ffn_up.weight"`, "IQ2_XXS"}, ""},
+		{"wrong shape", func(s *gguf.Spec) { reshape(s, "blk.0.attn_q.weight", 2) }, []string{`"blk.0.attn_q.weight"`, "shape"}, ""},
+		{"missing key", func(s *gguf.Spec) { dropKV(s, ".block_count") }, []string{"block_count"}, ""},
+		{"no expert count", func(s *gguf.Spec) { dropKV(s, ".expert_count") }, []string{"expert_count"}, "tiny-qwen3moe"},
+		{"wrong expert shape", func(s *gguf.Spec) { reshape(s, "blk.0.ffn_up_exps.weight", 2) },
+			[]string{`"blk.0.ffn_up_exps.weight"`, "shape"}, "tiny-gpt-oss"},
+		{"missing expert bias", func(s *gguf.Spec) { drop(s, "blk.0.ffn_down_exps.bias") },
+			[]string{`"blk.0.ffn_down_exps.bias"`}, "tiny-gpt-oss"},
+		{"no latent rank", func(s *gguf.Spec) { dropKV(s, ".attention.kv_lora_rank") }, []string{"kv_lora_rank"}, "tiny-deepseek2"},
+		{"missing shared expert", func(s *gguf.Spec) { drop(s, "blk.1.ffn_up_shexp.weight") },
+			[]string{`"blk.1.ffn_up_shexp.weight"`}, "tiny-deepseek2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := tinySpec(t, "tiny-llama")
+			preset := tc.preset
+			if preset == "" {
+				preset = "tiny-llama"
+			}
+			spec := tinySpec(t, preset)
 			tc.edit(&spec)
 			err := load(t, spec)
 			if err == nil {
@@ -126,7 +144,9 @@ func retype(s *gguf.Spec, name string, typ quant.Type) {
 func reshape(s *gguf.Spec, name string, div uint64) {
 	for i := range s.Tensors {
 		if s.Tensors[i].Name == name {
-			s.Tensors[i].Dims = []uint64{s.Tensors[i].Dims[0], s.Tensors[i].Dims[1] / div}
+			d := slices.Clone(s.Tensors[i].Dims)
+			d[1] /= div
+			s.Tensors[i].Dims = d
 			s.Tensors[i].Data = zeros(s.Tensors[i])
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 // Loader uploads a file's tensors to a backend, checking each one's shape. Its methods record the first error
 // (naming the tensor) and return nil weights afterwards, so an architecture lists its tensors without an error
-// check per line and calls Err once.
+// check per line and calls Err once. Without a backend (Describe) it checks the shapes and uploads nothing.
 type Loader struct {
 	File    *gguf.File
 	Backend accel.Backend
@@ -52,6 +52,9 @@ func (ld *Loader) tensor(name string, required bool, shape []int) accel.Weight {
 		ld.err = fmt.Errorf("tensor %q has shape %v, want %v", name, got, shape)
 		return nil
 	}
+	if ld.Backend == nil {
+		return described{accel.TensorDesc{Name: name, Type: t.Type, Shape: got}}
+	}
 	w, err := ld.Backend.Upload(accel.WeightData{Name: name, Type: t.Type, Shape: got, Data: t.Data, Mapping: t.Mapping})
 	if err != nil {
 		ld.err = fmt.Errorf("tensor %q: %w", name, err)
@@ -59,6 +62,11 @@ func (ld *Loader) tensor(name string, required bool, shape []int) accel.Weight {
 	}
 	return w
 }
+
+// described is a weight Describe checked and did not upload.
+type described struct{ d accel.TensorDesc }
+
+func (w described) Desc() accel.TensorDesc { return w.d }
 
 func equalInts(a, b []int) bool {
 	if len(a) != len(b) {

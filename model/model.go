@@ -35,7 +35,12 @@ type Inputs struct {
 	// See (I32 [n]) is the last cell each token's attention sees; invalid means Pos (causal attention). An
 	// encoder's tokens see their whole sequence: See is its last cell for each of them. RoPE keeps Pos.
 	See accel.Tensor
-	KV  []LayerKV // per layer, the caches (graph handles of Buffers)
+	// SWASlots (I32 [n]) and SWAPages (I32 [seqs, maxPages]), when valid, are the rows and page table of the
+	// sliding-window layers' caches (KVShape.Window > 0), kept apart from the others' so that they can be
+	// smaller: a sequence's pages wholly behind the window of its tokens in the pass may be released (-1) and
+	// reused. Invalid: those layers use Slots and Pages like the others.
+	SWASlots, SWAPages accel.Tensor
+	KV                 []LayerKV // per layer, the caches (graph handles of Buffers)
 	// Out (I32 [rows]) lists the tokens whose logits are computed, in order; invalid means every token.
 	Out accel.Tensor
 	// NCtx is the context size of a sequence (chooses between long and short RoPE factors).
@@ -45,9 +50,12 @@ type Inputs struct {
 	Flash bool
 }
 
-// slots returns the cache rows the tokens are written to.
-func (in *Inputs) slots() accel.Tensor {
-	if in.Slots.Valid() {
+// slots returns the cache rows the tokens are written to in a layer with the given window (0: none).
+func (in *Inputs) slots(window int) accel.Tensor {
+	switch {
+	case window > 0 && in.SWASlots.Valid():
+		return in.SWASlots
+	case in.Slots.Valid():
 		return in.Slots
 	}
 	return in.Pos
@@ -62,18 +70,35 @@ func (in *Inputs) see() accel.Tensor {
 }
 
 // attention writes k and v to layer l's caches and appends the attention of q over them, paged or not. A
-// quantized cache is read by flash attention with llama.cpp's rotation of q, k and v (accel.KVRotation).
+// quantized cache is read by flash attention with llama.cpp's rotation of q, k and v (accel.KVRotation). Where
+// the values live in the keys (p.VSize > 0, multi-head latent attention) only k is written and v is unused.
+// Sliding-window layers use the window's own slots and pages when the inputs have them (SWASlots, SWAPages).
 func (in *Inputs) attention(b *accel.Builder, l int, q, k, v accel.Tensor, p accel.AttentionParams) accel.Tensor {
-	kt, vt := b.Type(in.KV[l].K), b.Type(in.KV[l].V)
+	slots := in.slots(p.Window)
+	kt := b.Type(in.KV[l].K)
+	vt := kt
+	if p.VSize == 0 {
+		vt = b.Type(in.KV[l].V)
+	}
 	p.Flash = in.Flash || kt.BlockElems() > 1 || vt.BlockElems() > 1
-	p.RotK, p.RotV = accel.KVRotation(kt, headSize(b, k), true), accel.KVRotation(vt, headSize(b, v), false)
-	k = b.KVStoreRotated(in.KV[l].K, k, in.slots(), p.RotK)
-	v = b.KVStoreRotated(in.KV[l].V, v, in.slots(), p.RotV)
+	var kc, vc accel.Tensor
+	if p.VSize > 0 {
+		kc = b.KVStore(in.KV[l].K, k, slots)
+		vc = kc
+	} else {
+		p.RotK, p.RotV = accel.KVRotation(kt, headSize(b, k), true), accel.KVRotation(vt, headSize(b, v), false)
+		kc = b.KVStoreRotated(in.KV[l].K, k, slots, p.RotK)
+		vc = b.KVStoreRotated(in.KV[l].V, v, slots, p.RotV)
+	}
 	if in.Pages.Valid() {
 		p.PageSize = in.PageSize
-		return b.PagedAttention(q, k, v, in.see(), in.Seq, in.Pages, p)
+		pages := in.Pages
+		if p.Window > 0 && in.SWAPages.Valid() {
+			pages = in.SWAPages
+		}
+		return b.PagedAttention(q, kc, vc, in.see(), in.Seq, pages, p)
 	}
-	return b.Attention(q, k, v, in.see(), p)
+	return b.Attention(q, kc, vc, in.see(), p)
 }
 
 // headSize is the last dimension of x ([n, heads, size]), 0 if x failed.
@@ -84,7 +109,8 @@ func headSize(b *accel.Builder, x accel.Tensor) int {
 	return 0
 }
 
-// LayerKV holds one layer's key and value caches: [rows, kvHeads, headDim] and [rows, kvHeads, headDimV].
+// LayerKV holds one layer's key and value caches: [rows, kvHeads, headDim] and [rows, kvHeads, headDimV]. V
+// is invalid where the values live in the keys (KVShape.VInK).
 type LayerKV struct{ K, V accel.Tensor }
 
 // LoadOptions tune loading.
@@ -113,7 +139,18 @@ func Architectures() []string {
 	return names
 }
 
-// Load reads the hyperparameters of f's architecture and uploads its weights to be.
+// Describe reads the hyperparameters of f's architecture and checks its tensors as Load does, uploading
+// nothing: what an architecture decides at load (each layer's cache, HParams.KV) is set without the weights'
+// memory, for forma info.
+func Describe(f *gguf.File) (*HParams, error) {
+	m, err := Load(f, nil, LoadOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return m.HParams(), nil
+}
+
+// Load reads the hyperparameters of f's architecture and uploads its weights to be (nil: Describe).
 func Load(f *gguf.File, be accel.Backend, opt LoadOptions) (Model, error) {
 	arch, err := f.Architecture()
 	if err != nil {
@@ -142,55 +179,4 @@ func Load(f *gguf.File, be accel.Backend, opt LoadOptions) (Model, error) {
 		return nil, fmt.Errorf("model: %s: %w", arch, err)
 	}
 	return m, nil
-}
-
-// NewKVCache allocates one key and one value buffer per layer in be, of rows cache rows, of a KV cache type
-// (accel.IsKVCacheType; a quantized one needs head sizes of whole blocks). The caller closes the buffers
-// (CloseKV) when done.
-func NewKVCache(be accel.Backend, hp *HParams, rows int, dt accel.DType) ([]accel.Buffer, error) {
-	for _, hd := range []int{hp.HeadDim, hp.HeadDimV} {
-		if err := accel.CheckKVCache(dt, hd); err != nil {
-			return nil, fmt.Errorf("model: %w", err)
-		}
-	}
-	var bufs []accel.Buffer
-	for l := 0; l < hp.Layers; l++ {
-		for i, hd := range []int{hp.HeadDim, hp.HeadDimV} {
-			name := fmt.Sprintf("cache_%c_l%d", "kv"[i], l)
-			buf, err := be.NewBuffer(accel.TensorDesc{Name: name, Type: dt, Shape: []int{rows, hp.KVHeads, hd}})
-			if err != nil {
-				CloseKV(bufs)
-				return nil, fmt.Errorf("model: allocating the KV cache: %w", err)
-			}
-			bufs = append(bufs, buf)
-		}
-	}
-	return bufs, nil
-}
-
-// KVCacheBytes is the memory of NewKVCache's buffers for rows cache rows of type dt (0 if dt cannot hold the
-// model's heads).
-func KVCacheBytes(hp *HParams, rows int, dt accel.DType) int64 {
-	k, err1 := dt.RowBytes(hp.HeadDim)
-	v, err2 := dt.RowBytes(hp.HeadDimV)
-	if err1 != nil || err2 != nil {
-		return 0
-	}
-	return int64(hp.Layers) * int64(rows) * int64(hp.KVHeads) * int64(k+v)
-}
-
-// CloseKV frees buffers made by NewKVCache.
-func CloseKV(bufs []accel.Buffer) {
-	for _, b := range bufs {
-		b.Close()
-	}
-}
-
-// BindKV makes the buffers of NewKVCache usable in a graph.
-func BindKV(b *accel.Builder, bufs []accel.Buffer) []LayerKV {
-	kv := make([]LayerKV, len(bufs)/2)
-	for l := range kv {
-		kv[l] = LayerKV{K: b.Buffer(bufs[2*l]), V: b.Buffer(bufs[2*l+1])}
-	}
-	return kv
 }

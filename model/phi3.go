@@ -15,7 +15,7 @@ func loadPhi3(ld *Loader) (Model, error) {
 	hp := ld.HP
 	hp.RoPE.Mode = accel.RoPENeoX
 	hp.Window = 0
-	m := loadTransformer(ld, layerSpec{fusedQKV: true, fusedFFN: true})
+	m := loadTransformer(ld, layerSpec{gqaSpec: gqaSpec{fusedQKV: true}, fusedFFN: true})
 	m.RoPELong = ld.Optional("rope_factors_long.weight", hp.RoPE.Dims/2)
 	m.RoPEShort = ld.Optional("rope_factors_short.weight", hp.RoPE.Dims/2)
 	m.QScale = float32(1 / math.Sqrt(float64(hp.HeadDim)))

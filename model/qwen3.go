@@ -7,6 +7,6 @@ func init() { Register("qwen3", loadQwen3) }
 
 func loadQwen3(ld *Loader) (Model, error) {
 	ld.HP.RoPE.Mode = accel.RoPENeoX
-	m := loadTransformer(ld, layerSpec{qkNorm: true})
+	m := loadTransformer(ld, layerSpec{gqaSpec: gqaSpec{qkNorm: true}})
 	return m, ld.Err()
 }

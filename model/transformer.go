@@ -6,27 +6,16 @@ import (
 	"github.com/forma-llm/forma/accel"
 )
 
-// Layer holds one block's weights ([out, in] matrices, [n] vectors). Absent tensors are nil.
+// Layer is one block: the attention and feed-forward parts the architecture chose for it, with the norms
+// around them. Absent norms are nil.
 type Layer struct {
 	AttnNorm     accel.Weight
-	Q, K, V, O   accel.Weight
-	QKV          accel.Weight // fused [q; k; v] projection (phi3), instead of Q, K, V
-	BQ, BK, BV   accel.Weight // projection biases (qwen2)
-	QNorm, KNorm accel.Weight // per-head RMS norms of q and k (qwen3, gemma3)
+	Attn         Attention
 	PostAttnNorm accel.Weight // norm of the attention output before the residual (gemma)
 	FFNNorm      accel.Weight
-	Gate, Up     accel.Weight // Up is [2·FF, Embd] and Gate nil when gate and up are fused (phi3)
-	Down         accel.Weight
+	FFN          FFN
 	PostFFNNorm  accel.Weight // norm of the FFN output before the residual (gemma)
 }
-
-// Activation is the gated activation of the feed-forward network.
-type Activation uint8
-
-const (
-	SwiGLU Activation = iota // silu(gate) ⊙ up
-	GeGLU                    // gelu(gate) ⊙ up
-)
 
 // Transformer is the pre-norm decoder the llama family shares. An architecture loads its weights into one
 // and sets the few fields in which it differs.
@@ -39,8 +28,7 @@ type Transformer struct {
 	RoPELong, RoPEShort accel.Weight
 	Layers              []Layer
 
-	EmbedScale float32    // scales the embeddings (gemma: sqrt(embd)); 0 for none
-	Act        Activation // the FFN's activation
+	EmbedScale float32 // scales the embeddings (gemma: sqrt(embd)); 0 for none
 	// QScale, when nonzero, scales q after RoPE and the attention itself then scales by 1 (gemma3, phi3), as
 	// llama.cpp's graphs for those architectures do; otherwise attention scales by HP.AttnScale.
 	QScale float32
@@ -64,12 +52,12 @@ func (m *Transformer) Forward(b *accel.Builder, in Inputs) accel.Tensor {
 // block is one layer: x + attn(norm(x)), then + ffn(norm(·)), with optional post-norms.
 func (m *Transformer) block(b *accel.Builder, l int, x accel.Tensor, in Inputs) accel.Tensor {
 	ly := &m.Layers[l]
-	h := m.attention(b, l, m.norm(b, x, ly.AttnNorm, "attn_norm", l), in)
+	h := ly.Attn.Forward(b, m, l, m.norm(b, x, ly.AttnNorm, "attn_norm", l), in)
 	if ly.PostAttnNorm != nil {
 		h = m.norm(b, h, ly.PostAttnNorm, "attn_post_norm", l)
 	}
 	x = b.Name(b.Add(h, x), "ffn_inp", l)
-	h = m.ffn(b, l, m.norm(b, x, ly.FFNNorm, "ffn_norm", l))
+	h = ly.FFN.Forward(b, m, l, m.norm(b, x, ly.FFNNorm, "ffn_norm", l))
 	if ly.PostFFNNorm != nil {
 		h = m.norm(b, h, ly.PostFFNNorm, "ffn_post_norm", l)
 	}
@@ -90,36 +78,6 @@ func proj(b *accel.Builder, w, bias accel.Weight, x accel.Tensor) accel.Tensor {
 	return y
 }
 
-func (m *Transformer) attention(b *accel.Builder, l int, x accel.Tensor, in Inputs) accel.Tensor {
-	hp, ly := m.HP, &m.Layers[l]
-	n := b.Shape(in.Tokens)[0]
-	var q, k, v accel.Tensor
-	if ly.QKV != nil {
-		qkv := b.MatMul(b.Weight(ly.QKV), x)
-		q = b.Slice(qkv, 0, hp.Heads*hp.HeadDim)
-		k = b.Slice(qkv, hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim)
-		v = b.Slice(qkv, (hp.Heads+hp.KVHeads)*hp.HeadDim, hp.KVHeads*hp.HeadDimV)
-	} else {
-		q, k, v = proj(b, ly.Q, ly.BQ, x), proj(b, ly.K, ly.BK, x), proj(b, ly.V, ly.BV, x)
-	}
-	q = b.Reshape(q, n, hp.Heads, hp.HeadDim)
-	k = b.Reshape(k, n, hp.KVHeads, hp.HeadDim)
-	v = b.Reshape(v, n, hp.KVHeads, hp.HeadDimV)
-	if ly.QNorm != nil {
-		q = m.norm(b, q, ly.QNorm, "Qcur_normed", l)
-		k = m.norm(b, k, ly.KNorm, "Kcur_normed", l)
-	}
-	rope, factors := hp.layerRoPE(l), m.ropeFactors(b, in)
-	q = b.Name(b.RoPE(q, in.Pos, rope, factors), "Qcur", l)
-	k = b.Name(b.RoPE(k, in.Pos, rope, factors), "Kcur", l)
-	scale := hp.AttnScale
-	if m.QScale != 0 {
-		q, scale = b.Scale(q, m.QScale), 1
-	}
-	a := in.attention(b, l, q, k, v, accel.AttentionParams{Scale: scale, SoftCap: hp.AttnSoftCap, Window: hp.layerWindow(l)})
-	return b.Name(b.MatMul(b.Weight(ly.O), b.Name(a, "kqv_out", l)), "attn_out", l)
-}
-
 // ropeFactors returns the frequency factors for this context, or an invalid tensor for none.
 func (m *Transformer) ropeFactors(b *accel.Builder, in Inputs) accel.Tensor {
 	w := m.RoPEFactors
@@ -132,24 +90,6 @@ func (m *Transformer) ropeFactors(b *accel.Builder, in Inputs) accel.Tensor {
 		return accel.Tensor{}
 	}
 	return b.Weight(w)
-}
-
-func (m *Transformer) ffn(b *accel.Builder, l int, x accel.Tensor) accel.Tensor {
-	ly := &m.Layers[l]
-	var gate, up accel.Tensor
-	if ly.Gate == nil {
-		gu := b.MatMul(b.Weight(ly.Up), x)
-		gate, up = b.Slice(gu, 0, m.HP.FF), b.Slice(gu, m.HP.FF, m.HP.FF)
-	} else {
-		gate, up = b.MatMul(b.Weight(ly.Gate), x), b.MatMul(b.Weight(ly.Up), x)
-	}
-	var h accel.Tensor
-	if m.Act == GeGLU {
-		h = b.GeGLU(gate, up)
-	} else {
-		h = b.SwiGLU(gate, up)
-	}
-	return b.Name(b.MatMul(b.Weight(ly.Down), h), "ffn_out", l)
 }
 
 // head keeps the rows in.Out names, normalises and projects to the vocabulary.
@@ -165,19 +105,25 @@ func (m *Transformer) head(b *accel.Builder, x accel.Tensor, in Inputs) accel.Te
 	return b.Name(logits, "result_output", -1)
 }
 
-// layerSpec says which optional parts an architecture's layers have.
+// layerSpec says how an architecture's layers are built: which attention and FFN each layer has and which
+// optional tensors they carry.
 type layerSpec struct {
-	fusedQKV  bool // attn_qkv instead of attn_q, attn_k, attn_v
-	qkNorm    bool // attn_q_norm, attn_k_norm (required)
+	gqaSpec
 	postNorms bool // post_attention_norm, post_ffw_norm (required)
 	fusedFFN  bool // ffn_up is [2·FF, Embd], no ffn_gate
+	act       Activation
+	// attn and ffn, when set, load layer l's parts instead of grouped-query attention and a dense FFN.
+	attn func(ld *Loader, l int) Attention
+	ffn  func(ld *Loader, l int) FFN
+	// ffnNorm names the norm before the FFN ("ffn_norm" when empty).
+	ffnNorm string
 }
 
-// loadTransformer loads the tensors every llama-family architecture shares, per spec. Biases of q, k and v are
-// loaded when present.
+// loadTransformer loads the tensors every llama-family architecture shares and each layer's parts, per spec,
+// and records each layer's cache in the hyperparameters.
 func loadTransformer(ld *Loader, spec layerSpec) *Transformer {
 	hp := ld.HP
-	e, qd, kd, vd := hp.Embd, hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.HeadDimV
+	e := hp.Embd
 	if hp.AttnScale == 0 {
 		hp.AttnScale = float32(1 / math.Sqrt(float64(hp.HeadDim)))
 	}
@@ -188,29 +134,32 @@ func loadTransformer(ld *Loader, spec layerSpec) *Transformer {
 		m.Output = m.Embd
 	}
 	m.RoPEFactors = ld.Optional("rope_freqs.weight", hp.RoPE.Dims/2)
+	ffnNorm := spec.ffnNorm
+	if ffnNorm == "" {
+		ffnNorm = "ffn_norm"
+	}
+	hp.KV = make([]KVShape, hp.Layers)
 	for l := range m.Layers {
 		ly := &m.Layers[l]
 		ly.AttnNorm = ld.Tensor(blk(l, "attn_norm"), e)
-		if spec.fusedQKV {
-			ly.QKV = ld.Tensor(blk(l, "attn_qkv"), qd+kd+vd, e)
+		if spec.attn != nil {
+			ly.Attn = spec.attn(ld, l)
 		} else {
-			ly.Q, ly.K, ly.V = ld.Tensor(blk(l, "attn_q"), qd, e), ld.Tensor(blk(l, "attn_k"), kd, e), ld.Tensor(blk(l, "attn_v"), vd, e)
-			ly.BQ, ly.BK, ly.BV = ld.Optional(blkBias(l, "attn_q"), qd), ld.Optional(blkBias(l, "attn_k"), kd), ld.Optional(blkBias(l, "attn_v"), vd)
-		}
-		ly.O = ld.Tensor(blk(l, "attn_output"), e, hp.Heads*hp.HeadDimV)
-		if spec.qkNorm {
-			ly.QNorm, ly.KNorm = ld.Tensor(blk(l, "attn_q_norm"), hp.HeadDim), ld.Tensor(blk(l, "attn_k_norm"), hp.HeadDim)
+			ly.Attn = loadGQA(ld, l, spec.gqaSpec)
 		}
 		if spec.postNorms {
 			ly.PostAttnNorm, ly.PostFFNNorm = ld.Tensor(blk(l, "post_attention_norm"), e), ld.Tensor(blk(l, "post_ffw_norm"), e)
 		}
-		ly.FFNNorm = ld.Tensor(blk(l, "ffn_norm"), e)
-		if spec.fusedFFN {
-			ly.Up = ld.Tensor(blk(l, "ffn_up"), 2*hp.FF, e)
+		ly.FFNNorm = ld.Tensor(blk(l, ffnNorm), e)
+		if spec.ffn != nil {
+			ly.FFN = spec.ffn(ld, l)
 		} else {
-			ly.Gate, ly.Up = ld.Tensor(blk(l, "ffn_gate"), hp.FF, e), ld.Tensor(blk(l, "ffn_up"), hp.FF, e)
+			ly.FFN = loadDense(ld, l, hp.FFL[l], spec.fusedFFN, spec.act, "")
 		}
-		ly.Down = ld.Tensor(blk(l, "ffn_down"), e, hp.FF)
+		if ld.Err() != nil {
+			return m
+		}
+		hp.KV[l] = ly.Attn.KV()
 	}
 	return m
 }

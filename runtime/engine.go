@@ -28,6 +28,7 @@ type engine struct {
 	batch    int // tokens per pass
 	maxQueue int // requests waiting for a row
 	nctx     int // the context a sequence is configured for (chooses RoPE factors, as llama.cpp's n_ctx_per_seq)
+	window   int // the sliding window of the layers whose cells live in the pool's sliding-window pages (0: none)
 	onPass   func(sequences, tokens int)
 
 	// mu guards the requests and, with the loop as their only writer, the table rows and the queue (which
@@ -65,6 +66,7 @@ type part struct {
 type passInputs struct {
 	tok, pos, slot, seq []int32
 	table               []int32 // maxSeqs × maxPages
+	swaSlot, swaTable   []int32 // the same for the sliding-window pages (-1: released)
 	out                 []int32
 	logits              []float32
 }
@@ -76,6 +78,7 @@ type progKey struct{ n, rows int }
 type program struct {
 	p                               accel.Program
 	tok, pos, slot, seq, pages, out accel.Tensor
+	swaSlot, swaPages               accel.Tensor // invalid without sliding-window pages
 	logits                          accel.Tensor
 	n, rows                         int
 }
@@ -89,6 +92,8 @@ type EngineStats struct {
 	Pages       int   // pages in the pool
 	KVBytes     int64 // bytes of the KV cache (every layer's keys and values, all pages, in the cache's type)
 	PagesHeld   int   // pages some sequence holds
+	SWAPages    int   // pages of the sliding-window layers' pool (0: those layers use the pool's pages)
+	SWAHeld     int   // of those, pages holding cells within some sequence's window
 	PagesCached int   // pages cached in the prefix tree that nobody holds
 	Running     int   // sequences with a request being evaluated
 	Queued      int   // requests waiting for admission
@@ -106,18 +111,28 @@ type engineConfig struct {
 	maxQueue int
 	kv       accel.DType
 	flash    bool // flash attention (a quantized cache, or Options.FlashAttention)
+	keepSWA  bool // sliding-window layers keep every cell in the pool's pages (tests compare with it)
 }
 
 func newEngine(m *Model, c engineConfig) (*engine, error) {
 	hp := m.Arch.HParams()
 	maxPages := (c.ctx + PageSize - 1) / PageSize
 	pages := (max(c.slots, c.nctx) + PageSize - 1) / PageSize // room for one sequence of the configured context
-	bufs, err := model.NewKVCache(m.Backend, hp, pages*PageSize, c.kv)
+	window, swa := 0, 0
+	if w := hp.MaxWindow(); w > 0 && !c.keepSWA {
+		window, swa = w, swaPoolPages(w, pages, c.seqs, c.batch)
+	}
+	swaRows := pages * PageSize
+	if swa > 0 {
+		swaRows = swa * PageSize
+	}
+	bufs, err := model.NewKVCacheSWA(m.Backend, hp, pages*PageSize, swaRows, c.kv)
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{m: m, hp: hp, kvType: c.kv, flash: c.flash, bufs: bufs, pool: newKVPool(pages), maxSeqs: c.seqs, maxPages: maxPages,
-		batch: c.batch, maxQueue: c.maxQueue, nctx: c.nctx, onPass: m.opt.OnPass, kick: make(chan struct{}, 1), exited: make(chan struct{}),
+	e := &engine{m: m, hp: hp, kvType: c.kv, flash: c.flash, bufs: bufs, pool: newKVPool(pages, swa), maxSeqs: c.seqs,
+		maxPages: maxPages, window: window, batch: c.batch, maxQueue: c.maxQueue, nctx: c.nctx, onPass: m.opt.OnPass,
+		kick: make(chan struct{}, 1), exited: make(chan struct{}),
 		incoming: make([]*sequence, 0, c.seqs+c.maxQueue), closing: make([]*sequence, 0, c.seqs),
 		rows: make([]*sequence, c.seqs), queue: make([]*sequence, 0, c.maxQueue), running: make([]*sequence, 0, c.seqs),
 		last: make([]*sequence, 0, c.seqs), progs: map[progKey]*program{},
@@ -126,8 +141,11 @@ func newEngine(m *Model, c engineConfig) (*engine, error) {
 	e.timer.Stop()
 	e.in = passInputs{tok: make([]int32, c.batch), pos: make([]int32, c.batch), slot: make([]int32, c.batch),
 		seq: make([]int32, c.batch), table: make([]int32, c.seqs*maxPages), out: make([]int32, c.batch)}
-	e.stats.Pages = pages
-	e.stats.KVBytes = model.KVCacheBytes(hp, pages*PageSize, c.kv)
+	if window > 0 {
+		e.in.swaSlot, e.in.swaTable = make([]int32, c.batch), make([]int32, c.seqs*maxPages)
+	}
+	e.stats.Pages, e.stats.SWAPages = pages, swa
+	e.stats.KVBytes = model.KVCacheBytes(hp, pages*PageSize, swaRows, c.kv)
 	go e.loop()
 	return e, nil
 }

@@ -35,6 +35,7 @@ func (e *engine) prepare(s *sequence) {
 		s.from = keep
 	}
 	e.match(s)
+	e.holdWindow(s)
 	s.cached = s.held
 	if need := (s.target - s.from) * e.hp.Vocab; len(s.logits) < need {
 		s.logits = make([]float32, need)
@@ -54,8 +55,7 @@ func (e *engine) match(s *sequence) {
 			break
 		}
 		if j := s.held / PageSize; j < len(s.pages) { // a page allocated ahead and not yet written
-			e.pool.release(s.pages[j])
-			s.pages = s.pages[:j]
+			e.dropPages(s, j*PageSize)
 		}
 		e.setPage(s, len(s.pages), pg)
 		s.held += PageSize
@@ -64,24 +64,27 @@ func (e *engine) match(s *sequence) {
 
 // dropPages keeps the pages of s's first n cells and releases the others.
 func (e *engine) dropPages(s *sequence, n int) {
-	keep := (n + PageSize - 1) / PageSize
-	for _, pg := range s.pages[min(keep, len(s.pages)):] {
-		e.pool.release(pg)
+	keep := min((n+PageSize-1)/PageSize, len(s.pages))
+	for j := keep; j < len(s.pages); j++ {
+		e.dropSWA(s, j)
+		e.pool.release(s.pages[j])
 	}
-	s.pages = s.pages[:min(keep, len(s.pages))]
+	s.pages, s.swaRef = s.pages[:keep], s.swaRef[:keep]
 	s.held = min(s.held, n)
 }
 
-// setPage makes pg page j of s (appending when j is len(s.pages)), and its table row's entry.
+// setPage makes pg page j of s (appending when j is len(s.pages)), and its table rows' entries. A page that
+// replaces page j (kvPool.publish) takes over s's hold of its window cells.
 func (e *engine) setPage(s *sequence, j int, pg int32) {
 	if j == len(s.pages) {
-		s.pages = append(s.pages, pg)
+		s.pages, s.swaRef = append(s.pages, pg), append(s.swaRef, false)
 	} else {
 		s.pages[j] = pg
 	}
 	if s.row >= 0 {
 		e.in.table[s.row*e.maxPages+j] = pg
 	}
+	e.setSWAEntry(s, j)
 }
 
 // admit gives table rows to queued requests in arrival order, while rows are free (or held by sequences with
@@ -90,6 +93,7 @@ func (e *engine) admit() {
 	for len(e.queue) > 0 {
 		s := e.queue[0]
 		e.match(s) // a preempted sequence finds what is still cached of what it lost
+		e.holdWindow(s)
 		need := max(0, (s.held+min(s.target-s.held, s.chunk, e.batch)+PageSize-1)/PageSize-len(s.pages))
 		if len(e.running) == 0 {
 			need = min(need, 1)
@@ -105,6 +109,9 @@ func (e *engine) admit() {
 		s.row = row
 		e.rows[row] = s
 		copy(e.in.table[row*e.maxPages:], s.pages)
+		for j := range s.pages {
+			e.setSWAEntry(s, j)
+		}
 		e.admitted++
 		s.order = e.admitted
 		e.running = append(e.running, s)
@@ -230,6 +237,7 @@ func slicesIndex(list []*sequence, s *sequence) int {
 // publishStats copies the pool's figures into the stats. Called with e.mu held.
 func (e *engine) publishStats() {
 	e.stats.PagesHeld = e.pool.held()
+	e.stats.SWAHeld = e.pool.swaHeld()
 	e.stats.PagesCached = len(e.pool.tree) - e.pool.treeHeld()
 	e.stats.Running, e.stats.Queued = len(e.running), len(e.queue)
 	e.stats.Evictions, e.stats.Programs = e.evictions, len(e.progs)

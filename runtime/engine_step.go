@@ -78,6 +78,9 @@ func (e *engine) reserve(s *sequence, n int) int {
 				return c - s.held
 			}
 			e.setPage(s, j, pg)
+			if e.window > 0 {
+				e.holdSWA(s, j) // a new page has its window page
+			}
 		}
 	}
 	return n
@@ -110,6 +113,9 @@ func (e *engine) fill() (*program, error) {
 		for c := p.first; c < p.first+p.n; c++ {
 			in.tok[n], in.pos[n], in.seq[n] = s.toks[c], int32(c), int32(s.row)
 			in.slot[n] = s.pages[c/PageSize]*PageSize + int32(c%PageSize)
+			if e.window > 0 {
+				in.swaSlot[n] = e.pool.swaOf(s.pages[c/PageSize])*PageSize + int32(c%PageSize)
+			}
 			if c >= s.from {
 				in.out[needed] = int32(n)
 				needed++
@@ -141,6 +147,14 @@ func (e *engine) run(pr *program) error {
 	}{{pr.tok, in.tok[:n]}, {pr.pos, in.pos[:n]}, {pr.slot, in.slot[:n]}, {pr.seq, in.seq[:n]}, {pr.pages, in.table},
 		{pr.out, in.out[:pr.rows]}} {
 		if err := pr.p.SetInt32(set.t, set.v); err != nil {
+			return err
+		}
+	}
+	if e.window > 0 {
+		if err := pr.p.SetInt32(pr.swaSlot, in.swaSlot[:n]); err != nil {
+			return err
+		}
+		if err := pr.p.SetInt32(pr.swaPages, in.swaTable); err != nil {
 			return err
 		}
 	}
@@ -176,6 +190,7 @@ func (e *engine) deliver(pr *program, err error) {
 				e.setPage(s, j, e.pool.publish(pg, parent, s.toks[j*PageSize:(j+1)*PageSize]))
 			}
 		}
+		e.releaseBehind(s)
 	}
 	e.mu.Lock()
 	e.last = e.last[:0]
@@ -215,6 +230,11 @@ func (e *engine) program(n, rows int) (*program, error) {
 	pr.out = b.Input("out", accel.I32, rows)
 	in := model.Inputs{Tokens: pr.tok, Pos: pr.pos, Slots: pr.slot, Seq: pr.seq, Pages: pr.pages, PageSize: PageSize,
 		KV: model.BindKV(b, e.bufs), Out: pr.out, NCtx: e.nctx, Flash: e.flash}
+	if e.window > 0 {
+		pr.swaSlot = b.Input("swa_slots", accel.I32, n)
+		pr.swaPages = b.Input("swa_pages", accel.I32, e.maxSeqs, e.maxPages)
+		in.SWASlots, in.SWAPages = pr.swaSlot, pr.swaPages
+	}
 	pr.logits = b.Output(e.m.Arch.Forward(b, in))
 	g, err := b.Build()
 	if err != nil {

@@ -62,3 +62,53 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenSynth runs the mixture-of-experts golden cases — qwen3moe, gpt-oss and deepseek2 models that forma
+// synth writes again for the test (internal/golden/testdata/synth: llama.cpp's logits at every prompt position
+// and 48 greedy steps) — on the CPU backend under golden.Strict (but golden.SynthDeviations) with an F32 KV cache
+// and golden.SynthF16Cache with an F16 one (batch cases only).
+func TestGoldenSynth(t *testing.T) {
+	dir := golden.SynthDir()
+	names, err := golden.Cases(dir)
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no golden cases in %s: %v", dir, err)
+	}
+	models := t.TempDir()
+	for _, kv := range []struct {
+		name string
+		typ  runtime.KVType
+		crit golden.Criteria
+	}{{"kv=f32", runtime.KVF32, golden.Strict}, {"kv=f16", runtime.KVF16, golden.SynthF16Cache}} {
+		for _, name := range names {
+			t.Run(kv.name+"/"+name, func(t *testing.T) {
+				if kv.typ == runtime.KVF16 && strings.HasSuffix(name, ".seq") {
+					t.Skip("token-by-token cases run with the F32 cache only")
+				}
+				crit := kv.crit
+				if d, ok := golden.SynthDeviations[strings.Split(name, ".")[0]]; ok && kv.typ == runtime.KVF32 {
+					crit = d
+				}
+				c, err := golden.Load(dir, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := golden.SynthModel(c, models); err != nil {
+					t.Fatal(err)
+				}
+				be, err := cpu.New(cpu.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer be.Close()
+				r, err := golden.Run(c, be, kv.typ, crit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Log(r.Summary())
+				for _, f := range r.Failures {
+					t.Error(f)
+				}
+			})
+		}
+	}
+}

@@ -22,8 +22,12 @@ func newCPU(t testing.TB, threads int) *cpu.Backend {
 	return be
 }
 
-// modelPath returns the path of a reference model, skipping when the testdata is absent.
+// modelPath returns the path of a reference model, skipping when the testdata is absent; an absolute path (a
+// model a test wrote) is itself.
 func modelPath(t testing.TB, name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
 	return filepath.Join(testdir.Sub(t, "models"), name)
 }
 

@@ -1,8 +1,10 @@
 // attention: causal grouped-query attention of q [n, heads, size] over caches k [ctx, kv_heads, size] and
-// v [ctx, kv_heads, vsize] (F16 packed two to a word, or F32), computed as the CPU backend computes it (after
+// v [ctx, kv_heads, vsize] (F16 packed two to a word, or F32; value rows vstride apart, vstride > vsize when the
+// values are the keys' leading elements and v is bound to the key cache), computed as the CPU backend computes it (after
 // llama.cpp's graph without flash attention, in the reference build's arithmetic): s_c = k_c·q (q rounded to
 // F16 for an F16 cache; with an F32 cache ggml_vec_dot_f32's 64 lanes), soft-capped, scaled; e_c = exp(s_c -
-// max) by ggml_v_expf over the cells first…pos (first = pos - window + 1 with a window); Σ e summed per aligned
+// max) by ggml_v_expf over the cells first…pos (first = pos - window + 1 with a window; with attention sinks the
+// maximum includes head h's sink, and exp(sink - max), correctly rounded, joins the sum); Σ e summed per aligned
 // group of 16 cells in float32 (a vector reduction) and across groups in double (double-float here);
 // p = e·(1/Σ); out = Σ p_c·v_c: for an F16 V, p rounded to F16 and a float32 sum in cell order; for an F32 V,
 // llamafile's tinyBLAS order, the reference build's for a batch of queries, for every query: 16 lanes (cell c
@@ -11,7 +13,8 @@
 // are kept in shared memory up to CH cells, and recomputed in each pass beyond. Cells are the positions of the
 // query's sequence: cell c is cache row c, or, paged, row pages[seq·max_pages + c/page_size]·page_size +
 // c%page_size. Positions, sequences and pages were checked by the host (others are clamped).
-// Bindings: 0 = q, 1 = k, 2 = v, 3 = pos (int), 4 = seq (int), 5 = pages (int), 6 = y.
+// Bindings: 0 = q, 1 = k, 2 = v, 3 = pos (int), 4 = seq (int), 5 = pages (int), 6 = y, 7 = sinks (float; bound
+// to q when there are none).
 //#variant attention_k16_v16 K_F16=1 V_F16=1
 //#variant attention_k16_v32 K_F16=1 V_F16=0
 //#variant attention_k32_v16 K_F16=0 V_F16=1
@@ -42,6 +45,9 @@ layout(push_constant) uniform Push {
     uint max_pages;
     uint seq_off;
     uint pages_off;
+    uint vstride;
+    uint sinks; // 1 with attention sinks
+    uint sinks_off;
     float scale;
     float softcap;
     float cap_inv;
@@ -54,8 +60,9 @@ layout(std430, binding = 3) readonly buffer P { int pos[]; };
 layout(std430, binding = 4) readonly buffer S { int seq[]; };
 layout(std430, binding = 5) readonly buffer T { int pages[]; };
 layout(std430, binding = 6) writeonly buffer Y { float y[]; };
+layout(std430, binding = 7) readonly buffer SK { float sink[]; };
 
-#define MAX_HEAD 512u
+#define MAX_HEAD 640u
 #define CH 2048u
 #define WG 128u
 #define VPT (MAX_HEAD / WG)
@@ -162,6 +169,10 @@ void main() {
         lm = max(lm, s);
     }
     float m = wg_max(lm);
+    float sk = pc.sinks != 0u ? sink[pc.sinks_off + h] : 0.0;
+    if (pc.sinks != 0u) {
+        m = max(m, sk);
+    }
 
     // Σ exp(s - max): per aligned group of 16 cells a float32 reduction of its lanes, the groups in double-float.
     vec2 ls = vec2(0.0);
@@ -180,7 +191,11 @@ void main() {
         }
         ls = df_add(ls, vec2(reduce16(grp), 0.0));
     }
-    float inv = df_recip(wg_sum_df(ls));
+    vec2 tot = wg_sum_df(ls);
+    if (pc.sinks != 0u) {
+        tot = df_add(tot, vec2(expf_rn(sk - m), 0.0));
+    }
+    float inv = df_recip(tot);
 
 #if V_F16
     // p rounded to F16, then out[d] = Σ p_c·v_c[d] in cell order.
@@ -201,7 +216,7 @@ void main() {
             if (d < pc.vsize) {
                 float a = acc[k];
                 for (uint j = 0u; j < cn; j++) {
-                    precise float prod = sc[j] * vval(pc.v_off + (row(first + c0 + j) * pc.kv_heads + g) * pc.vsize + d);
+                    precise float prod = sc[j] * vval(pc.v_off + (row(first + c0 + j) * pc.kv_heads + g) * pc.vstride + d);
                     a = a + prod;
                 }
                 acc[k] = a;
@@ -240,7 +255,7 @@ void main() {
                     for (uint l = 0u; l < 16u; l++) {
                         uint c = cb + l;
                         if (c >= lo && c < hi) {
-                            lanes[k][l] = fmaf(sc[c - lo], vval(pc.v_off + (row(c) * pc.kv_heads + g) * pc.vsize + d), lanes[k][l]);
+                            lanes[k][l] = fmaf(sc[c - lo], vval(pc.v_off + (row(c) * pc.kv_heads + g) * pc.vstride + d), lanes[k][l]);
                         }
                     }
                 }

@@ -7,6 +7,9 @@
 //                 a ≤ -10 gives 0 and a ≥ 10 gives a
 //   softcap:      y = tanh(a·inv)·f with inv = 1/f from the host
 //   swiglu:       y = silu(a)·b (rows of nb, as silu)     geglu: y = gelu(a)·b (b the same shape as a)
+//   sigmoid:      y = 1 / (1 + exp(-a)), exp correctly rounded (ggml_vec_sigmoid_f32's expf)
+//   swiglu_oai:   g = min(a, limit), u = clamp(b, -limit, limit), y = g / (1 + exp(alpha·-g))·(u + 1) with
+//                 alpha = f, limit = inv (ggml_swiglu_oai)
 // Bindings: 0 = a, 1 = b (bound to a for one-operand ops), 2 = y.
 //#variant add OP=0
 //#variant mul OP=1
@@ -16,6 +19,8 @@
 //#variant softcap OP=5
 //#variant swiglu OP=6
 //#variant geglu OP=7
+//#variant sigmoid OP=8
+//#variant swiglu_oai OP=9
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -91,6 +96,16 @@ void main() {
     } else {
         r = gelu_f16(x) * u;
     }
+#elif OP == 8
+    precise float d = 1.0 + expf_rn(-x);
+    r = div_rn(1.0, d);
+#elif OP == 9
+    float g = min(x, pc.inv);
+    float u = clamp(b[pc.b_off + i], -pc.inv, pc.inv);
+    precise float t = pc.f * -g;
+    precise float d = 1.0 + expf_rn(t);
+    precise float u1 = u + 1.0;
+    r = div_rn(g, d) * u1;
 #endif
     y[pc.y_off + i] = r;
 }

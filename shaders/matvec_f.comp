@@ -13,9 +13,15 @@
 //     invocations each, one lane per invocation (tpr must be 64).
 //   BF16: products summed in double (here double-float, rounded once), over tpr invocations per row.
 // Bindings: 0 = W, 1 = x, 2 = y. Dispatch ceil(rows / (wg/tpr)) workgroups (2D above 65535).
-//#variant matvec_f32 WTYPE=0
-//#variant matvec_f16 WTYPE=1
-//#variant matvec_bf16 WTYPE=2
+// The matvec_id variants multiply by chosen experts (mat_mul_id, id.glsl): workgroup z is a (row, slot) pair
+// whose expert's matrix is read; tpr 16 (a matrix per slot of a shape MatMul takes in tinyBLAS's order) gives
+// each row's sum in 16 fused lanes, as above.
+//#variant matvec_f32 WTYPE=0 ID=0
+//#variant matvec_f16 WTYPE=1 ID=0
+//#variant matvec_bf16 WTYPE=2 ID=0
+//#variant matvec_id_f32 WTYPE=0 ID=1
+//#variant matvec_id_f16 WTYPE=1 ID=1
+//#variant matvec_id_bf16 WTYPE=2 ID=1
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -30,11 +36,23 @@ layout(push_constant) uniform Push {
     uint y_off;
     uint y_stride;
     uint tpr; // invocations per weight row (16 or 64 for F32 and F16)
+#if ID
+    uint k;         // slots per row
+    uint bcast;     // 1: every slot of a row reads the row's activations
+    uint identity;  // 1: slot s uses matrix s (no ids)
+    uint ids_off;
+    uint e0;        // the experts [e0, e1) of the bound weight part
+    uint e1;
+    uint e_units;   // one expert's matrix, in the unit of w_off
+#endif
 } pc;
 
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
 layout(std430, binding = 1) readonly buffer X { float x[]; };
 layout(std430, binding = 2) writeonly buffer Y { float y[]; };
+
+#define ID_X_OFF pc.x_off
+#include "id.glsl"
 
 #include "welem.glsl"
 
@@ -47,16 +65,19 @@ void main() {
     uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
     uint lane = lid % pc.tpr, slot = lid / pc.tpr;
     uint row = flat_workgroup() * (wg / pc.tpr) + slot;
+    if (!id_setup(pc.cols)) {
+        return;
+    }
     vec2 acc[MAXCOLS];
     for (uint c = 0u; c < MAXCOLS; c++) {
         acc[c] = vec2(0.0);
     }
     if (row < pc.rows) {
-        uint base = pc.w_off + row * pc.cols;
+        uint base = w_base + row * pc.cols;
         for (uint k = lane; k < pc.cols; k += pc.tpr) {
             float wv = welem(base + k);
             for (uint c = 0u; c < pc.ncols; c++) {
-                precise float p = wv * x[pc.x_off + c * pc.cols + k];
+                precise float p = wv * x[x_base + c * pc.cols + k];
                 acc[c] = df_add(acc[c], vec2(p, 0.0));
             }
         }
@@ -87,13 +108,16 @@ void main() {
     uint nl = tiled ? 16u : LANES;
     uint lane = lid % nl, slot = lid / nl;
     uint row = flat_workgroup() * (wg / nl) + slot;
+    if (!id_setup(pc.cols)) {
+        return;
+    }
     uint np = pc.cols & ~(nl - 1u);
-    uint base = pc.w_off + row * pc.cols;
+    uint base = w_base + row * pc.cols;
     for (uint c = 0u; c < pc.ncols; c++) {
         float acc = 0.0;
         if (row < pc.rows) {
             for (uint k = lane; k < np; k += nl) {
-                acc = lane_step(welem(base + k), x[pc.x_off + c * pc.cols + k], acc);
+                acc = lane_step(welem(base + k), x[x_base + c * pc.cols + k], acc);
             }
         }
         lanes[(slot * MAXCOLS + c) * nl + lane] = acc;
@@ -113,16 +137,16 @@ void main() {
         float sum = reduce16(r);
 #if WTYPE == 0
         for (uint k = np; k < pc.cols; k++) {
-            sum = tail_f32(sum, welem(base + k), x[pc.x_off + c * pc.cols + k], k - np < ((pc.cols - np) & ~7u));
+            sum = tail_f32(sum, welem(base + k), x[x_base + c * pc.cols + k], k - np < ((pc.cols - np) & ~7u));
         }
-        y[pc.y_off + c * pc.y_stride + row] = sum;
+        y[y_base + c * pc.y_stride + row] = sum;
 #else
         vec2 s = vec2(sum, 0.0);
         for (uint k = np; k < pc.cols; k++) {
-            precise float p = welem(base + k) * x[pc.x_off + c * pc.cols + k];
+            precise float p = welem(base + k) * x[x_base + c * pc.cols + k];
             s = df_add(s, vec2(p, 0.0));
         }
-        y[pc.y_off + c * pc.y_stride + row] = s.x;
+        y[y_base + c * pc.y_stride + row] = s.x;
 #endif
     }
 }

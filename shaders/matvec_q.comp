@@ -5,12 +5,19 @@
 // block of its row (matq.glsl), and the updates are then applied to the row's accumulators in block order
 // through shared memory, so that the result is the CPU backend's whatever the GPU. y[y_off + c·y_stride + row].
 // Bindings: 0 = W, 1 = activations, 2 = y. Dispatch ceil(rows / (wg/tpr)) workgroups (2D above 65535).
-//#variant matvec_q4_0 WTYPE=3
-//#variant matvec_q8_0 WTYPE=4
-//#variant matvec_q4_k WTYPE=5
-//#variant matvec_q5_k WTYPE=6
-//#variant matvec_q6_k WTYPE=7
-//#variant matvec_q8s WTYPE=8
+// The matvec_id variants multiply by chosen experts (mat_mul_id, id.glsl): workgroup z is a (row, slot) pair.
+//#variant matvec_q4_0 WTYPE=3 ID=0
+//#variant matvec_q8_0 WTYPE=4 ID=0
+//#variant matvec_q4_k WTYPE=5 ID=0
+//#variant matvec_q5_k WTYPE=6 ID=0
+//#variant matvec_q6_k WTYPE=7 ID=0
+//#variant matvec_q8s WTYPE=8 ID=0
+//#variant matvec_id_q4_0 WTYPE=3 ID=1
+//#variant matvec_id_q8_0 WTYPE=4 ID=1
+//#variant matvec_id_q4_k WTYPE=5 ID=1
+//#variant matvec_id_q5_k WTYPE=6 ID=1
+//#variant matvec_id_q6_k WTYPE=7 ID=1
+//#variant matvec_id_q8s WTYPE=8 ID=1
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -27,11 +34,23 @@ layout(push_constant) uniform Push {
     uint y_off;
     uint y_stride;
     uint tpr; // invocations per weight row: a power of two from 8 to the workgroup size
+#if ID
+    uint k;         // slots per row
+    uint bcast;     // 1: every slot of a row reads the row's activations
+    uint identity;  // 1: slot s uses matrix s (no ids)
+    uint ids_off;
+    uint e0;        // the experts [e0, e1) of the bound weight part
+    uint e1;
+    uint e_units;   // one expert's matrix, in the unit of w_off
+#endif
 } pc;
 
 layout(std430, binding = 0) readonly buffer W { uint w[]; };
 layout(std430, binding = 1) readonly buffer A { uint act[]; };
 layout(std430, binding = 2) writeonly buffer Y { float y[]; };
+
+#define ID_X_OFF pc.a_off
+#include "id.glsl"
 
 #include "blocks.glsl"
 #include "matq.glsl"
@@ -44,7 +63,7 @@ shared float accs[(gl_WorkGroupSize.x / MINTPR) * MAXCOLS * NACC];
 
 // act_chunk reads activation chunk ch of activation row c.
 void act_chunk(uint c, uint ch, out uint a[8], out vec2 ds) {
-    uint ab = pc.a_off + (c * pc.nchunks + ch) * 10u;
+    uint ab = x_base + (c * pc.nchunks + ch) * 10u;
     for (uint k = 0u; k < 8u; k++) {
         a[k] = act[ab + k];
     }
@@ -57,6 +76,9 @@ void main() {
     uint lane = lid % pc.tpr, slot = lid / pc.tpr;
     uint row0 = flat_workgroup() * rpw, row = row0 + slot;
     uint nblocks = pc.nchunks / CHUNKS_PER_BLOCK;
+    if (!id_setup(pc.nchunks * 10u)) {
+        return;
+    }
     for (uint t = lid; t < rpw * MAXCOLS * NACC; t += wg) {
         accs[t] = 0.0;
     }
@@ -64,7 +86,7 @@ void main() {
     for (uint b0 = 0u; b0 < nblocks; b0 += pc.tpr) {
         uint blk = b0 + lane;
         bool valid = row < pc.rows && blk < nblocks;
-        uint base = pc.w_off + (row * nblocks + blk) * BLOCK_WORDS;
+        uint base = w_base + (row * nblocks + blk) * BLOCK_WORDS;
         for (uint c = 0u; c < pc.ncols; c++) {
             vec2 v[NACC];
             for (uint k = 0u; k < NACC; k++) {
@@ -125,7 +147,7 @@ void main() {
             for (uint k = 0u; k < NACC; k++) {
                 acc[k] = accs[(s * MAXCOLS + c) * NACC + k];
             }
-            y[pc.y_off + c * pc.y_stride + r] = finish(acc);
+            y[y_base + c * pc.y_stride + r] = finish(acc);
         }
     }
 }

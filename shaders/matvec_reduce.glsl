@@ -2,7 +2,7 @@
 // (lane = lid mod tpr); every invocation holds double-float partial sums acc[c] for the activation rows. They
 // are added in a fixed tree through shared memory and rounded once: the CPU backend sums these products in
 // double, and a double-float sum rounds to the same float32 but for rare ties. The including shader declares
-// MAXCOLS, pc.ncols, pc.rows, pc.tpr, pc.y_off, pc.y_stride and y[].
+// MAXCOLS, pc.ncols, pc.rows, pc.tpr, pc.y_stride and y[], and sets y_base (id.glsl).
 #ifndef FORMA_MATVEC_REDUCE_GLSL
 #define FORMA_MATVEC_REDUCE_GLSL
 
@@ -23,7 +23,7 @@ void reduce_rows(vec2 acc[MAXCOLS], uint lid, uint lane, uint slot, uint row) {
         barrier();
     }
     if (lane < pc.ncols && row < pc.rows) {
-        y[pc.y_off + lane * pc.y_stride + row] = partial[lane * wg + slot * pc.tpr].x;
+        y[y_base + lane * pc.y_stride + row] = partial[lane * wg + slot * pc.tpr].x;
     }
 }
 

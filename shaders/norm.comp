@@ -2,7 +2,10 @@
 // above 65535 rows):
 //   rms_norm:   y = x / sqrt(mean(x²) + eps)
 //   layer_norm: y = (x - mean) / sqrt(var + eps)
-//   softmax:    y = exp(x - max) / Σ exp(x - max)
+//   softmax:    y = exp(x - max) / Σ exp(x - max) as ggml_vec_soft_max_f32: ggml_v_expf over each whole vector
+//               of 16, its lanes added in float32 (_mm512_reduce_add_ps), the C library's expf (correctly
+//               rounded) for the elements after the last whole vector; the vector sums and those elements in
+//               double
 // Sums are double-float over the workgroup, as ggml sums in double; the scale factors are correctly rounded.
 // Bindings: 0 = x, 1 = y.
 //#variant rms_norm OP=0
@@ -71,14 +74,23 @@ void main() {
         m = max(m, x[xb + i]);
     }
     m = wg_max(m);
+    uint vec = pc.cols & ~15u;
     vec2 s = vec2(0.0);
-    for (uint i = lid; i < pc.cols; i += wg) {
-        s = df_add(s, vec2(vexpf(x[xb + i] - m), 0.0));
+    for (uint g = lid; g < vec / 16u; g += wg) {
+        float l[16];
+        for (uint e = 0u; e < 16u; e++) {
+            l[e] = vexpf(x[xb + 16u * g + e] - m);
+        }
+        s = df_add(s, vec2(reduce16(l), 0.0));
+    }
+    for (uint i = vec + lid; i < pc.cols; i += wg) {
+        s = df_add(s, vec2(expf_rn(x[xb + i] - m), 0.0));
     }
     vec2 st = wg_sum_df(s);
     float inv = df_recip(st);
     for (uint i = lid; i < pc.cols; i += wg) {
-        y[yb + i] = vexpf(x[xb + i] - m) * inv;
+        float e = i < vec ? vexpf(x[xb + i] - m) : expf_rn(x[xb + i] - m);
+        y[yb + i] = e * inv;
     }
 #endif
 }

@@ -91,6 +91,7 @@ var attnCases = []struct {
 func testAttention(e *env) {
 	testPagedAttention(e)
 	testFlashAttention(e)
+	testAttentionVariants(e)
 	cases := attnCases
 	if e.short {
 		cases = cases[:4]
@@ -152,6 +153,7 @@ var pagedCases = []struct {
 }{
 	{"gqa2-16", 4, 2, 16, 16, 4, 0, []int{9, 3, 14}, [][]int{{0, 8}, {2, 11, 12, 13}, {1, 2}}},
 	{"mha-8-window", 2, 2, 8, 8, 8, 5, []int{20, 17}, [][]int{{1, 16}, {0, 3, 19}}},
+	{"gqa2-16-window-released", 4, 2, 16, 16, 4, 6, []int{23, 17, 30}, [][]int{{0, 17, 18}, {2, 29}, {1, 16}, {0, 22}}},
 	{"gqa4-32", 8, 2, 32, 32, 16, 0, []int{40, 5, 33}, [][]int{{2, 31, 32}, {0, 39}, {1, 0, 1, 2, 3, 4}}},
 	// An encoder's pass: every query of a sequence sees the sequence's last cell (and so the cells after its own
 	// position), whole sequences one after the other, as the runtime's embedding passes attend.
@@ -161,7 +163,8 @@ var pagedCases = []struct {
 
 // testPagedAttention fills a shared cache with each sequence's cells in the pages its table names (pages in a
 // shuffled order, some unused) and attends runs of queries of several sequences in one pass: each query must
-// equal attention over its own sequence alone.
+// equal attention over its own sequence alone. With a window, the pages behind every query's window are
+// released (-1 in the table, as an engine frees a sliding-window layer's old pages): nothing may read them.
 func testPagedAttention(e *env) {
 	for _, c := range pagedCases {
 		for _, cache := range []accel.DType{quant.F16, quant.F32} {
@@ -200,13 +203,28 @@ func runPagedAttention(e *env, name string, heads, kvHeads, size, vsize, page, w
 		}
 	}
 	n := len(pos)
+	attnTable := table
+	if window > 0 {
+		attnTable = append([]int32(nil), table...)
+		for q := range lens {
+			first := lens[q]
+			for i := range pos {
+				if int(seq[i]) == q {
+					first = min(first, max(0, int(pos[i])-window+1))
+				}
+			}
+			for j := 0; j < first/page; j++ {
+				attnTable[q*maxPages+j] = -1
+			}
+		}
+	}
 	q := e.normal(n*heads*size, 2)
 	p := accel.AttentionParams{Scale: float32(1 / math.Sqrt(float64(size))), Window: window, PageSize: page}
 	g := e.graph()
 	kt := g.b.KVStore(g.b.Buffer(e.buffer("k", cache, rows, kvHeads, size)), g.inputF32("kin", kin, len(slots), kvHeads, size), g.inputI32("kslots", slots))
 	vt := g.b.KVStore(g.b.Buffer(e.buffer("v", cache, rows, kvHeads, vsize)), g.inputF32("vin", vin, len(slots), kvHeads, vsize), g.inputI32("vslots", slots))
 	got := g.run(g.b.PagedAttention(g.inputF32("q", q, n, heads, size), kt, vt, g.inputI32("pos", pos), g.inputI32("seq", seq),
-		g.inputI32("pages", table, len(lens), maxPages), p))[0]
+		g.inputI32("pages", attnTable, len(lens), maxPages), p))[0]
 	f16 := cache == quant.F16
 	want, tol := make([]float64, 0, len(got)), make([]float64, 0, len(got))
 	for i := 0; i < n; i++ {
@@ -224,4 +242,84 @@ func runPagedAttention(e *env, name string, heads, kvHeads, size, vsize, page, w
 		want, tol = append(want, w...), append(tol, t...)
 	}
 	expect(e.t, "paged attention "+name, got, want, func(i int) float64 { return tol[i] })
+}
+
+// testAttentionVariants covers attention sinks (gpt-oss: per head, a logit in the softmax without a value; with
+// and without a window) and values inside the keys (multi-head latent attention's one cache: the values are
+// each key row's first VSize elements), on both cache types and in the paged form.
+func testAttentionVariants(e *env) {
+	for _, cache := range []accel.DType{quant.F16, quant.F32} {
+		for _, c := range []struct {
+			name                        string
+			heads, kvHeads, size, vsize int
+			window                      int
+			sinks, vInK, paged          bool
+			pos                         []int32
+		}{
+			{"sinks", 4, 2, 64, 64, 0, true, false, false, []int32{0, 5, 6, 20}},
+			{"sinks-window", 8, 2, 16, 16, 4, true, false, false, []int32{3, 9, 10, 11}},
+			{"sinks-paged", 4, 1, 32, 32, 0, true, false, true, []int32{1, 12, 13}},
+			{"v-in-k", 4, 1, 48, 32, 0, false, true, false, []int32{0, 7, 8, 9, 23}},
+			{"v-in-k-paged", 8, 1, 24, 16, 0, false, true, true, []int32{19, 20, 2}},
+		} {
+			name := fmt.Sprintf("%s %s cache, positions %v", c.name, cache, c.pos)
+			runAttentionVariant(e, name, c.heads, c.kvHeads, c.size, c.vsize, c.window, c.sinks, c.vInK, c.paged, cache, c.pos)
+		}
+	}
+}
+
+// runAttentionVariant stores 24 cells of one sequence (in a paged form: in reversed pages of 8) and attends q.
+func runAttentionVariant(e *env, name string, heads, kvHeads, size, vsize, window int, sinks, vInK, paged bool,
+	cache accel.DType, pos []int32) {
+	const ctx, page = 24, 8
+	kv, vv := e.normal(ctx*kvHeads*size, 1), e.normal(ctx*kvHeads*vsize, 1)
+	q := e.normal(len(pos)*heads*size, 2)
+	slots := make([]int32, ctx)
+	table := make([]int32, ctx/page)
+	for c := range slots {
+		slots[c] = int32(c)
+		if paged {
+			table[c/page] = int32(ctx/page - 1 - c/page)
+			slots[c] = table[c/page]*page + int32(c%page)
+		}
+	}
+	p := accel.AttentionParams{Scale: float32(1 / math.Sqrt(float64(size))), Window: window}
+	g := e.graph()
+	var sv []float32
+	if sinks {
+		sv = e.normal(heads, 2)
+		p.Sinks = g.b.Weight(e.f32Weight("sinks", []int{heads}, sv))
+	}
+	kt := g.b.KVStore(g.b.Buffer(e.buffer("k", cache, ctx, kvHeads, size)), g.inputF32("kin", kv, ctx, kvHeads, size), g.inputI32("ks", slots))
+	vt := kt
+	if vInK {
+		p.VSize = vsize
+	} else {
+		vt = g.b.KVStore(g.b.Buffer(e.buffer("v", cache, ctx, kvHeads, vsize)), g.inputF32("vin", vv, ctx, kvHeads, vsize), g.inputI32("vs", slots))
+	}
+	qt, pt := g.inputF32("q", q, len(pos), heads, size), g.inputI32("pos", pos)
+	var y accel.Tensor
+	if paged {
+		p.PageSize = page
+		seq := make([]int32, len(pos))
+		y = g.b.PagedAttention(qt, kt, vt, pt, g.inputI32("seq", seq), g.inputI32("pages", table, 1, len(table)), p)
+	} else {
+		y = g.b.Attention(qt, kt, vt, pt, p)
+	}
+	got := g.run(y)[0]
+	f16 := cache == quant.F16
+	if f16 {
+		for i := range kv {
+			kv[i] = f16Round(kv[i])
+		}
+		for i := range vv {
+			vv[i] = f16Round(vv[i])
+		}
+	}
+	ref := &attnRef{p: p, kF16: f16, vF16: f16, heads: heads, kvHeads: kvHeads, size: size, vsize: vsize, k: kv, v: vv, sinks: sv}
+	if vInK {
+		ref.v, ref.vstride = kv, size
+	}
+	want, tol := ref.apply(q, pos)
+	expect(e.t, "attention "+name, got, want, func(i int) float64 { return tol[i] })
 }

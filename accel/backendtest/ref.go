@@ -244,6 +244,8 @@ type attnRef struct {
 	heads, kvHeads int
 	size, vsize    int
 	k, v           []float32 // cache contents (already F16-rounded for F16 caches)
+	vstride        int       // elements between value rows (vsize when 0)
+	sinks          []float32 // per head, or nil
 }
 
 // apply returns the attention of q [n, heads, size] at positions pos, and a per-element tolerance.
@@ -254,7 +256,7 @@ func (r *attnRef) apply(q []float32, pos []int32) (want, tol []float64) {
 	for i := 0; i < n; i++ {
 		for h := 0; h < r.heads; h++ {
 			u := i*r.heads + h
-			r.head(q[u*r.size:(u+1)*r.size], int(pos[i]), h/group, want[u*r.vsize:(u+1)*r.vsize], tol[u*r.vsize:(u+1)*r.vsize])
+			r.head(q[u*r.size:(u+1)*r.size], int(pos[i]), h, h/group, want[u*r.vsize:(u+1)*r.vsize], tol[u*r.vsize:(u+1)*r.vsize])
 		}
 	}
 	return want, tol
@@ -264,7 +266,7 @@ func (r *attnRef) apply(q []float32, pos []int32) (want, tol []float64) {
 // of size products (error (size+4)·2^-24·Σ|q·k|, times the scale); a probability's relative error is its score's
 // error plus the largest one (through the normalisation) plus a few ulp for exp and the division; the output
 // sums keys in float32. Everything is doubled for safety.
-func (r *attnRef) head(q []float32, pos, g int, out, tol []float64) {
+func (r *attnRef) head(q []float32, pos, h, g int, out, tol []float64) {
 	first := 0
 	if r.p.Window > 0 {
 		first = max(0, pos-r.p.Window+1)
@@ -292,10 +294,27 @@ func (r *attnRef) head(q []float32, pos, g int, out, tol []float64) {
 		maxDs = math.Max(maxDs, ds[j])
 	}
 	probs := refSoftmax(scores)
+	if r.sinks != nil { // the sink joins the normalisation: p_j = e^{s_j} / (Σ e^{s} + e^{sink})
+		m := float64(r.sinks[h])
+		for _, sc := range scores {
+			m = math.Max(m, sc)
+		}
+		sum := math.Exp(float64(r.sinks[h]) - m)
+		for _, sc := range scores {
+			sum += math.Exp(sc - m)
+		}
+		for j, sc := range scores {
+			probs[j] = math.Exp(sc-m) / sum
+		}
+	}
+	vstride := r.vsize
+	if r.vstride > 0 {
+		vstride = r.vstride
+	}
 	var spv float64 // Σ p·|v| over keys and dimensions, for the float32 accumulation
 	for j, p := range probs {
 		rel := ds[j] + maxDs + 2e-6
-		vrow := r.v[((first+j)*r.kvHeads+g)*r.vsize:]
+		vrow := r.v[((first+j)*r.kvHeads+g)*vstride:]
 		flip := 0.0
 		if r.vF16 {
 			if nearF16Boundary(p, rel) {

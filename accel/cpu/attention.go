@@ -25,7 +25,8 @@ import (
 type attnStep struct {
 	qID, kID, vID, posID, yID int
 	seqID, pagesID            int // -1 for the single-sequence form
-	q, y                      []float32
+	sinksID                   int // -1 without attention sinks
+	q, y, sinks               []float32
 	k, v                      []byte
 	kF16, vF16                bool
 	kType, vType              quant.Type  // the caches' types (flash attention reads any accel.KVCacheType)
@@ -34,6 +35,7 @@ type attnStep struct {
 	pos, seq, pages           []int32
 	heads, kvHeads            int
 	size, vsize, ctx          int
+	vstride                   int // elements between value rows (vsize, or the key size when the values are inside the keys)
 	pageSize, maxPages, seqs  int // the single-sequence form is one page of ctx rows
 	p                         accel.AttentionParams
 	lay                       accel.AttnLayout
@@ -46,8 +48,8 @@ func newAttention(g *accel.Graph, id int) *attnStep {
 	l := accel.AttnLayoutOf(g, id)
 	s := &attnStep{qID: nd.Args[0].ID(), kID: nd.Args[1].ID(), vID: nd.Args[2].ID(), posID: nd.Args[3].ID(), yID: id,
 		seqID: -1, pagesID: -1, kF16: g.Node(nd.Args[1]).Type == quant.F16, vF16: g.Node(nd.Args[2]).Type == quant.F16,
-		heads: l.Heads, kvHeads: l.KVHeads, size: l.Size, vsize: l.VSize, ctx: l.Rows, p: nd.Attn, lay: l,
-		pageSize: l.PageSize, maxPages: l.MaxPages, seqs: l.Seqs}
+		heads: l.Heads, kvHeads: l.KVHeads, size: l.Size, vsize: l.VSize, vstride: l.VStride, ctx: l.Rows, p: nd.Attn,
+		lay: l, pageSize: l.PageSize, maxPages: l.MaxPages, seqs: l.Seqs, sinksID: -1}
 	s.kType, s.vType = g.Node(nd.Args[1]).Type, g.Node(nd.Args[2]).Type
 	s.kRow, _ = s.kType.RowBytes(s.size)
 	s.vRow, _ = s.vType.RowBytes(s.vsize)
@@ -59,6 +61,9 @@ func newAttention(g *accel.Graph, id int) *attnStep {
 	}
 	if l.Paged {
 		s.seqID, s.pagesID = nd.Args[4].ID(), nd.Args[5].ID()
+	}
+	if l.Sinks {
+		s.sinksID = nd.Args[len(nd.Args)-1].ID()
 	}
 	if s.useLanes() {
 		// At most one block per query beyond the whole blocks of pairs, when every query starts a sequence.
@@ -95,6 +100,9 @@ func (s *attnStep) bind(p *program, ws []byte) {
 	s.k, s.v = p.mem[s.kID], p.mem[s.vID]
 	if s.seqID >= 0 {
 		s.seq, s.pages = i32s(p.mem[s.seqID]), i32s(p.mem[s.pagesID])
+	}
+	if s.sinksID >= 0 {
+		s.sinks = f32s(p.mem[s.sinksID])
 	}
 	s.ws = f32s(ws[:s.workspace(p.b.threads)])
 }
@@ -143,12 +151,13 @@ func (s *attnStep) run(w, nw int) {
 	group := s.heads / s.kvHeads
 	for u := w; u < len(s.pos)*s.heads; u += nw {
 		i, h := u/s.heads, u%s.heads
-		s.head(i, s.q[u*s.size:(u+1)*s.size], s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, scores, qh, acc)
+		s.head(i, h, s.q[u*s.size:(u+1)*s.size], s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, scores, qh, acc)
 	}
 }
 
-// head attends query i's row q of kv head g at position pos and writes out.
-func (s *attnStep) head(i int, q, out []float32, pos, g int, scores, qh, acc []float32) {
+// head attends query i's row q of head h (kv head g) at position pos and writes out. A sink joins the softmax's
+// maximum and, after the cells' exponentials, its sum (ggml_soft_max_f32 with ggml_soft_max_add_sinks).
+func (s *attnStep) head(i, h int, q, out []float32, pos, g int, scores, qh, acc []float32) {
 	first := 0
 	if s.p.Window > 0 {
 		first = max(0, pos-s.p.Window+1)
@@ -180,7 +189,13 @@ func (s *attnStep) head(i int, q, out []float32, pos, g int, scores, qh, acc []f
 		scores[j] = sc
 		m = max(m, sc)
 	}
+	if s.sinks != nil {
+		m = max(m, s.sinks[h])
+	}
 	sum := softmaxExp(scores, first, m)
+	if s.sinks != nil {
+		sum += float64(expf(s.sinks[h] - m))
+	}
 	inv := float32(1 / sum)
 	if !s.vF16 {
 		s.valueF32(i, out, scores, first, g, inv, acc)
@@ -189,7 +204,7 @@ func (s *attnStep) head(i int, q, out []float32, pos, g int, scores, qh, acc []f
 	clear(out)
 	for j, e := range scores {
 		pj := f16Round(e * inv) // the probabilities are converted to F16 for the F16 V product
-		off := (s.row(i, first+j)*s.kvHeads + g) * s.vsize
+		off := (s.row(i, first+j)*s.kvHeads + g) * s.vstride
 		for d, v := range u16s(s.v)[off : off+s.vsize] {
 			out[d] += pj * quant.F16ToF32(v)
 		}
@@ -226,7 +241,7 @@ func (s *attnStep) valueF32(i int, out, probs []float32, first, g int, inv float
 	for j, e := range probs {
 		c := first + j
 		p, l := e*inv, c%f32Lanes
-		row := v[(s.row(i, c)*s.kvHeads+g)*vs:][:vs]
+		row := v[(s.row(i, c)*s.kvHeads+g)*s.vstride:][:vs]
 		for d, x := range row {
 			lanes[d*f32Lanes+l] = fma32(p, x, lanes[d*f32Lanes+l])
 		}

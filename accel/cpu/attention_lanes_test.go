@@ -59,7 +59,7 @@ func TestAttentionLanes(t *testing.T) {
 				for u := 0; u < c.nq*c.heads; u++ {
 					i, h := u/c.heads, u%c.heads
 					scores, qh, acc := ws[:c.ctx], ws[c.ctx:c.ctx+c.size], ws[c.ctx+c.size:]
-					s.head(i, s.q[u*c.size:(u+1)*c.size], want[u*c.vsize:(u+1)*c.vsize], int(pos[i]), h/group, scores, qh, acc)
+					s.head(i, h, s.q[u*c.size:(u+1)*c.size], want[u*c.vsize:(u+1)*c.vsize], int(pos[i]), h/group, scores, qh, acc)
 				}
 				for _, nw := range []int{1, 3} {
 					s.y = make([]float32, len(want))

@@ -30,6 +30,9 @@
 //     llamafile's tiled order (quant.DotF32F32Tiled, DotF16F16Tiled) for F32 and F16 weights whose row length
 //     is a multiple of 16 and row count a multiple of 4, the repacked orders (quant.DotQ4_0Q8_0Interleaved,
 //     DotQ4_KQ8_KRepacked) for Q4_0 and Q4_K weights whose row count is a multiple of 8, else ggml_vec_dot's.
+//   - MatMulID (mixture of experts) multiplies each (row, chosen expert) pair as mul_mat_id does, one row at a
+//     time: ggml_vec_dot's order, or the repacked orders for Q4_0 and Q4_K experts of a multiple of 8 rows
+//     (idOrder), the same bits for a pair whatever else the pass holds.
 //   - RMSNorm and LayerNorm sum in float64 (ggml_float) and scale by 1/sqrtf(mean+eps) in float32.
 //   - SiLU, SwiGLU and Softmax use ggml's vectorised exponential in its AVX-512 form (ggml_v_expf); the last
 //     n mod 16 elements of a SiLU or SwiGLU row take ggml's scalar path (libm's expf). Softmax sums in float64.

@@ -63,6 +63,10 @@ func (s *unaryStep) run(w, nw int) {
 		for i, v := range x {
 			y[i] = geluF16(s.gelu, v)
 		}
+	case accel.OpSigmoid: // ggml_vec_sigmoid_f32
+		for i, v := range x {
+			y[i] = 1 / float32(1+expf(-v))
+		}
 	case accel.OpSoftCap:
 		// llama.cpp: ggml_scale(x, 1/c), ggml_tanh, ggml_scale(·, c).
 		inv := 1 / s.f
@@ -105,14 +109,15 @@ func (s *binaryStep) run(w, nw int) {
 	}
 }
 
-// gluStep computes SwiGLU and GeGLU: act(gate) ⊙ up.
+// gluStep computes SwiGLU, GeGLU and SwiGLUOAI: act(gate) ⊙ up.
 type gluStep struct {
 	plain
 	op            accel.Op
 	gID, uID, yID int
 	g, u, y       []float32
 	gelu          *[1 << 16]uint16
-	cols          int // row length, as unaryStep
+	cols          int     // row length, as unaryStep
+	alpha, limit  float32 // SwiGLUOAI
 }
 
 func (s *gluStep) bind(p *program, _ []byte) {
@@ -123,6 +128,15 @@ func (s *gluStep) exec(p *pool) { p.run(s, p.shares(len(s.y), elemGrain)) }
 func (s *gluStep) run(w, nw int) {
 	lo, hi := split(len(s.y), w, nw)
 	g, u, y := s.g[lo:hi], s.u[lo:hi], s.y[lo:hi:hi]
+	if s.op == accel.OpSwiGLUOAI { // ggml_compute_forward_swiglu_oai_f32
+		for i, v := range g {
+			x := min(v, s.limit)
+			z := min(max(u[i], -s.limit), s.limit)
+			glu := x / float32(1+expf(float32(s.alpha*-x)))
+			y[i] = glu * float32(z+1)
+		}
+		return
+	}
 	if s.op == accel.OpSwiGLU {
 		for a := lo; a < hi; { // ggml_vec_swiglu_f32
 			b, vec := segment(a, hi, s.cols)

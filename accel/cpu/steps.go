@@ -38,6 +38,25 @@ func (p *program) newStep(id int) (step, error) {
 		return newKVStore(g, id), nil
 	case accel.OpAttention:
 		return newAttention(g, id), nil
+	case accel.OpSigmoid:
+		return &unaryStep{op: nd.Op, xID: arg(0), yID: id, cols: nd.Shape[len(nd.Shape)-1]}, nil
+	case accel.OpTopK:
+		return newTopK(g, id), nil
+	case accel.OpPick:
+		return newPick(g, id), nil
+	case accel.OpDivSum:
+		return &divSumStep{xID: arg(0), yID: id, cols: nd.Shape[len(nd.Shape)-1], least: nd.F}, nil
+	case accel.OpMatMulID:
+		return newMatMulID(g, id)
+	case accel.OpAddID:
+		return newAddID(g, id), nil
+	case accel.OpSwiGLUOAI:
+		return &gluStep{op: nd.Op, gID: arg(0), uID: arg(1), yID: id, alpha: nd.F, limit: nd.F2}, nil
+	case accel.OpWeightedSum:
+		return &weightedSumStep{xID: arg(0), wID: arg(1), yID: id, k: g.Nodes[arg(1)].Shape[1], d: nd.Shape[1]}, nil
+	case accel.OpConcat:
+		a, b := g.Nodes[arg(0)].Shape, g.Nodes[arg(1)].Shape
+		return &concatStep{xID: arg(0), yID: arg(1), zID: id, a: a[len(a)-1], b: b[len(b)-1]}, nil
 	}
 	return nil, fmt.Errorf("op %s is not supported by the CPU backend", nd.Op)
 }

@@ -239,6 +239,13 @@ func (w *weight) copyParts(src accel.WeightData, rows, rowBytes int64) error {
 	if rowsPer == 0 {
 		return fmt.Errorf("metal: weight %q: a row of %d bytes exceeds the device's largest buffer of %d", w.desc.Name, devRow, w.b.partBytes)
 	}
+	if len(w.desc.Shape) == 3 { // a matrix per expert: parts hold whole matrices (mat_mul_id binds a part's experts)
+		per := int64(w.desc.Shape[1])
+		if rowsPer = rowsPer / per * per; rowsPer == 0 {
+			return fmt.Errorf("metal: weight %q: one matrix of %d rows exceeds the device's largest buffer of %d bytes",
+				w.desc.Name, per, w.b.partBytes)
+		}
+	}
 	for r0 := int64(0); r0 < rows; r0 += rowsPer {
 		r1 := min(rows, r0+rowsPer)
 		name := w.desc.Name

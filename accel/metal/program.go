@@ -192,7 +192,7 @@ func (p *program) planWorkspace() int64 {
 	var all []*interval
 	for s, t := range p.plan.Order {
 		nd := p.g.Node(t)
-		if nd.Op != accel.OpMatMul {
+		if nd.Op != accel.OpMatMul && nd.Op != accel.OpMatMulID {
 			continue
 		}
 		w := p.g.Node(nd.Args[0])
@@ -206,7 +206,9 @@ func (p *program) planWorkspace() int64 {
 			iv.last = s
 			continue
 		}
-		iv := &interval{first: s, last: s, size: actBytes(lay.Act, nd.Shape[0], w.Shape[1])}
+		xn := p.g.Nodes[x]
+		cols := xn.Shape[len(xn.Shape)-1]
+		iv := &interval{first: s, last: s, size: actBytes(lay.Act, xn.Elements()/cols, cols)}
 		p.ws[key] = iv
 		all = append(all, iv)
 	}

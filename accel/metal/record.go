@@ -16,7 +16,7 @@ const (
 	wgRow         = 128 // one workgroup per row or per (query, head)
 	wgTile        = 128
 	matvecMaxRows = 8   // activation rows up to which a product is a mat-vec (shaders' MAXCOLS)
-	maxHeadSize   = 512 // attention.comp's MAX_HEAD
+	maxHeadSize   = 640 // attention.comp's MAX_HEAD
 	maxDispatchX  = 65535
 )
 
@@ -41,6 +41,18 @@ var lowerings = map[accel.Op]func(r *recorder, id int){
 	accel.OpRoPE:      (*recorder).rope,
 	accel.OpKVStore:   (*recorder).kvStore,
 	accel.OpAttention: (*recorder).attention,
+	accel.OpSigmoid:   unaryOp("sigmoid", nil),
+	accel.OpSwiGLUOAI: func(r *recorder, id int) {
+		nd := &r.p.g.Nodes[id]
+		r.elementwise("swiglu_oai", id, nd.Args[0].ID(), nd.Args[1].ID(), nd.F, nd.F2)
+	},
+	accel.OpTopK:        (*recorder).topK,
+	accel.OpPick:        (*recorder).moeRows,
+	accel.OpDivSum:      (*recorder).moeRows,
+	accel.OpAddID:       (*recorder).moeRows,
+	accel.OpWeightedSum: (*recorder).moeRows,
+	accel.OpConcat:      (*recorder).moeRows,
+	accel.OpMatMulID:    (*recorder).matMulID,
 }
 
 // recorder records a program's dispatches.
@@ -102,8 +114,10 @@ func (r *recorder) operand(id int) binding {
 }
 
 // dispatch records a dispatch of kernel name after checking that the Go side binds what the kernel declares:
-// one buffer per SPIR-V binding (reads, then writes, in binding order) and exactly its push constants.
-func (r *recorder) dispatch(name string, wg uint32, own []uint32, groups [3]uint32, push []byte, reads, writes []binding) {
+// one buffer per SPIR-V binding (reads, then writes, then late reads: operands a shader added after its
+// outputs, in binding order) and exactly its push constants.
+func (r *recorder) dispatch(name string, wg uint32, own []uint32, groups [3]uint32, push []byte, reads, writes []binding,
+	late ...binding) {
 	if r.err != nil {
 		return
 	}
@@ -112,11 +126,14 @@ func (r *recorder) dispatch(name string, wg uint32, own []uint32, groups [3]uint
 		r.err = err
 		return
 	}
-	bufs := make([]bound, 0, len(reads)+len(writes))
+	bufs := make([]bound, 0, len(reads)+len(writes)+len(late))
 	for _, b := range reads {
 		bufs = append(bufs, bound{b.buf, b.off})
 	}
 	for _, b := range writes {
+		bufs = append(bufs, bound{b.buf, b.off})
+	}
+	for _, b := range late {
 		bufs = append(bufs, bound{b.buf, b.off})
 	}
 	if len(bufs) != len(k.Buffers) || len(push) != k.PushExtent {

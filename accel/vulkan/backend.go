@@ -155,6 +155,13 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 	if rowsPer == 0 {
 		return nil, fmt.Errorf("vulkan: weight %q: a row of %d bytes exceeds the device's binding range of %d", w.Name, devRow, b.partBytes)
 	}
+	if len(w.Shape) == 3 { // a matrix per expert: parts hold whole matrices (mat_mul_id binds a part's experts)
+		per := int64(w.Shape[1])
+		if rowsPer = rowsPer / per * per; rowsPer == 0 {
+			return nil, fmt.Errorf("vulkan: weight %q: one matrix of %d rows exceeds the device's binding range of %d bytes",
+				w.Name, per, b.partBytes)
+		}
+	}
 	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, lay: lay, cols: cols}
 	rows := n / cols
 	for r0 := int64(0); r0 < rows; r0 += rowsPer {

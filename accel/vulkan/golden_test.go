@@ -80,6 +80,67 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestGoldenSynth runs the mixture-of-experts golden cases (qwen3moe, gpt-oss and deepseek2 synth models that
+// the test writes again; internal/golden/testdata/synth) on the Vulkan backend under the criteria runtime's
+// TestGoldenSynth holds the CPU backend to: batch cases with an F32 and an F16 cache, token-by-token ones with
+// the F32 cache (not with -short). As TestGolden, a case may fail only where the CPU fails it too.
+func TestGoldenSynth(t *testing.T) {
+	dir := golden.SynthDir()
+	names, err := golden.Cases(dir)
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no golden cases in %s: %v", dir, err)
+	}
+	dev := goldenDevice(t)
+	models := t.TempDir()
+	for _, kv := range []struct {
+		name string
+		typ  runtime.KVType
+		crit golden.Criteria
+	}{{"kv=f32", runtime.KVF32, golden.Strict}, {"kv=f16", runtime.KVF16, golden.SynthF16Cache}} {
+		for _, name := range names {
+			t.Run(kv.name+"/"+name, func(t *testing.T) {
+				seq := strings.HasSuffix(name, ".seq")
+				if seq && (kv.typ == runtime.KVF16 || testing.Short()) {
+					t.Skip("token-by-token cases run with the F32 cache only, and not in short mode")
+				}
+				crit := kv.crit
+				if d, ok := golden.SynthDeviations[strings.Split(name, ".")[0]]; ok && kv.typ == runtime.KVF32 {
+					crit = d
+				}
+				c, err := golden.Load(dir, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := golden.SynthModel(c, models); err != nil {
+					t.Fatal(err)
+				}
+				be, err := vulkan.NewBackendOn(dev)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := golden.Run(c, be, kv.typ, crit)
+				if cerr := be.Close(); cerr != nil {
+					t.Error(cerr)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Log(r.Summary())
+				if len(r.Failures) == 0 {
+					return
+				}
+				if cr := runOnCPU(t, c, kv.typ, crit); len(cr.Failures) > 0 {
+					t.Logf("fails on the CPU as well (%s)", cr.Summary())
+					return
+				}
+				for _, f := range r.Failures {
+					t.Errorf("%s (the CPU passes)", f)
+				}
+			})
+		}
+	}
+}
+
 // goldenDevice opens a validated device (unvalidated without the layer) for the test and fails it on any
 // validation message; it skips without Vulkan.
 func goldenDevice(t *testing.T) *vulkan.Device {

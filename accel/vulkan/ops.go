@@ -56,14 +56,7 @@ func (r *recorder) matMul(id int) {
 		size := actBytes(lay.act, n, cols)
 		ws := r.bind(p.scratch, p.wsBase+iv.off, size, 4)
 		if iv.first == r.step {
-			units := n * cols / 32
-			if lay.act == quant.Q8_K {
-				units = n * cols / 256
-			} else if lay.act == quant.F16 || lay.act == quant.BF16 {
-				units = n * ((cols + 31) / 32)
-			}
-			pc := push(nil).u(uint32(n), uint32(cols), act.elem, ws.elem)
-			r.dispatch(quantizeShaders[lay.act], wgElementwise, nil, groupsFor(units, wgElementwise), pc, []binding{act}, []binding{ws})
+			r.quantizeRows(lay.act, act, ws, n, cols)
 		}
 		act = ws
 	}
@@ -97,6 +90,18 @@ func (r *recorder) matMul(id int) {
 			}
 		}
 	}
+}
+
+// quantizeRows records the conversion of n activation rows of cols elements to act (quantize.comp).
+func (r *recorder) quantizeRows(act quant.Type, src, dst binding, n, cols int) {
+	units := n * cols / 32
+	if act == quant.Q8_K {
+		units = n * cols / 256
+	} else if act == quant.F16 || act == quant.BF16 {
+		units = n * ((cols + 31) / 32)
+	}
+	pc := push(nil).u(uint32(n), uint32(cols), src.elem, dst.elem)
+	r.dispatch(quantizeShaders[act], wgElementwise, nil, groupsFor(units, wgElementwise), pc, []binding{src}, []binding{dst})
 }
 
 // matMulQ records a quantized product over one weight part: a mat-vec for up to 8 activation rows, else tiles.
@@ -326,10 +331,14 @@ func (r *recorder) attention(id int) {
 	if a.SoftCap > 0 {
 		capInv = 1 / a.SoftCap
 	}
+	sinks, hasSinks := q, uint32(0) // bound to q when there are none
+	if l.Sinks {
+		sinks, hasSinks = r.operand(nd.Args[len(nd.Args)-1].ID()), 1
+	}
 	pc := push(nil).u(uint32(l.Queries), uint32(l.Heads), uint32(l.KVHeads), uint32(l.Size), uint32(l.VSize), uint32(l.Rows),
 		uint32(a.Window), q.elem, k.elem, v.elem, pos.elem, y.elem, paged, uint32(l.PageSize), uint32(l.MaxPages),
-		seq.elem, pages.elem).f(a.Scale, a.SoftCap, capInv)
-	r.dispatch(name, wgRow, nil, flat(l.Queries*l.Heads), pc, []binding{q, k, v, pos, seq, pages}, []binding{y})
+		seq.elem, pages.elem, uint32(l.VStride), hasSinks, sinks.elem).f(a.Scale, a.SoftCap, capInv)
+	r.dispatch(name, wgRow, nil, flat(l.Queries*l.Heads), pc, []binding{q, k, v, pos, seq, pages}, []binding{y}, sinks)
 }
 
 // refuse records err as the recording's error unless one is already there.

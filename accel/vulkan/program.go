@@ -197,7 +197,7 @@ func (p *program) planWorkspace() int64 {
 	var all []*interval
 	for s, t := range p.plan.Order {
 		nd := p.g.Node(t)
-		if nd.Op != accel.OpMatMul {
+		if nd.Op != accel.OpMatMul && nd.Op != accel.OpMatMulID {
 			continue
 		}
 		w := p.g.Node(nd.Args[0])
@@ -211,7 +211,9 @@ func (p *program) planWorkspace() int64 {
 			iv.last = s
 			continue
 		}
-		iv := &interval{first: s, last: s, size: actBytes(lay.act, nd.Shape[0], w.Shape[1])}
+		xn := p.g.Nodes[x]
+		rows, cols := xn.Elements()/xn.Shape[len(xn.Shape)-1], xn.Shape[len(xn.Shape)-1]
+		iv := &interval{first: s, last: s, size: actBytes(lay.act, rows, cols)}
 		p.ws[key] = iv
 		all = append(all, iv)
 	}

@@ -15,7 +15,7 @@ const (
 	wgRow         = 128 // one workgroup per row or per (query, head)
 	wgTile        = 128
 	matvecMaxRows = 8   // activation rows up to which a product is a mat-vec (shaders' MAXCOLS)
-	maxHeadSize   = 512 // attention.comp's MAX_HEAD
+	maxHeadSize   = 640 // attention.comp's MAX_HEAD
 	maxDispatchX  = 65535
 )
 
@@ -156,8 +156,10 @@ func (w *weight) partOf(e0, n int64) (weightPart, bool) {
 	return weightPart{}, false
 }
 
-// dispatch records a dispatch of shader name after a barrier if needed.
-func (r *recorder) dispatch(name string, wg uint32, spec []uint32, groups [3]uint32, push []byte, reads []binding, writes []binding) {
+// dispatch records a dispatch of shader name after a barrier if needed. The shader's bindings are reads, then
+// writes, then more reads (late: operands a shader added after its outputs).
+func (r *recorder) dispatch(name string, wg uint32, spec []uint32, groups [3]uint32, push []byte, reads []binding, writes []binding,
+	late ...binding) {
 	if r.err != nil {
 		return
 	}
@@ -177,6 +179,12 @@ func (r *recorder) dispatch(name string, wg uint32, spec []uint32, groups [3]uin
 	for _, b := range writes {
 		bufs = append(bufs, b.rng)
 		wr = append(wr, b.reg)
+	}
+	for _, b := range late {
+		bufs = append(bufs, b.rng)
+		if b.reg.buf != nil {
+			rr = append(rr, b.reg)
+		}
 	}
 	pipe, err := r.p.b.dev.Pipeline(PipelineDesc{Name: name, SPIRV: code, Buffers: len(bufs), PushSize: len(push),
 		Spec: r.p.b.spec(wg, spec...)})
@@ -282,6 +290,16 @@ func (r *recorder) node(id int) error {
 		r.kvStore(id)
 	case accel.OpAttention:
 		r.attention(id)
+	case accel.OpSigmoid:
+		r.elementwise("sigmoid", id, arg(0), -1, 0, 0)
+	case accel.OpSwiGLUOAI:
+		r.elementwise("swiglu_oai", id, arg(0), arg(1), nd.F, nd.F2)
+	case accel.OpTopK:
+		r.topK(id)
+	case accel.OpPick, accel.OpDivSum, accel.OpAddID, accel.OpWeightedSum, accel.OpConcat:
+		r.moeRows(id)
+	case accel.OpMatMulID:
+		r.matMulID(id)
 	default:
 		return fmt.Errorf("op %s is not supported by the Vulkan backend", nd.Op)
 	}

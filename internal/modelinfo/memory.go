@@ -22,8 +22,13 @@ const (
 
 // Estimate returns the memory needed at a context of ctx tokens (the model's context length when ctx <= 0).
 //
-//	KV cache = sum over layers of ctx * n_kv_heads(layer) * (head_dim_k + head_dim_v) * 2 bytes
+//	KV cache = sum over layers of cells(layer) * n_kv_heads(layer) * (head_dim_k + head_dim_v) * 2 bytes
 //	         = 2 * n_layer * ctx * n_kv_heads * head_dim * 2 bytes when all layers and K/V dims agree
+//	cells    = ctx, or for a sliding-window layer min(ctx, window + ub) rounded up to 256 (llama.cpp's SWA cache)
+//
+// with the layers' caches as the architecture loads them (Info.KV): a latent-attention layer keeps one row of
+// kv_lora_rank + rope dims per cell and no values.
+//
 //	compute  = ub * (n_vocab + 4*n_embd + 2*n_ff + n_heads*ctx) * 4 bytes, ub = min(512, ctx)
 //
 // The compute term counts what dominates llama.cpp's CPU compute buffer for one batch of ub positions without
@@ -34,16 +39,25 @@ func (in *Info) Estimate(ctx int) Memory {
 		ctx = in.ContextLength
 	}
 	m := Memory{Context: ctx, Weights: in.WeightBytes}
-	perPos := uint64(0) // KV bytes per position, all layers
+	ub := uint64(min(Ubatch, ctx))
 	for l := 0; l < in.Layers; l++ {
 		kv := in.KVHeads
 		if in.KVHeadsLayer != nil && l < len(in.KVHeadsLayer) {
 			kv = in.KVHeadsLayer[l]
 		}
-		perPos += uint64(kv) * uint64(in.HeadDim+in.HeadDimV) * kvElemBytes
+		perCell, cells := uint64(kv)*uint64(in.HeadDim+in.HeadDimV), uint64(ctx)
+		if l < len(in.KV) {
+			s := in.KV[l]
+			perCell = uint64(s.Heads * s.KSize)
+			if !s.VInK {
+				perCell += uint64(s.Heads * s.VSize)
+			}
+			if s.Window > 0 {
+				cells = min(cells, (uint64(s.Window)+ub+255)/256*256)
+			}
+		}
+		m.KVCache += perCell * cells * kvElemBytes
 	}
-	m.KVCache = perPos * uint64(ctx)
-	ub := uint64(min(Ubatch, ctx))
 	m.Compute = ub * uint64(in.VocabSize+4*in.Embedding+2*in.FeedForward+in.Heads*ctx) * actElemBytes
 	m.Total = m.Weights + m.KVCache + m.Compute
 	return m

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"sort"
 
+	"strings"
+
 	"github.com/forma-llm/forma/gguf"
 	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/model"
 )
 
 // Info is the summary of one model. Fields not stated by the file are zero ("" or 0), or -1 for token ids.
@@ -17,10 +20,16 @@ type Info struct {
 	Architecture string   `json:"architecture"`
 	Name         string   `json:"name,omitempty"`
 
-	Params      uint64      `json:"params"`       // sum of tensor elements, as llama_model_n_params
-	TensorCount int         `json:"tensor_count"` // tensors in the file(s)
-	WeightBytes uint64      `json:"weight_bytes"` // sum of tensor bytes
-	TypeMix     []TypeCount `json:"type_mix"`     // by bytes, largest first
+	Params uint64 `json:"params"` // sum of tensor elements, as llama_model_n_params
+	// ActiveParams are the parameters one token reads: Params less the experts it does not use (of each
+	// *_exps tensor, whose outermost dimension is the experts, the fraction (Experts-ExpertsUsed)/Experts).
+	// Params where the model has no experts.
+	ActiveParams uint64      `json:"active_params"`
+	Experts      int         `json:"experts,omitempty"`      // expert_count: experts per MoE layer
+	ExpertsUsed  int         `json:"experts_used,omitempty"` // expert_used_count: experts each token uses
+	TensorCount  int         `json:"tensor_count"`           // tensors in the file(s)
+	WeightBytes  uint64      `json:"weight_bytes"`           // sum of tensor bytes
+	TypeMix      []TypeCount `json:"type_mix"`               // by bytes, largest first
 
 	ContextLength int   `json:"context_length"`
 	Embedding     int   `json:"embedding_length"`
@@ -31,6 +40,10 @@ type Info struct {
 	KVHeadsLayer  []int `json:"kv_heads_per_layer,omitempty"`  // only where it varies by layer
 	HeadDim       int   `json:"head_dim"`                      // key_length, else embedding/heads
 	HeadDimV      int   `json:"head_dim_v"`                    // value_length, else HeadDim
+	// KV is each layer's cache as the architecture loads it (model.Describe): latent attention's compressed
+	// rows, sliding windows. Nil where forma cannot load the architecture: the estimate then assumes plain
+	// attention from the keys.
+	KV []model.KVShape `json:"kv_cache_layers,omitempty"`
 
 	RoPE RoPE `json:"rope"`
 
@@ -103,10 +116,31 @@ func Read(f *gguf.File) (*Info, error) {
 	in.readRoPE(k)
 	in.RoPE.FreqFactors = f.HasTensor("rope_freqs.weight")
 	in.readVocab(f, k)
+	in.Experts, in.ExpertsUsed = k.int("expert_count"), k.int("expert_used_count")
 	if k.err != nil {
 		return nil, k.err
 	}
+	in.ActiveParams = in.Params - in.unusedExpertParams()
+	if hp, err := model.Describe(f); err == nil {
+		in.KV = hp.KV
+	}
 	return in, nil
+}
+
+// unusedExpertParams counts the elements of experts a token does not use: of every tensor named *_exps.* whose
+// outermost dimension is the experts (weights [experts, out, in], biases [experts, out]), all but ExpertsUsed.
+func (in *Info) unusedExpertParams() uint64 {
+	e, u := uint64(in.Experts), uint64(in.ExpertsUsed)
+	if e == 0 || u >= e {
+		return 0
+	}
+	var n uint64
+	for _, t := range in.Tensors {
+		if strings.Contains(t.Name, "_exps.") && len(t.Dims) >= 2 && t.Dims[len(t.Dims)-1] == e {
+			n += t.Elements() / e * (e - u)
+		}
+	}
+	return n
 }
 
 func (in *Info) readTensors() {

@@ -88,9 +88,14 @@ func TestReadTestdata(t *testing.T) {
 			if mixBytes != in.WeightBytes || mixCount != in.TensorCount {
 				t.Errorf("type mix adds to %d bytes / %d tensors; want %d / %d", mixBytes, mixCount, in.WeightBytes, in.TensorCount)
 			}
-			// KV cache, F16: 2 (K and V) * layers * ctx * kv heads * head dim * 2 bytes.
+			// KV cache, F16: 2 (K and V) * layers * ctx * kv heads * head dim * 2 bytes; gemma3's two
+			// sliding-window layers (window 8) keep 8 + 512 cells, rounded up to 768, as llama.cpp's SWA cache.
 			m := in.Estimate(1000)
-			if want := uint64(2 * in.Layers * 1000 * c.kv * c.headDim * 2); m.KVCache != want || m.Context != 1000 {
+			cells := in.Layers * 1000
+			if c.model == "rand-gemma3-f16" {
+				cells = 2*768 + 1000
+			}
+			if want := uint64(2 * cells * c.kv * c.headDim * 2); m.KVCache != want || m.Context != 1000 {
 				t.Errorf("KV cache at 1000: %d, want %d", m.KVCache, want)
 			}
 			if m.Total != m.Weights+m.KVCache+m.Compute || m.Weights != in.WeightBytes {
@@ -209,4 +214,53 @@ func ExampleInfo_Estimate() {
 	m := in.Estimate(1024)
 	fmt.Println(in.Architecture, FormatCount(in.Params), "KV cache at 1024:", FormatBytes(m.KVCache))
 	// Output: llama 1.71M KV cache at 1024: 1.00 MiB
+}
+
+// TestReadMoE holds the parameter counts of synth mixture-of-experts models to llama.cpp's (model_n_params of
+// the native build's llama-bench on the same files, e.g. `llama-bench -m tiny-qwen3moe-q4_k.gguf -p 0 -n 1 -o
+// json`) and checks the active parameters (the experts a token does not use left out) and the KV cache the
+// architectures load: gpt-oss's sliding-window layers keep 128+512 → 768 cells at 32k, deepseek2 one latent row
+// per cell and no values. (Preset qwen3-30b-a3b with --layers 2, too slow to write here, gives llama.cpp's
+// 1868573184 parameters and 736111104 active: 30.5B and 3.3B with all 48 layers.)
+func TestReadMoE(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		preset         string
+		typ            quant.Type
+		params, active uint64
+		experts, used  int
+		kv32k          string
+	}{
+		{"tiny-qwen3moe", quant.Q4_K, 6858240, 2139648, 16, 4, "32.00 MiB"},
+		{"tiny-gpt-oss", quant.MXFP4, 3722008, 1353496, 8, 2, "16.38 MiB"},
+		{"tiny-deepseek2", quant.Q8_0, 2567552, 1584512, 8, 3, "10.00 MiB"},
+	} {
+		t.Run(c.preset, func(t *testing.T) {
+			path := filepath.Join(dir, c.preset+".gguf")
+			if err := synth.Write(path, synth.Options{Preset: c.preset, Type: c.typ, Seed: 1}); err != nil {
+				t.Fatal(err)
+			}
+			f, err := gguf.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			in, err := Read(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Params != c.params || in.ActiveParams != c.active || in.Experts != c.experts || in.ExpertsUsed != c.used {
+				t.Errorf("params %d, active %d, %d of %d experts; want %d, %d, %d of %d", in.Params, in.ActiveParams,
+					in.ExpertsUsed, in.Experts, c.params, c.active, c.used, c.experts)
+			}
+			if kv := FormatBytes(in.Estimate(32768).KVCache); kv != c.kv32k {
+				t.Errorf("KV cache at 32k: %s, want %s", kv, c.kv32k)
+			}
+			var buf bytes.Buffer
+			in.WriteText(&buf, in.Estimate(0))
+			if want := fmt.Sprintf("%d of %d experts", c.used, c.experts); !strings.Contains(buf.String(), want) {
+				t.Errorf("text lacks %q:\n%s", want, buf.String())
+			}
+		})
+	}
 }

@@ -19,6 +19,9 @@ func (in *Info) WriteText(w io.Writer, mem Memory) error {
 		line("name", "%s", in.Name)
 	}
 	line("parameters", "%s (%d)", FormatCount(in.Params), in.Params)
+	if in.Experts > 0 {
+		line("active per token", "%s (%d): %d of %d experts", FormatCount(in.ActiveParams), in.ActiveParams, in.ExpertsUsed, in.Experts)
+	}
 	line("file size", "%s (%d bytes), GGUF v%d", FormatBytes(uint64(in.FileSize)), in.FileSize, in.Version)
 	line("tensors", "%d, %s of weights", in.TensorCount, FormatBytes(in.WeightBytes))
 	for i, c := range in.TypeMix {

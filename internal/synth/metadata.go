@@ -40,16 +40,51 @@ func (b *builder) metadata() []gguf.KV {
 	u32("block_count", p.Layers)
 	u32("feed_forward_length", p.FFN)
 	u32("attention.head_count", p.Heads)
-	u32("attention.head_count_kv", p.KVHeads)
 	f32("attention.layer_norm_rms_epsilon", p.RMSEps)
 	f32("rope.freq_base", p.RopeBase)
-	u32("rope.dimension_count", p.HeadDim)
-	if p.WriteHeadDim {
-		u32("attention.key_length", p.HeadDim)
-		u32("attention.value_length", p.HeadDim)
+	if p.Arch == DeepSeek2 {
+		// Latent attention as one query head group over a compressed cache row: keys of kv_lora_rank +
+		// rope elements whose first kv_lora_rank are the value; per head once decompressed, the _mla sizes.
+		u32("attention.head_count_kv", 1)
+		u32("rope.dimension_count", p.QKRope)
+		u32("attention.key_length", p.KVLoraRank+p.QKRope)
+		u32("attention.value_length", p.KVLoraRank)
+		u32("attention.key_length_mla", p.QKNope+p.QKRope)
+		u32("attention.value_length_mla", p.VHead)
+		u32("attention.kv_lora_rank", p.KVLoraRank)
+		u32("attention.q_lora_rank", 0) // q is not compressed (V2-Lite); llama.cpp wants the key unless 27 layers
+	} else {
+		u32("attention.head_count_kv", p.KVHeads)
+		u32("rope.dimension_count", p.HeadDim)
+		if p.WriteHeadDim {
+			u32("attention.key_length", p.HeadDim)
+			u32("attention.value_length", p.HeadDim)
+		}
+	}
+	if p.Experts > 0 {
+		u32("expert_count", p.Experts)
+		u32("expert_used_count", p.ExpertsUsed)
+		u32("expert_feed_forward_length", p.ExpertFF)
+	}
+	if p.Arch == DeepSeek2 {
+		u32("leading_dense_block_count", p.DenseLead)
+		u32("expert_shared_count", p.SharedExperts)
+		f32("expert_weights_scale", p.ExpertWeightsScale)
+		kv = append(kv, gguf.KV{Key: a + "expert_weights_norm", Value: gguf.NewBool(p.ExpertWeightsNorm)})
+		u32("expert_gating_func", 1) // softmax
+	}
+	if p.YaRNFactor > 0 {
+		kv = append(kv, gguf.KV{Key: a + "rope.scaling.type", Value: gguf.NewString("yarn")})
+		f32("rope.scaling.factor", p.YaRNFactor)
+		u32("rope.scaling.original_context_length", p.YaRNOrigCtx)
+		if p.YaRNLogMul > 0 {
+			f32("rope.scaling.yarn_log_multiplier", p.YaRNLogMul)
+		}
 	}
 	if p.SlidingWindow > 0 {
 		u32("attention.sliding_window", p.SlidingWindow)
+	}
+	if p.SWAPattern > 0 {
 		u32("attention.sliding_window_pattern", p.SWAPattern)
 		f32("rope.freq_base_swa", p.RopeBaseSWA)
 	}

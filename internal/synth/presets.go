@@ -18,6 +18,10 @@ const (
 	// Encoders (embedding models and rerankers).
 	Bert      Arch = "bert"
 	NomicBert Arch = "nomic-bert"
+	// Mixtures of experts.
+	Qwen3MoE  Arch = "qwen3moe"
+	GPTOSS    Arch = "gpt-oss"
+	DeepSeek2 Arch = "deepseek2"
 )
 
 // encoder reports whether a is a BERT-style encoder (no output head, post-norm blocks with layer norms).
@@ -59,7 +63,7 @@ type Preset struct {
 	BOS, EOS      string   // texts of the BOS and EOS tokens
 	AddBOS        bool
 	Llama3Rope    bool    // write rope_freqs.weight with Llama 3's frequency factors
-	SlidingWindow int     // gemma3: attention.sliding_window
+	SlidingWindow int     // gemma3, gpt-oss: attention.sliding_window
 	SWAPattern    int     // gemma3: attention.sliding_window_pattern
 	RopeBaseSWA   float64 // gemma3: rope.freq_base_swa
 	AddEOS        bool    // tokenizer.ggml.add_eos_token (Qwen3-Embedding ends each text with <|endoftext|>)
@@ -69,6 +73,23 @@ type Preset struct {
 	NormEps    float64 // encoders: attention.layer_norm_epsilon
 	TokenTypes int     // encoders: rows of token_types.weight (tokenizer.ggml.token_type_count)
 	RankHead   bool    // a reranker's classifier: cls.weight/bias [embd, embd] and cls.output [1, embd]
+
+	// Mixture of experts: Experts matrices of ExpertFF hidden units per layer, ExpertsUsed chosen per token;
+	// deepseek2 adds SharedExperts every token goes through and keeps a dense FFN in the first DenseLead layers.
+	Experts, ExpertsUsed, ExpertFF int
+	SharedExperts, DenseLead       int
+	ExpertWeightsScale             float64 // deepseek2: expert_weights_scale
+	ExpertWeightsNorm              bool    // deepseek2: expert_weights_norm
+
+	// YaRN context extension (gpt-oss, deepseek2): rope.scaling.* keys when YaRNFactor > 0.
+	YaRNFactor  float64
+	YaRNOrigCtx int
+	YaRNLogMul  float64 // deepseek2: rope.scaling.yarn_log_multiplier
+
+	// Multi-head latent attention (deepseek2): q is projected directly (V2-Lite has no q compression), keys
+	// and values come from a KVLoraRank-wide compressed row plus QKRope rotated dimensions shared by all heads;
+	// per head QKNope unrotated key dimensions and VHead value dimensions.
+	KVLoraRank, QKNope, QKRope, VHead int
 }
 
 // phi3Specials are Phi-3's added tokens (ids 32000…32010 in the real model); llama.cpp looks some of them up by
@@ -84,6 +105,9 @@ var llama3Specials = []string{"<|begin_of_text|>", "<|end_of_text|>", "<|start_h
 var presets = map[string]Preset{}
 
 func add(p Preset) {
+	if p.Arch == DeepSeek2 {
+		p.HeadDim = p.QKNope + p.QKRope
+	}
 	if p.HeadDim == 0 {
 		p.HeadDim = p.Embd / p.Heads
 	}
@@ -138,6 +162,7 @@ func init() {
 	add(Preset{Name: "tiny-phi3", Arch: Phi3, Embd: 256, Layers: 2, Heads: 4, KVHeads: 4, FFN: 512,
 		VocabSize: 2048, ContextLength: 4096, RopeBase: 10000, RMSEps: 1e-5, Specials: phi3Specials, BOS: "<s>",
 		EOS: "<|endoftext|>"})
+	addMoE()
 }
 
 // Presets returns the names of every preset, sorted.

@@ -20,6 +20,9 @@ type Options struct {
 	Seed          uint64
 	NumLayers     int // overrides the preset's layer count when > 0
 	ContextLength int // overrides the preset's context length when > 0
+	// Experts, ExpertFF and VocabSize override the preset's when > 0: a model with a preset's attention (and
+	// so its KV cache) but small experts and vocabulary, for tests of what attention alone decides.
+	Experts, ExpertFF, VocabSize int
 }
 
 // Write writes a random-weight model to path. Tensors are generated and quantized one at a time, in chunks of
@@ -41,8 +44,18 @@ func Spec(opts Options) (gguf.Spec, error) {
 	if !quant.CanQuantize(opts.Type) {
 		return gguf.Spec{}, fmt.Errorf("synth: cannot write weights of type %s", opts.Type)
 	}
-	if opts.NumLayers < 0 || opts.ContextLength < 0 {
-		return gguf.Spec{}, fmt.Errorf("synth: negative layer count or context length")
+	if opts.NumLayers < 0 || opts.ContextLength < 0 || opts.Experts < 0 || opts.ExpertFF < 0 || opts.VocabSize < 0 {
+		return gguf.Spec{}, fmt.Errorf("synth: negative override in %+v", opts)
+	}
+	if opts.Experts > 0 {
+		p.Experts = opts.Experts
+		p.ExpertsUsed = min(p.ExpertsUsed, p.Experts)
+	}
+	if opts.ExpertFF > 0 {
+		p.ExpertFF = opts.ExpertFF
+	}
+	if opts.VocabSize > 0 {
+		p.VocabSize = opts.VocabSize
 	}
 	if opts.NumLayers > 0 {
 		p.Layers = opts.NumLayers
@@ -74,6 +87,7 @@ const (
 	matrix fill = iota // N(0, 1/row)
 	norm               // 1 + N(0, 0.05²)
 	bias               // N(0, 0.02²)
+	sink               // N(0, 1): attention sinks, logits of the order of the scores
 )
 
 func (b *builder) tensors() {
@@ -82,7 +96,6 @@ func (b *builder) tensors() {
 		b.encoderTensors()
 		return
 	}
-	q, kv := p.Heads*p.HeadDim, p.KVHeads*p.HeadDim
 	b.mat("token_embd.weight", p.Embd, p.VocabSize)
 	if p.Llama3Rope {
 		b.add("rope_freqs.weight", quant.F32, ropeFreqs(p), p.HeadDim/2)
@@ -90,36 +103,28 @@ func (b *builder) tensors() {
 	for l := 0; l < p.Layers; l++ {
 		pre := fmt.Sprintf("blk.%d.", l)
 		b.vec(pre+"attn_norm.weight", norm, p.Embd)
-		if p.Arch == Phi3 {
-			b.mat(pre+"attn_qkv.weight", p.Embd, q+2*kv)
-		} else {
-			b.mat(pre+"attn_q.weight", p.Embd, q)
-			b.mat(pre+"attn_k.weight", p.Embd, kv)
-			b.mat(pre+"attn_v.weight", p.Embd, kv)
+		switch p.Arch {
+		case DeepSeek2:
+			b.latentAttention(pre)
+		default:
+			b.attention(pre)
 		}
-		if p.Arch == Qwen2 {
-			b.vec(pre+"attn_q.bias", bias, q)
-			b.vec(pre+"attn_k.bias", bias, kv)
-			b.vec(pre+"attn_v.bias", bias, kv)
-		}
-		if p.Arch == Qwen3 || p.Arch == Gemma3 {
-			b.vec(pre+"attn_q_norm.weight", norm, p.HeadDim)
-			b.vec(pre+"attn_k_norm.weight", norm, p.HeadDim)
-		}
-		b.mat(pre+"attn_output.weight", q, p.Embd)
-		if p.Arch == Gemma3 {
-			b.vec(pre+"post_attention_norm.weight", norm, p.Embd)
-		}
-		b.vec(pre+"ffn_norm.weight", norm, p.Embd)
-		if p.Arch == Phi3 {
-			b.mat(pre+"ffn_up.weight", p.Embd, 2*p.FFN) // gate and up, fused
-		} else {
-			b.mat(pre+"ffn_gate.weight", p.Embd, p.FFN)
-			b.mat(pre+"ffn_up.weight", p.Embd, p.FFN)
-		}
-		b.mat(pre+"ffn_down.weight", p.FFN, p.Embd)
-		if p.Arch == Gemma3 {
-			b.vec(pre+"post_ffw_norm.weight", norm, p.Embd)
+		switch {
+		case p.Arch == GPTOSS:
+			b.vec(pre+"post_attention_norm.weight", norm, p.Embd) // the norm before the FFN
+			b.experts(pre, true)
+		case p.Experts > 0 && l >= p.DenseLead:
+			b.vec(pre+"ffn_norm.weight", norm, p.Embd)
+			b.experts(pre, false)
+			if p.SharedExperts > 0 {
+				ff := p.ExpertFF * p.SharedExperts
+				b.mat(pre+"ffn_gate_shexp.weight", p.Embd, ff)
+				b.mat(pre+"ffn_up_shexp.weight", p.Embd, ff)
+				b.mat(pre+"ffn_down_shexp.weight", ff, p.Embd)
+			}
+		default:
+			b.vec(pre+"ffn_norm.weight", norm, p.Embd)
+			b.denseFFN(pre)
 		}
 	}
 	b.vec("output_norm.weight", norm, p.Embd)
@@ -128,10 +133,102 @@ func (b *builder) tensors() {
 	}
 }
 
-// mat adds a matrix of rows of length row, in the requested type or, where rows are not whole blocks of it,
-// the type llama.cpp's quantizer falls back to.
-func (b *builder) mat(name string, row, rows int) {
+// attention adds a layer's grouped-query attention with the optional tensors of its architecture.
+func (b *builder) attention(pre string) {
+	p := b.p
+	q, kv := p.Heads*p.HeadDim, p.KVHeads*p.HeadDim
+	if p.Arch == Phi3 {
+		b.mat(pre+"attn_qkv.weight", p.Embd, q+2*kv)
+	} else {
+		b.mat(pre+"attn_q.weight", p.Embd, q)
+		b.mat(pre+"attn_k.weight", p.Embd, kv)
+		b.mat(pre+"attn_v.weight", p.Embd, kv)
+	}
+	if p.Arch == Qwen2 || p.Arch == GPTOSS {
+		b.vec(pre+"attn_q.bias", bias, q)
+		b.vec(pre+"attn_k.bias", bias, kv)
+		b.vec(pre+"attn_v.bias", bias, kv)
+	}
+	if p.Arch == Qwen3 || p.Arch == Gemma3 || p.Arch == Qwen3MoE {
+		b.vec(pre+"attn_q_norm.weight", norm, p.HeadDim)
+		b.vec(pre+"attn_k_norm.weight", norm, p.HeadDim)
+	}
+	b.mat(pre+"attn_output.weight", q, p.Embd)
+	if p.Arch == GPTOSS {
+		b.vec(pre+"attn_output.bias", bias, p.Embd)
+		b.vec(pre+"attn_sinks.weight", sink, p.Heads)
+	}
+	if p.Arch == Gemma3 {
+		b.vec(pre+"post_attention_norm.weight", norm, p.Embd)
+	}
+}
+
+// latentAttention adds deepseek2's multi-head latent attention in the form llama.cpp runs with a compressed
+// cache: q directly (no q compression), the compressed key/value row and the shared rotated key, its norm, and
+// the per-head key and value up-projections (k_b, v_b) that the attention absorbs.
+func (b *builder) latentAttention(pre string) {
+	p := b.p
+	b.mat(pre+"attn_q.weight", p.Embd, p.Heads*(p.QKNope+p.QKRope))
+	b.mat(pre+"attn_kv_a_mqa.weight", p.Embd, p.KVLoraRank+p.QKRope)
+	b.vec(pre+"attn_kv_a_norm.weight", norm, p.KVLoraRank)
+	b.mat3(pre+"attn_k_b.weight", p.QKNope, p.KVLoraRank, p.Heads)
+	b.mat3(pre+"attn_v_b.weight", p.KVLoraRank, p.VHead, p.Heads)
+	b.mat(pre+"attn_output.weight", p.Heads*p.VHead, p.Embd)
+}
+
+// denseFFN adds a layer's gated FFN.
+func (b *builder) denseFFN(pre string) {
+	p := b.p
+	if p.Arch == Phi3 {
+		b.mat(pre+"ffn_up.weight", p.Embd, 2*p.FFN) // gate and up, fused
+	} else {
+		b.mat(pre+"ffn_gate.weight", p.Embd, p.FFN)
+		b.mat(pre+"ffn_up.weight", p.Embd, p.FFN)
+	}
+	b.mat(pre+"ffn_down.weight", p.FFN, p.Embd)
+	if p.Arch == Gemma3 {
+		b.vec(pre+"post_ffw_norm.weight", norm, p.Embd)
+	}
+}
+
+// experts adds a layer's router (F32, as llama.cpp's quantizer keeps it) and expert matrices, with gpt-oss's
+// biases.
+func (b *builder) experts(pre string, biases bool) {
+	p := b.p
+	b.add(pre+"ffn_gate_inp.weight", quant.F32, b.random(pre+"ffn_gate_inp.weight", matrix, quant.F32, p.Embd, p.Experts),
+		p.Embd, p.Experts)
+	if biases {
+		b.vec(pre+"ffn_gate_inp.bias", bias, p.Experts)
+	}
+	b.mat3(pre+"ffn_gate_exps.weight", p.Embd, p.ExpertFF, p.Experts)
+	b.mat3(pre+"ffn_up_exps.weight", p.Embd, p.ExpertFF, p.Experts)
+	b.mat3(pre+"ffn_down_exps.weight", p.ExpertFF, p.Embd, p.Experts)
+	if biases {
+		b.add(pre+"ffn_gate_exps.bias", quant.F32, b.random(pre+"ffn_gate_exps.bias", bias, quant.F32, p.ExpertFF, p.Experts),
+			p.ExpertFF, p.Experts)
+		b.add(pre+"ffn_up_exps.bias", quant.F32, b.random(pre+"ffn_up_exps.bias", bias, quant.F32, p.ExpertFF, p.Experts),
+			p.ExpertFF, p.Experts)
+		b.add(pre+"ffn_down_exps.bias", quant.F32, b.random(pre+"ffn_down_exps.bias", bias, quant.F32, p.Embd, p.Experts),
+			p.Embd, p.Experts)
+	}
+}
+
+// mat3 adds a 3-D tensor of n matrices of rows rows of length row (GGUF dims [row, rows, n]): one matrix per
+// expert or head.
+func (b *builder) mat3(name string, row, rows, n int) {
 	typ := matrixType(b.typ, row)
+	b.add(name, typ, b.random(name, matrix, typ, row, rows*n), row, rows, n)
+}
+
+// mat adds a matrix of rows of length row, in the requested type or, where rows are not whole blocks of it,
+// the type llama.cpp's quantizer falls back to. MXFP4 is for expert matrices only: the others are F16, as
+// convert_hf_to_gguf writes gpt-oss (its experts ship in MXFP4, the rest in 16 bits).
+func (b *builder) mat(name string, row, rows int) {
+	t := b.typ
+	if t == quant.MXFP4 {
+		t = quant.F16
+	}
+	typ := matrixType(t, row)
 	b.add(name, typ, b.random(name, matrix, typ, row, rows), row, rows)
 }
 
@@ -177,6 +274,8 @@ func (b *builder) random(name string, f fill, typ quant.Type, row, rows int) fun
 				dst[i] = float32(1 + 0.05*x)
 			case bias:
 				dst[i] = float32(0.02 * x)
+			case sink:
+				dst[i] = float32(x)
 			}
 		}
 	}

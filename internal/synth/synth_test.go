@@ -49,8 +49,12 @@ func TestTinyPresets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			kvHeads, headDim := p.KVHeads, p.HeadDim
+			if p.Arch == DeepSeek2 { // latent attention: one compressed key row per cell
+				kvHeads, headDim = 1, p.KVLoraRank+p.QKRope
+			}
 			if in.Architecture != string(p.Arch) || in.Layers != p.Layers || in.Embedding != p.Embd ||
-				in.Heads != p.Heads || in.KVHeads != p.KVHeads || in.HeadDim != p.HeadDim || in.FeedForward != p.FFN ||
+				in.Heads != p.Heads || in.KVHeads != kvHeads || in.HeadDim != headDim || in.FeedForward != p.FFN ||
 				in.VocabSize != p.VocabSize || in.ContextLength != p.ContextLength {
 				t.Errorf("info %+v does not match preset %+v", in, p)
 			}
@@ -62,9 +66,11 @@ func TestTinyPresets(t *testing.T) {
 				t.Errorf("output.weight present: %v, tied: %v", f.HasTensor("output.weight"), p.Tied)
 			}
 			for _, ti := range f.Tensors {
-				// An encoder's position and token-type embeddings stay F32, as llama.cpp's tools keep them.
-				f32 := ti.Name == "position_embd.weight" || ti.Name == "token_types.weight"
-				if (len(ti.Dims) == 1 || f32) && ti.Type != quant.F32 || len(ti.Dims) == 2 && !f32 && ti.Type != quant.Q8_0 {
+				// An encoder's position and token-type embeddings stay F32, as llama.cpp's tools keep them; so do
+				// vectors, biases and MoE routers.
+				f32 := len(ti.Dims) == 1 || strings.Contains(ti.Name, "ffn_gate_inp") || strings.HasSuffix(ti.Name, ".bias") ||
+					ti.Name == "position_embd.weight" || ti.Name == "token_types.weight"
+				if f32 && ti.Type != quant.F32 || !f32 && ti.Type != quant.Q8_0 {
 					t.Errorf("%s: %s %v", ti.Name, ti.Type, ti.Dims)
 				}
 			}
@@ -269,4 +275,26 @@ func ExampleWrite() {
 	arch, _ := f.Architecture()
 	fmt.Println(arch, len(f.Tensors))
 	// Output: qwen3 24
+}
+
+// qwen3-30b-a3b-dense is Qwen3-30B-A3B as the dense model that reads as much per token: its parameters are the
+// MoE's active ones less the router (one layer, a small vocabulary and 8 experts of the real size here).
+func TestDenseTwinOfMoE(t *testing.T) {
+	small := Options{Type: quant.Q8_0, Seed: 1, NumLayers: 1, VocabSize: 1000}
+	moe, dense := small, small
+	moe.Preset, moe.Experts = "qwen3-30b-a3b", 8
+	dense.Preset = "qwen3-30b-a3b-dense"
+	info := func(o Options) *modelinfo.Info {
+		in, err := modelinfo.Read(open(t, write(t, o)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	m, d := info(moe), info(dense)
+	p, _ := Lookup(moe.Preset)
+	if router := uint64(p.Embd * moe.Experts); m.ActiveParams-router != d.Params || d.Params != d.ActiveParams {
+		t.Errorf("qwen3-30b-a3b: %d active parameters (%d of them the router); qwen3-30b-a3b-dense: %d", m.ActiveParams,
+			router, d.Params)
+	}
 }

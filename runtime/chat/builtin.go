@@ -27,6 +27,7 @@ const (
 	BuiltinZephyr
 	BuiltinGemma
 	BuiltinLlama3
+	BuiltinGPTOSS // gpt-oss's Harmony turns (llama.cpp's LLM_CHAT_TEMPLATE_OPENAI_MOE)
 )
 
 var builtinNames = map[string]Builtin{
@@ -35,7 +36,7 @@ var builtinNames = map[string]Builtin{
 	"mistral-v1": BuiltinMistralV1, "mistral-v3": BuiltinMistralV3, "mistral-v3-tekken": BuiltinMistralV3Tekken,
 	"mistral-v7": BuiltinMistralV7, "mistral-v7-tekken": BuiltinMistralV7Tekken,
 	"phi3": BuiltinPhi3, "phi4": BuiltinPhi4, "falcon3": BuiltinFalcon3, "zephyr": BuiltinZephyr,
-	"gemma": BuiltinGemma, "llama3": BuiltinLlama3,
+	"gemma": BuiltinGemma, "llama3": BuiltinLlama3, "gpt-oss": BuiltinGPTOSS,
 }
 
 // BuiltinNames lists the built-in format names.
@@ -109,6 +110,8 @@ func Detect(tmpl string) Builtin {
 		return BuiltinGemma
 	case has("<|start_header_id|>") && has("<|end_header_id|>"):
 		return BuiltinLlama3
+	case has("<|start|>") && has("<|channel|>"):
+		return BuiltinGPTOSS
 	}
 	return BuiltinUnknown
 }
@@ -257,6 +260,18 @@ func renderBuiltin(b Builtin, c Conversation) (string, error) {
 		}
 		if addAss {
 			sb.WriteString("<|start_header_id|>assistant<|end_header_id|>\n\n")
+		}
+	case BuiltinGPTOSS:
+		// Harmony without its system and developer headers, channels or tools: what llama.cpp falls back to.
+		for _, m := range msgs {
+			end := "<|end|>"
+			if m.Role == "assistant" {
+				end = "<|return|>"
+			}
+			sb.WriteString("<|start|>" + m.Role + "<|message|>" + m.Content + end)
+		}
+		if addAss {
+			sb.WriteString("<|start|>assistant")
 		}
 	default:
 		return "", fmt.Errorf("%w: %v", ErrUnknownBuiltin, b)

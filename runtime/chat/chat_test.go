@@ -98,6 +98,8 @@ func TestBuiltins(t *testing.T) {
 		"mistral-v7": "[SYSTEM_PROMPT] Be brief.[/SYSTEM_PROMPT][INST] Hi[/INST] Hello</s>[INST] Bye[/INST]",
 		"mistral-v3": "[INST] Be brief.\n\nHi[/INST] Hello</s>[INST] Bye[/INST]",
 		"llama2-sys": "[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi [/INST]Hello</s>[INST] Bye [/INST]",
+		"gpt-oss": "<|start|>system<|message|>Be brief.<|end|><|start|>user<|message|>Hi<|end|><|start|>assistant<|message|>Hello<|return|>" +
+			"<|start|>user<|message|>Bye<|end|><|start|>assistant",
 	}
 	for name, want := range cases {
 		tmpl, err := New(name, Options{})
@@ -118,6 +120,7 @@ func TestDetect(t *testing.T) {
 		"<start_of_turn>{{ role }}":                          BuiltinGemma,
 		"<|user|>{{ x }}<|end|><|assistant|>":                BuiltinPhi3,
 		"[SYSTEM_PROMPT]{{ s }}[INST]":                       BuiltinMistralV7,
+		"<|start|>{{ role }}<|channel|>final<|message|>":     BuiltinGPTOSS,
 		"{{ bos_token }}{% if x %}[INST] <<SYS>>{% endif %}": BuiltinLlama2Sys,
 		"plain {{ words }}":                                  BuiltinUnknown,
 	} {

@@ -5,7 +5,7 @@
 // keep their key order, and tojson prints as Python's json.dumps does.
 //
 // As llama.cpp's --chat-template, a template can be replaced by one of llama.cpp's built-in formats by name
-// (chatml, llama2, llama3, gemma, phi3, phi4, zephyr, falcon3, mistral-v1/v3/v3-tekken/v7/v7-tekken); a template the
+// (chatml, llama2, llama3, gemma, phi3, phi4, zephyr, falcon3, mistral-v1/v3/v3-tekken/v7/v7-tekken, gpt-oss); a template the
 // Jinja engine cannot compile falls back to the built-in format detected from its text; a model without a
 // template gets chatml. Errors name the template line they come from.
 //

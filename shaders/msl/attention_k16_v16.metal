@@ -111,12 +111,12 @@ constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _1236 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1236, 1u, 1u);
-constant uint _1238 = _1236;
-constant uint _1276 = _1236;
-constant uint _1285 = _1236;
-constant uint _1286 = (_1285 / 2u);
+constant uint _1341 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1341, 1u, 1u);
+constant uint _1343 = _1341;
+constant uint _1381 = _1341;
+constant uint _1390 = _1341;
+constant uint _1391 = (_1390 / 2u);
 
 struct K
 {
@@ -147,6 +147,9 @@ struct Push
     uint max_pages;
     uint seq_off;
     uint pages_off;
+    uint vstride;
+    uint sinks;
+    uint sinks_off;
     float scale;
     float softcap;
     float cap_inv;
@@ -172,13 +175,18 @@ struct Q
     float q[1];
 };
 
+struct SK
+{
+    float sink[1];
+};
+
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<float2, 20> _739 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _1996 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<float2, 20> _746 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _2148 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -216,27 +224,27 @@ uint f16_bits(thread const float& f)
     uint q = m >> s;
     uint rem = m & ((1u << s) - 1u);
     uint half_ = 1u << (s - 1u);
-    bool _229 = rem > half_;
-    bool _242;
-    if (!_229)
+    bool _236 = rem > half_;
+    bool _249;
+    if (!_236)
     {
-        bool _235 = rem == half_;
-        bool _241;
-        if (_235)
+        bool _242 = rem == half_;
+        bool _248;
+        if (_242)
         {
-            _241 = (q & 1u) != 0u;
+            _248 = (q & 1u) != 0u;
         }
         else
         {
-            _241 = _235;
+            _248 = _242;
         }
-        _242 = _241;
+        _249 = _248;
     }
     else
     {
-        _242 = _229;
+        _249 = _236;
     }
-    if (_242)
+    if (_249)
     {
         q++;
     }
@@ -258,20 +266,20 @@ float f16_round(thread const float& f)
 }
 
 static inline __attribute__((always_inline))
-uint row(thread const uint& c, constant Push& pc, device T& _1369, thread uint& table_row)
+uint row(thread const uint& c, constant Push& pc, device T& _1474, thread uint& table_row)
 {
     if (pc.paged == 0u)
     {
         return c;
     }
-    uint pg = uint(clamp(_1369.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
+    uint pg = uint(clamp(_1474.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
     return (pg * pc.page_size) + (c % pc.page_size);
 }
 
 static inline __attribute__((always_inline))
-float kval(thread const uint& e, device K& _1323)
+float kval(thread const uint& e, device K& _1428)
 {
-    return float2(as_type<half2>(_1323.kc[e >> uint(1)] >> (16u * (e & 1u)))).x;
+    return float2(as_type<half2>(_1428.kc[e >> uint(1)] >> (16u * (e & 1u)))).x;
 }
 
 static inline __attribute__((always_inline))
@@ -324,14 +332,14 @@ float2 df_add(thread const float2& a, thread const float2& b)
 static inline __attribute__((always_inline))
 float2 df_exp_taylor(thread const float2& r, thread const int& first, thread const int& last)
 {
-    float2 p = _739[last];
-    int _747 = last - 1;
-    for (int i = _747; i >= first; i--)
+    float2 p = _746[last];
+    int _754 = last - 1;
+    for (int i = _754; i >= first; i--)
     {
         float2 param = p;
         float2 param_1 = r;
         float2 param_2 = df_mul(param, param_1);
-        float2 param_3 = _739[i];
+        float2 param_3 = _746[i];
         p = df_add(param_2, param_3);
     }
     for (int i_1 = 0; i_1 < first; i_1++)
@@ -390,27 +398,27 @@ float div_rn(thread const float& a, thread const float& b)
         }
         r = r << uint(1);
     }
-    bool _365 = r > mb;
-    bool _378;
-    if (!_365)
+    bool _372 = r > mb;
+    bool _385;
+    if (!_372)
     {
-        bool _371 = r == mb;
-        bool _377;
-        if (_371)
+        bool _378 = r == mb;
+        bool _384;
+        if (_378)
         {
-            _377 = (q & 1u) != 0u;
+            _384 = (q & 1u) != 0u;
         }
         else
         {
-            _377 = _371;
+            _384 = _378;
         }
-        _378 = _377;
+        _385 = _384;
     }
     else
     {
-        _378 = _365;
+        _385 = _372;
     }
-    if (_378)
+    if (_385)
     {
         q++;
         if (q == 16777216u)
@@ -470,16 +478,16 @@ float tanh_rn(thread const float& x)
     float a = abs(x);
     if ((a > 9.1000003814697265625) || (a == 0.0))
     {
-        float _802;
+        float _809;
         if (a == 0.0)
         {
-            _802 = x;
+            _809 = x;
         }
         else
         {
-            _802 = sign(x);
+            _809 = sign(x);
         }
-        return _802;
+        return _809;
     }
     float y = (-2.0) * a;
     float2 e;
@@ -520,28 +528,28 @@ float tanh_rn(thread const float& x)
     float2 param_20 = -e;
     float2 param_21 = df_addf(param_18, param_19);
     float2 th = df_divv(param_20, param_21);
-    float _900;
+    float _907;
     if (x < 0.0)
     {
-        _900 = -th.x;
+        _907 = -th.x;
     }
     else
     {
-        _900 = th.x;
+        _907 = th.x;
     }
-    return _900;
+    return _907;
 }
 
 static inline __attribute__((always_inline))
-float score(thread const uint& cell, thread const uint& g, device K& _1323, constant Push& pc, device T& _1369, thread uint& table_row, threadgroup spvUnsafeArray<float, 512>& sq)
+float score(thread const uint& cell, thread const uint& g, device K& _1428, constant Push& pc, device T& _1474, thread uint& table_row, threadgroup spvUnsafeArray<float, 640>& sq)
 {
     uint param = cell;
-    uint off = pc.k_off + (((row(param, pc, _1369, table_row) * pc.kv_heads) + g) * pc.size);
+    uint off = pc.k_off + (((row(param, pc, _1474, table_row) * pc.kv_heads) + g) * pc.size);
     float s = 0.0;
     for (uint d = 0u; d < pc.size; d++)
     {
         uint param_1 = off + d;
-        float prod = spvFMul(sq[d], kval(param_1, _1323));
+        float prod = spvFMul(sq[d], kval(param_1, _1428));
         s = spvFAdd(s, prod);
     }
     if (pc.softcap > 0.0)
@@ -555,11 +563,11 @@ float score(thread const uint& cell, thread const uint& g, device K& _1323, cons
 }
 
 static inline __attribute__((always_inline))
-float wg_max(thread float& v, threadgroup spvUnsafeArray<float, _1238>& red_buf, thread uint& gl_SubgroupID, thread uint& gl_NumSubgroups)
+float wg_max(thread float& v, threadgroup spvUnsafeArray<float, _1343>& red_buf, thread uint& gl_SubgroupID, thread uint& gl_NumSubgroups)
 {
     v = simd_max(v);
-    bool _1233 = simd_is_first();
-    if (_1233)
+    bool _1338 = simd_is_first();
+    if (_1338)
     {
         red_buf[gl_SubgroupID] = v;
     }
@@ -589,44 +597,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _946 = t.y != 0.0;
-    bool _952;
-    if (_946)
+    bool _953 = t.y != 0.0;
+    bool _959;
+    if (_953)
     {
-        _952 = u.y != 0.0;
+        _959 = u.y != 0.0;
     }
     else
     {
-        _952 = _946;
+        _959 = _953;
     }
-    if (_952)
+    if (_959)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _988 = abs(u.y) == abs(half_);
-        bool _998;
-        if (_988)
+        bool _995 = abs(u.y) == abs(half_);
+        bool _1005;
+        if (_995)
         {
-            _998 = (t.y > 0.0) == (u.y > 0.0);
+            _1005 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _998 = _988;
+            _1005 = _995;
         }
-        if (_998)
+        if (_1005)
         {
-            float _1003;
+            float _1010;
             if (r > 0.0)
             {
-                _1003 = nb;
+                _1010 = nb;
             }
             else
             {
-                _1003 = -nb;
+                _1010 = -nb;
             }
-            r = _1003;
+            r = _1010;
         }
     }
     return r;
@@ -685,16 +693,16 @@ float vexpf(thread const float& x)
     }
     if (!((n <= 192.0) && (n >= (-192.0))))
     {
-        float _1113;
+        float _1120;
         if (n <= 0.0)
         {
-            _1113 = 0.0;
+            _1120 = 0.0;
         }
         else
         {
-            _1113 = as_type<float>(2139095040u);
+            _1120 = as_type<float>(2139095040u);
         }
-        return _1113;
+        return _1120;
     }
     int ni = int(n);
     if ((ni >= (-126)) && (ni <= 127))
@@ -725,12 +733,12 @@ float reduce16(thread const spvUnsafeArray<float, 16>& l)
 }
 
 static inline __attribute__((always_inline))
-float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, threadgroup spvUnsafeArray<float2, _1276>& red_df)
+float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, threadgroup spvUnsafeArray<float2, _1381>& red_df)
 {
     uint lid = gl_LocalInvocationID.x;
     red_df[lid] = v;
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    for (uint s = _1286; s > 0u; s = s >> uint(1))
+    for (uint s = _1391; s > 0u; s = s >> uint(1))
     {
         if (lid < s)
         {
@@ -742,6 +750,51 @@ float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, thr
     }
     float2 r = red_df[0];
     threadgroup_barrier(mem_flags::mem_threadgroup);
+    return r;
+}
+
+static inline __attribute__((always_inline))
+float2 df_exp(thread const float& y)
+{
+    float k = rint(y * 1.44269502162933349609375);
+    float param = k;
+    float param_1 = 0.693147182464599609375;
+    float2 param_2 = float2(y, 0.0);
+    float2 param_3 = -two_prod(param, param_1);
+    float2 r = df_add(param_2, param_3);
+    float param_4 = k;
+    float param_5 = -1.9046542121259335544891655445099e-09;
+    float2 param_6 = r;
+    float2 param_7 = -two_prod(param_4, param_5);
+    r = df_add(param_6, param_7);
+    float2 param_8 = r;
+    float param_9 = -(k * (-8.7831837385893393906066695109303e-17));
+    r = df_addf(param_8, param_9);
+    float2 param_10 = r;
+    int param_11 = 0;
+    int param_12 = 14;
+    float2 t = df_exp_taylor(param_10, param_11, param_12);
+    int ki = int(k);
+    int h = ki / 2;
+    float s1 = as_type<float>(uint(h + 127) << uint(23));
+    float s2 = as_type<float>(uint((ki - h) + 127) << uint(23));
+    return float2((t.x * s1) * s2, (t.y * s1) * s2);
+}
+
+static inline __attribute__((always_inline))
+float expf_rn(thread const float& x)
+{
+    if (x > 88.72283935546875)
+    {
+        return as_type<float>(2139095040u);
+    }
+    if (x < (-103.97208404541015625))
+    {
+        return 0.0;
+    }
+    float param = x;
+    float2 e = df_exp(param);
+    float r = spvFAdd(e.x, e.y);
     return r;
 }
 
@@ -760,16 +813,16 @@ float df_recip(thread const float2& a)
 }
 
 static inline __attribute__((always_inline))
-float vval(thread const uint& e, device V& _1340)
+float vval(thread const uint& e, device V& _1445)
 {
-    return float2(as_type<half2>(_1340.vc[e >> uint(1)] >> (16u * (e & 1u)))).x;
+    return float2(as_type<half2>(_1445.vc[e >> uint(1)] >> (16u * (e & 1u)))).x;
 }
 
-kernel void forma_attention_k16_v16(device K& _1323 [[buffer(0)]], device V& _1340 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1369 [[buffer(3)]], device P& _1530 [[buffer(4)]], device S& _1552 [[buffer(5)]], device Q& _1614 [[buffer(6)]], device Y& _1932 [[buffer(7)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_attention_k16_v16(device K& _1428 [[buffer(0)]], device V& _1445 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1474 [[buffer(3)]], device P& _1636 [[buffer(4)]], device S& _1658 [[buffer(5)]], device Q& _1720 [[buffer(6)]], device SK& _1792 [[buffer(7)]], device Y& _2084 [[buffer(8)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _1238> red_buf;
-    threadgroup spvUnsafeArray<float2, _1276> red_df;
-    threadgroup spvUnsafeArray<float, 512> sq;
+    threadgroup spvUnsafeArray<float, _1343> red_buf;
+    threadgroup spvUnsafeArray<float2, _1381> red_df;
+    threadgroup spvUnsafeArray<float, 640> sq;
     threadgroup spvUnsafeArray<float, 2048> sc;
     uint u = flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups);
     uint table_row;
@@ -781,52 +834,52 @@ kernel void forma_attention_k16_v16(device K& _1323 [[buffer(0)]], device V& _13
     uint i = u / pc.heads;
     uint h = u % pc.heads;
     uint g = h / (pc.heads / pc.kv_heads);
-    uint _1514;
+    uint _1620;
     if (pc.paged != 0u)
     {
-        _1514 = pc.max_pages * pc.page_size;
+        _1620 = pc.max_pages * pc.page_size;
     }
     else
     {
-        _1514 = pc.ctx;
+        _1620 = pc.ctx;
     }
-    uint cells = _1514;
-    uint p = uint(clamp(_1530.pos[pc.pos_off + i], 0, int(cells) - 1));
-    uint _1546;
+    uint cells = _1620;
+    uint p = uint(clamp(_1636.pos[pc.pos_off + i], 0, int(cells) - 1));
+    uint _1652;
     if (pc.paged != 0u)
     {
-        _1546 = uint(max(_1552.seq[pc.seq_off + i], 0)) * pc.max_pages;
+        _1652 = uint(max(_1658.seq[pc.seq_off + i], 0)) * pc.max_pages;
     }
     else
     {
-        _1546 = 0u;
+        _1652 = 0u;
     }
-    table_row = _1546;
-    bool _1570 = pc.window > 0u;
-    bool _1578;
-    if (_1570)
+    table_row = _1652;
+    bool _1676 = pc.window > 0u;
+    bool _1684;
+    if (_1676)
     {
-        _1578 = (p + 1u) > pc.window;
+        _1684 = (p + 1u) > pc.window;
     }
     else
     {
-        _1578 = _1570;
+        _1684 = _1676;
     }
-    uint _1579;
-    if (_1578)
+    uint _1685;
+    if (_1684)
     {
-        _1579 = (p + 1u) - pc.window;
+        _1685 = (p + 1u) - pc.window;
     }
     else
     {
-        _1579 = 0u;
+        _1685 = 0u;
     }
-    uint first = _1579;
+    uint first = _1685;
     uint nk = (p + 1u) - first;
     bool kept = nk <= 2048u;
     for (uint d = lid; d < pc.size; d += 128u)
     {
-        float v = _1614.q[(pc.q_off + (u * pc.size)) + d];
+        float v = _1720.q[(pc.q_off + (u * pc.size)) + d];
         float param = v;
         v = f16_round(param);
         sq[d] = v;
@@ -837,7 +890,7 @@ kernel void forma_attention_k16_v16(device K& _1323 [[buffer(0)]], device V& _13
     {
         uint param_1 = first + j;
         uint param_2 = g;
-        float s = score(param_1, param_2, _1323, pc, _1369, table_row, sq);
+        float s = score(param_1, param_2, _1428, pc, _1474, table_row, sq);
         if (kept)
         {
             sc[j] = s;
@@ -845,13 +898,27 @@ kernel void forma_attention_k16_v16(device K& _1323 [[buffer(0)]], device V& _13
         lm = fast::max(lm, s);
     }
     float param_3 = lm;
-    float _1674 = wg_max(param_3, red_buf, gl_SubgroupID, gl_NumSubgroups);
-    float m = _1674;
+    float _1780 = wg_max(param_3, red_buf, gl_SubgroupID, gl_NumSubgroups);
+    float m = _1780;
+    float _1786;
+    if (pc.sinks != 0u)
+    {
+        _1786 = _1792.sink[pc.sinks_off + h];
+    }
+    else
+    {
+        _1786 = 0.0;
+    }
+    float sk = _1786;
+    if (pc.sinks != 0u)
+    {
+        m = fast::max(m, sk);
+    }
     float2 ls = float2(0.0);
-    uint _1681 = (first / 16u) + lid;
-    float _1715;
+    uint _1816 = (first / 16u) + lid;
+    float _1850;
     spvUnsafeArray<float, 16> grp;
-    for (uint gi = _1681; gi <= (p / 16u); gi += 128u)
+    for (uint gi = _1816; gi <= (p / 16u); gi += 128u)
     {
         for (uint l = 0u; l < 16u; l++)
         {
@@ -861,15 +928,15 @@ kernel void forma_attention_k16_v16(device K& _1323 [[buffer(0)]], device V& _13
             {
                 if (kept)
                 {
-                    _1715 = sc[c - first];
+                    _1850 = sc[c - first];
                 }
                 else
                 {
                     uint param_4 = c;
                     uint param_5 = g;
-                    _1715 = score(param_4, param_5, _1323, pc, _1369, table_row, sq);
+                    _1850 = score(param_4, param_5, _1428, pc, _1474, table_row, sq);
                 }
-                float param_6 = spvFSub(_1715, m);
+                float param_6 = spvFSub(_1850, m);
                 e = vexpf(param_6);
                 if (kept)
                 {
@@ -884,15 +951,23 @@ kernel void forma_attention_k16_v16(device K& _1323 [[buffer(0)]], device V& _13
         ls = df_add(param_8, param_9);
     }
     float2 param_10 = ls;
-    float2 _1761 = wg_sum_df(param_10, gl_LocalInvocationID, red_df);
-    float2 param_11 = _1761;
-    float inv = df_recip(param_11);
-    spvUnsafeArray<float, 4> acc;
-    for (uint k = 0u; k < 4u; k++)
+    float2 _1896 = wg_sum_df(param_10, gl_LocalInvocationID, red_df);
+    float2 tot = _1896;
+    if (pc.sinks != 0u)
+    {
+        float param_11 = spvFSub(sk, m);
+        float2 param_12 = tot;
+        float2 param_13 = float2(expf_rn(param_11), 0.0);
+        tot = df_add(param_12, param_13);
+    }
+    float2 param_14 = tot;
+    float inv = df_recip(param_14);
+    spvUnsafeArray<float, 5> acc;
+    for (uint k = 0u; k < 5u; k++)
     {
         acc[k] = 0.0;
     }
-    float _1806;
+    float _1958;
     for (uint c0 = 0u; c0 < nk; c0 += 2048u)
     {
         uint cn = min(2048u, (nk - c0));
@@ -900,22 +975,22 @@ kernel void forma_attention_k16_v16(device K& _1323 [[buffer(0)]], device V& _13
         {
             if (kept)
             {
-                _1806 = sc[j_1];
+                _1958 = sc[j_1];
             }
             else
             {
-                uint param_12 = (first + c0) + j_1;
-                uint param_13 = g;
-                float param_14 = spvFSub(score(param_12, param_13, _1323, pc, _1369, table_row, sq), m);
-                _1806 = vexpf(param_14);
+                uint param_15 = (first + c0) + j_1;
+                uint param_16 = g;
+                float param_17 = spvFSub(score(param_15, param_16, _1428, pc, _1474, table_row, sq), m);
+                _1958 = vexpf(param_17);
             }
-            float e_1 = _1806;
+            float e_1 = _1958;
             float pj = spvFMul(e_1, inv);
-            float param_15 = pj;
-            sc[j_1] = f16_round(param_15);
+            float param_18 = pj;
+            sc[j_1] = f16_round(param_18);
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
-        for (uint k_1 = 0u; k_1 < 4u; k_1++)
+        for (uint k_1 = 0u; k_1 < 5u; k_1++)
         {
             uint d_1 = lid + (k_1 * 128u);
             if (d_1 < pc.vsize)
@@ -923,9 +998,9 @@ kernel void forma_attention_k16_v16(device K& _1323 [[buffer(0)]], device V& _13
                 float a = acc[k_1];
                 for (uint j_2 = 0u; j_2 < cn; j_2++)
                 {
-                    uint param_16 = (first + c0) + j_2;
-                    uint param_17 = (pc.v_off + (((row(param_16, pc, _1369, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_1;
-                    float prod = spvFMul(sc[j_2], vval(param_17, _1340));
+                    uint param_19 = (first + c0) + j_2;
+                    uint param_20 = (pc.v_off + (((row(param_19, pc, _1474, table_row) * pc.kv_heads) + g) * pc.vstride)) + d_1;
+                    float prod = spvFMul(sc[j_2], vval(param_20, _1445));
                     a += prod;
                 }
                 acc[k_1] = a;
@@ -933,12 +1008,12 @@ kernel void forma_attention_k16_v16(device K& _1323 [[buffer(0)]], device V& _13
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
     }
-    for (uint k_2 = 0u; k_2 < 4u; k_2++)
+    for (uint k_2 = 0u; k_2 < 5u; k_2++)
     {
         uint d_2 = lid + (k_2 * 128u);
         if (d_2 < pc.vsize)
         {
-            _1932.y[(pc.y_off + (u * pc.vsize)) + d_2] = acc[k_2];
+            _2084.y[(pc.y_off + (u * pc.vsize)) + d_2] = acc[k_2];
         }
     }
 }

@@ -111,12 +111,12 @@ constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _1141 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1141, 1u, 1u);
-constant uint _1143 = _1141;
-constant uint _1181 = _1141;
-constant uint _1190 = _1141;
-constant uint _1191 = (_1190 / 2u);
+constant uint _1246 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1246, 1u, 1u);
+constant uint _1248 = _1246;
+constant uint _1286 = _1246;
+constant uint _1295 = _1246;
+constant uint _1296 = (_1295 / 2u);
 
 struct K
 {
@@ -147,6 +147,9 @@ struct Push
     uint max_pages;
     uint seq_off;
     uint pages_off;
+    uint vstride;
+    uint sinks;
+    uint sinks_off;
     float scale;
     float softcap;
     float cap_inv;
@@ -172,13 +175,18 @@ struct Q
     float q[1];
 };
 
+struct SK
+{
+    float sink[1];
+};
+
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<float2, 20> _621 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _2030 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<float2, 20> _628 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _2182 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -187,20 +195,20 @@ uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups
 }
 
 static inline __attribute__((always_inline))
-uint row(thread const uint& c, constant Push& pc, device T& _1296, thread uint& table_row)
+uint row(thread const uint& c, constant Push& pc, device T& _1401, thread uint& table_row)
 {
     if (pc.paged == 0u)
     {
         return c;
     }
-    uint pg = uint(clamp(_1296.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
+    uint pg = uint(clamp(_1401.pages[(pc.pages_off + table_row) + (c / pc.page_size)], 0, int(pc.ctx / pc.page_size) - 1));
     return (pg * pc.page_size) + (c % pc.page_size);
 }
 
 static inline __attribute__((always_inline))
-float kval(thread const uint& e, device K& _1228)
+float kval(thread const uint& e, device K& _1333)
 {
-    return as_type<float>(_1228.kc[e]);
+    return as_type<float>(_1333.kc[e]);
 }
 
 static inline __attribute__((always_inline))
@@ -242,44 +250,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _828 = t.y != 0.0;
-    bool _834;
-    if (_828)
+    bool _835 = t.y != 0.0;
+    bool _841;
+    if (_835)
     {
-        _834 = u.y != 0.0;
+        _841 = u.y != 0.0;
     }
     else
     {
-        _834 = _828;
+        _841 = _835;
     }
-    if (_834)
+    if (_841)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _870 = abs(u.y) == abs(half_);
-        bool _880;
-        if (_870)
+        bool _877 = abs(u.y) == abs(half_);
+        bool _887;
+        if (_877)
         {
-            _880 = (t.y > 0.0) == (u.y > 0.0);
+            _887 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _880 = _870;
+            _887 = _877;
         }
-        if (_880)
+        if (_887)
         {
-            float _885;
+            float _892;
             if (r > 0.0)
             {
-                _885 = nb;
+                _892 = nb;
             }
             else
             {
-                _885 = -nb;
+                _892 = -nb;
             }
-            r = _885;
+            r = _892;
         }
     }
     return r;
@@ -300,14 +308,14 @@ float fmaf(thread const float& a, thread const float& b, thread const float& c)
 }
 
 static inline __attribute__((always_inline))
-float kchain(thread const uint& off, thread const uint& l, thread const uint& np, device K& _1228, threadgroup spvUnsafeArray<float, 512>& sq)
+float kchain(thread const uint& off, thread const uint& l, thread const uint& np, device K& _1333, threadgroup spvUnsafeArray<float, 640>& sq)
 {
     float a = 0.0;
     for (uint i = l; i < np; i += 64u)
     {
         uint param = off + i;
         float param_1 = sq[i];
-        float param_2 = kval(param, _1228);
+        float param_2 = kval(param, _1333);
         float param_3 = a;
         a = fmaf(param_1, param_2, param_3);
     }
@@ -373,14 +381,14 @@ float2 df_add(thread const float2& a, thread const float2& b)
 static inline __attribute__((always_inline))
 float2 df_exp_taylor(thread const float2& r, thread const int& first, thread const int& last)
 {
-    float2 p = _621[last];
-    int _629 = last - 1;
-    for (int i = _629; i >= first; i--)
+    float2 p = _628[last];
+    int _636 = last - 1;
+    for (int i = _636; i >= first; i--)
     {
         float2 param = p;
         float2 param_1 = r;
         float2 param_2 = df_mul(param, param_1);
-        float2 param_3 = _621[i];
+        float2 param_3 = _628[i];
         p = df_add(param_2, param_3);
     }
     for (int i_1 = 0; i_1 < first; i_1++)
@@ -439,27 +447,27 @@ float div_rn(thread const float& a, thread const float& b)
         }
         r = r << uint(1);
     }
-    bool _247 = r > mb;
-    bool _260;
-    if (!_247)
+    bool _254 = r > mb;
+    bool _267;
+    if (!_254)
     {
-        bool _253 = r == mb;
-        bool _259;
-        if (_253)
+        bool _260 = r == mb;
+        bool _266;
+        if (_260)
         {
-            _259 = (q & 1u) != 0u;
+            _266 = (q & 1u) != 0u;
         }
         else
         {
-            _259 = _253;
+            _266 = _260;
         }
-        _260 = _259;
+        _267 = _266;
     }
     else
     {
-        _260 = _247;
+        _267 = _254;
     }
-    if (_260)
+    if (_267)
     {
         q++;
         if (q == 16777216u)
@@ -519,16 +527,16 @@ float tanh_rn(thread const float& x)
     float a = abs(x);
     if ((a > 9.1000003814697265625) || (a == 0.0))
     {
-        float _684;
+        float _691;
         if (a == 0.0)
         {
-            _684 = x;
+            _691 = x;
         }
         else
         {
-            _684 = sign(x);
+            _691 = sign(x);
         }
-        return _684;
+        return _691;
     }
     float y = (-2.0) * a;
     float2 e;
@@ -569,23 +577,23 @@ float tanh_rn(thread const float& x)
     float2 param_20 = -e;
     float2 param_21 = df_addf(param_18, param_19);
     float2 th = df_divv(param_20, param_21);
-    float _782;
+    float _789;
     if (x < 0.0)
     {
-        _782 = -th.x;
+        _789 = -th.x;
     }
     else
     {
-        _782 = th.x;
+        _789 = th.x;
     }
-    return _782;
+    return _789;
 }
 
 static inline __attribute__((always_inline))
-float score(thread const uint& cell, thread const uint& g, device K& _1228, threadgroup spvUnsafeArray<float, 512>& sq, constant Push& pc, device T& _1296, thread uint& table_row)
+float score(thread const uint& cell, thread const uint& g, device K& _1333, threadgroup spvUnsafeArray<float, 640>& sq, constant Push& pc, device T& _1401, thread uint& table_row)
 {
     uint param = cell;
-    uint off = pc.k_off + (((row(param, pc, _1296, table_row) * pc.kv_heads) + g) * pc.size);
+    uint off = pc.k_off + (((row(param, pc, _1401, table_row) * pc.kv_heads) + g) * pc.size);
     uint np = pc.size & 4294967232u;
     spvUnsafeArray<float, 16> r;
     for (uint e = 0u; e < 16u; e++)
@@ -602,7 +610,7 @@ float score(thread const uint& cell, thread const uint& g, device K& _1228, thre
         uint param_10 = off;
         uint param_11 = e + 48u;
         uint param_12 = np;
-        float v = spvFAdd(spvFAdd(kchain(param_1, param_2, param_3, _1228, sq), kchain(param_4, param_5, param_6, _1228, sq)), spvFAdd(kchain(param_7, param_8, param_9, _1228, sq), kchain(param_10, param_11, param_12, _1228, sq)));
+        float v = spvFAdd(spvFAdd(kchain(param_1, param_2, param_3, _1333, sq), kchain(param_4, param_5, param_6, _1333, sq)), spvFAdd(kchain(param_7, param_8, param_9, _1333, sq), kchain(param_10, param_11, param_12, _1333, sq)));
         r[e] = v;
     }
     spvUnsafeArray<float, 16> param_13 = r;
@@ -612,7 +620,7 @@ float score(thread const uint& cell, thread const uint& g, device K& _1228, thre
         uint param_14 = off + d;
         float param_15 = s;
         float param_16 = sq[d];
-        float param_17 = kval(param_14, _1228);
+        float param_17 = kval(param_14, _1333);
         bool param_18 = (d - np) < ((pc.size - np) & 4294967288u);
         s = tail_f32(param_15, param_16, param_17, param_18);
     }
@@ -627,11 +635,11 @@ float score(thread const uint& cell, thread const uint& g, device K& _1228, thre
 }
 
 static inline __attribute__((always_inline))
-float wg_max(thread float& v, threadgroup spvUnsafeArray<float, _1143>& red_buf, thread uint& gl_SubgroupID, thread uint& gl_NumSubgroups)
+float wg_max(thread float& v, threadgroup spvUnsafeArray<float, _1248>& red_buf, thread uint& gl_SubgroupID, thread uint& gl_NumSubgroups)
 {
     v = simd_max(v);
-    bool _1138 = simd_is_first();
-    if (_1138)
+    bool _1243 = simd_is_first();
+    if (_1243)
     {
         red_buf[gl_SubgroupID] = v;
     }
@@ -684,16 +692,16 @@ float vexpf(thread const float& x)
     }
     if (!((n <= 192.0) && (n >= (-192.0))))
     {
-        float _1017;
+        float _1024;
         if (n <= 0.0)
         {
-            _1017 = 0.0;
+            _1024 = 0.0;
         }
         else
         {
-            _1017 = as_type<float>(2139095040u);
+            _1024 = as_type<float>(2139095040u);
         }
-        return _1017;
+        return _1024;
     }
     int ni = int(n);
     if ((ni >= (-126)) && (ni <= 127))
@@ -707,12 +715,12 @@ float vexpf(thread const float& x)
 }
 
 static inline __attribute__((always_inline))
-float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, threadgroup spvUnsafeArray<float2, _1181>& red_df)
+float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, threadgroup spvUnsafeArray<float2, _1286>& red_df)
 {
     uint lid = gl_LocalInvocationID.x;
     red_df[lid] = v;
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    for (uint s = _1191; s > 0u; s = s >> uint(1))
+    for (uint s = _1296; s > 0u; s = s >> uint(1))
     {
         if (lid < s)
         {
@@ -724,6 +732,51 @@ float2 wg_sum_df(thread const float2& v, thread uint3& gl_LocalInvocationID, thr
     }
     float2 r = red_df[0];
     threadgroup_barrier(mem_flags::mem_threadgroup);
+    return r;
+}
+
+static inline __attribute__((always_inline))
+float2 df_exp(thread const float& y)
+{
+    float k = rint(y * 1.44269502162933349609375);
+    float param = k;
+    float param_1 = 0.693147182464599609375;
+    float2 param_2 = float2(y, 0.0);
+    float2 param_3 = -two_prod(param, param_1);
+    float2 r = df_add(param_2, param_3);
+    float param_4 = k;
+    float param_5 = -1.9046542121259335544891655445099e-09;
+    float2 param_6 = r;
+    float2 param_7 = -two_prod(param_4, param_5);
+    r = df_add(param_6, param_7);
+    float2 param_8 = r;
+    float param_9 = -(k * (-8.7831837385893393906066695109303e-17));
+    r = df_addf(param_8, param_9);
+    float2 param_10 = r;
+    int param_11 = 0;
+    int param_12 = 14;
+    float2 t = df_exp_taylor(param_10, param_11, param_12);
+    int ki = int(k);
+    int h = ki / 2;
+    float s1 = as_type<float>(uint(h + 127) << uint(23));
+    float s2 = as_type<float>(uint((ki - h) + 127) << uint(23));
+    return float2((t.x * s1) * s2, (t.y * s1) * s2);
+}
+
+static inline __attribute__((always_inline))
+float expf_rn(thread const float& x)
+{
+    if (x > 88.72283935546875)
+    {
+        return as_type<float>(2139095040u);
+    }
+    if (x < (-103.97208404541015625))
+    {
+        return 0.0;
+    }
+    float param = x;
+    float2 e = df_exp(param);
+    float r = spvFAdd(e.x, e.y);
     return r;
 }
 
@@ -742,16 +795,16 @@ float df_recip(thread const float2& a)
 }
 
 static inline __attribute__((always_inline))
-float vval(thread const uint& e, device V& _1239)
+float vval(thread const uint& e, device V& _1344)
 {
-    return as_type<float>(_1239.vc[e]);
+    return as_type<float>(_1344.vc[e]);
 }
 
-kernel void forma_attention_k32_v32(device K& _1228 [[buffer(0)]], device V& _1239 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1296 [[buffer(3)]], device P& _1526 [[buffer(4)]], device S& _1548 [[buffer(5)]], device Q& _1609 [[buffer(6)]], device Y& _1964 [[buffer(7)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_attention_k32_v32(device K& _1333 [[buffer(0)]], device V& _1344 [[buffer(1)]], constant Push& pc [[buffer(2)]], device T& _1401 [[buffer(3)]], device P& _1632 [[buffer(4)]], device S& _1654 [[buffer(5)]], device Q& _1715 [[buffer(6)]], device SK& _1784 [[buffer(7)]], device Y& _2116 [[buffer(8)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint gl_SubgroupID [[simdgroup_index_in_threadgroup]], uint gl_NumSubgroups [[simdgroups_per_threadgroup]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _1143> red_buf;
-    threadgroup spvUnsafeArray<float2, _1181> red_df;
-    threadgroup spvUnsafeArray<float, 512> sq;
+    threadgroup spvUnsafeArray<float, _1248> red_buf;
+    threadgroup spvUnsafeArray<float2, _1286> red_df;
+    threadgroup spvUnsafeArray<float, 640> sq;
     threadgroup spvUnsafeArray<float, 2048> sc;
     uint u = flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups);
     uint table_row;
@@ -763,52 +816,52 @@ kernel void forma_attention_k32_v32(device K& _1228 [[buffer(0)]], device V& _12
     uint i = u / pc.heads;
     uint h = u % pc.heads;
     uint g = h / (pc.heads / pc.kv_heads);
-    uint _1510;
+    uint _1616;
     if (pc.paged != 0u)
     {
-        _1510 = pc.max_pages * pc.page_size;
+        _1616 = pc.max_pages * pc.page_size;
     }
     else
     {
-        _1510 = pc.ctx;
+        _1616 = pc.ctx;
     }
-    uint cells = _1510;
-    uint p = uint(clamp(_1526.pos[pc.pos_off + i], 0, int(cells) - 1));
-    uint _1542;
+    uint cells = _1616;
+    uint p = uint(clamp(_1632.pos[pc.pos_off + i], 0, int(cells) - 1));
+    uint _1648;
     if (pc.paged != 0u)
     {
-        _1542 = uint(max(_1548.seq[pc.seq_off + i], 0)) * pc.max_pages;
+        _1648 = uint(max(_1654.seq[pc.seq_off + i], 0)) * pc.max_pages;
     }
     else
     {
-        _1542 = 0u;
+        _1648 = 0u;
     }
-    table_row = _1542;
-    bool _1566 = pc.window > 0u;
-    bool _1574;
-    if (_1566)
+    table_row = _1648;
+    bool _1672 = pc.window > 0u;
+    bool _1680;
+    if (_1672)
     {
-        _1574 = (p + 1u) > pc.window;
+        _1680 = (p + 1u) > pc.window;
     }
     else
     {
-        _1574 = _1566;
+        _1680 = _1672;
     }
-    uint _1575;
-    if (_1574)
+    uint _1681;
+    if (_1680)
     {
-        _1575 = (p + 1u) - pc.window;
+        _1681 = (p + 1u) - pc.window;
     }
     else
     {
-        _1575 = 0u;
+        _1681 = 0u;
     }
-    uint first = _1575;
+    uint first = _1681;
     uint nk = (p + 1u) - first;
     bool kept = nk <= 2048u;
     for (uint d = lid; d < pc.size; d += 128u)
     {
-        float v = _1609.q[(pc.q_off + (u * pc.size)) + d];
+        float v = _1715.q[(pc.q_off + (u * pc.size)) + d];
         sq[d] = v;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
@@ -817,7 +870,7 @@ kernel void forma_attention_k32_v32(device K& _1228 [[buffer(0)]], device V& _12
     {
         uint param = first + j;
         uint param_1 = g;
-        float s = score(param, param_1, _1228, sq, pc, _1296, table_row);
+        float s = score(param, param_1, _1333, sq, pc, _1401, table_row);
         if (kept)
         {
             sc[j] = s;
@@ -825,13 +878,27 @@ kernel void forma_attention_k32_v32(device K& _1228 [[buffer(0)]], device V& _12
         lm = fast::max(lm, s);
     }
     float param_2 = lm;
-    float _1666 = wg_max(param_2, red_buf, gl_SubgroupID, gl_NumSubgroups);
-    float m = _1666;
+    float _1772 = wg_max(param_2, red_buf, gl_SubgroupID, gl_NumSubgroups);
+    float m = _1772;
+    float _1778;
+    if (pc.sinks != 0u)
+    {
+        _1778 = _1784.sink[pc.sinks_off + h];
+    }
+    else
+    {
+        _1778 = 0.0;
+    }
+    float sk = _1778;
+    if (pc.sinks != 0u)
+    {
+        m = fast::max(m, sk);
+    }
     float2 ls = float2(0.0);
-    uint _1673 = (first / 16u) + lid;
-    float _1707;
+    uint _1808 = (first / 16u) + lid;
+    float _1842;
     spvUnsafeArray<float, 16> grp;
-    for (uint gi = _1673; gi <= (p / 16u); gi += 128u)
+    for (uint gi = _1808; gi <= (p / 16u); gi += 128u)
     {
         for (uint l = 0u; l < 16u; l++)
         {
@@ -841,15 +908,15 @@ kernel void forma_attention_k32_v32(device K& _1228 [[buffer(0)]], device V& _12
             {
                 if (kept)
                 {
-                    _1707 = sc[c - first];
+                    _1842 = sc[c - first];
                 }
                 else
                 {
                     uint param_3 = c;
                     uint param_4 = g;
-                    _1707 = score(param_3, param_4, _1228, sq, pc, _1296, table_row);
+                    _1842 = score(param_3, param_4, _1333, sq, pc, _1401, table_row);
                 }
-                float param_5 = spvFSub(_1707, m);
+                float param_5 = spvFSub(_1842, m);
                 e = vexpf(param_5);
                 if (kept)
                 {
@@ -864,18 +931,26 @@ kernel void forma_attention_k32_v32(device K& _1228 [[buffer(0)]], device V& _12
         ls = df_add(param_7, param_8);
     }
     float2 param_9 = ls;
-    float2 _1753 = wg_sum_df(param_9, gl_LocalInvocationID, red_df);
-    float2 param_10 = _1753;
-    float inv = df_recip(param_10);
-    spvUnsafeArray<spvUnsafeArray<float, 16>, 4> lanes;
-    for (uint k = 0u; k < 4u; k++)
+    float2 _1888 = wg_sum_df(param_9, gl_LocalInvocationID, red_df);
+    float2 tot = _1888;
+    if (pc.sinks != 0u)
+    {
+        float param_10 = spvFSub(sk, m);
+        float2 param_11 = tot;
+        float2 param_12 = float2(expf_rn(param_10), 0.0);
+        tot = df_add(param_11, param_12);
+    }
+    float2 param_13 = tot;
+    float inv = df_recip(param_13);
+    spvUnsafeArray<spvUnsafeArray<float, 16>, 5> lanes;
+    for (uint k = 0u; k < 5u; k++)
     {
         for (uint l_1 = 0u; l_1 < 16u; l_1++)
         {
             lanes[k][l_1] = 0.0;
         }
     }
-    float _1809;
+    float _1961;
     for (uint c0 = 0u; c0 < nk; c0 += 2048u)
     {
         uint cn = min(2048u, (nk - c0));
@@ -883,41 +958,41 @@ kernel void forma_attention_k32_v32(device K& _1228 [[buffer(0)]], device V& _12
         {
             if (kept)
             {
-                _1809 = sc[j_1];
+                _1961 = sc[j_1];
             }
             else
             {
-                uint param_11 = (first + c0) + j_1;
-                uint param_12 = g;
-                float param_13 = spvFSub(score(param_11, param_12, _1228, sq, pc, _1296, table_row), m);
-                _1809 = vexpf(param_13);
+                uint param_14 = (first + c0) + j_1;
+                uint param_15 = g;
+                float param_16 = spvFSub(score(param_14, param_15, _1333, sq, pc, _1401, table_row), m);
+                _1961 = vexpf(param_16);
             }
-            float e_1 = _1809;
+            float e_1 = _1961;
             float pj = spvFMul(e_1, inv);
             sc[j_1] = pj;
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
         uint lo = first + c0;
         uint hi = lo + cn;
-        for (uint k_1 = 0u; k_1 < 4u; k_1++)
+        for (uint k_1 = 0u; k_1 < 5u; k_1++)
         {
             uint d_1 = lid + (k_1 * 128u);
             if (d_1 < pc.vsize)
             {
-                uint _1869 = lo & 4294967280u;
-                for (uint cb = _1869; cb < hi; cb += 16u)
+                uint _2021 = lo & 4294967280u;
+                for (uint cb = _2021; cb < hi; cb += 16u)
                 {
                     for (uint l_2 = 0u; l_2 < 16u; l_2++)
                     {
                         uint c_1 = cb + l_2;
                         if ((c_1 >= lo) && (c_1 < hi))
                         {
-                            uint param_14 = c_1;
-                            uint param_15 = (pc.v_off + (((row(param_14, pc, _1296, table_row) * pc.kv_heads) + g) * pc.vsize)) + d_1;
-                            float param_16 = sc[c_1 - lo];
-                            float param_17 = vval(param_15, _1239);
-                            float param_18 = lanes[k_1][l_2];
-                            lanes[k_1][l_2] = fmaf(param_16, param_17, param_18);
+                            uint param_17 = c_1;
+                            uint param_18 = (pc.v_off + (((row(param_17, pc, _1401, table_row) * pc.kv_heads) + g) * pc.vstride)) + d_1;
+                            float param_19 = sc[c_1 - lo];
+                            float param_20 = vval(param_18, _1344);
+                            float param_21 = lanes[k_1][l_2];
+                            lanes[k_1][l_2] = fmaf(param_19, param_20, param_21);
                         }
                     }
                 }
@@ -925,13 +1000,13 @@ kernel void forma_attention_k32_v32(device K& _1228 [[buffer(0)]], device V& _12
         }
         threadgroup_barrier(mem_flags::mem_threadgroup);
     }
-    for (uint k_2 = 0u; k_2 < 4u; k_2++)
+    for (uint k_2 = 0u; k_2 < 5u; k_2++)
     {
         uint d_2 = lid + (k_2 * 128u);
         if (d_2 < pc.vsize)
         {
-            spvUnsafeArray<float, 16> param_19 = lanes[k_2];
-            _1964.y[(pc.y_off + (u * pc.vsize)) + d_2] = reduce16(param_19);
+            spvUnsafeArray<float, 16> param_22 = lanes[k_2];
+            _2116.y[(pc.y_off + (u * pc.vsize)) + d_2] = reduce16(param_22);
         }
     }
 }

@@ -109,19 +109,6 @@ template<typename T>
 constant bool NATIVE_FMA_tmp [[function_constant(7)]];
 constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE_FMA_tmp : false;
 
-struct W
-{
-    uint w[1];
-};
-
-constant uint FORM_tmp [[function_constant(1)]];
-constant uint FORM = is_function_constant_defined(FORM_tmp) ? FORM_tmp : 0u;
-constant bool _555 = (FORM == 5u);
-constant uint _557 = _555 ? 2u : 9u;
-constant bool _560 = (FORM == 5u);
-constant bool _586 = (FORM == 5u);
-constant bool _608 = (FORM == 5u);
-
 struct Push
 {
     uint rows;
@@ -134,6 +121,19 @@ struct Push
     uint tpr;
 };
 
+struct W
+{
+    uint w[1];
+};
+
+constant uint FORM_tmp [[function_constant(1)]];
+constant uint FORM = is_function_constant_defined(FORM_tmp) ? FORM_tmp : 0u;
+constant bool _577 = (FORM == 5u);
+constant uint _579 = _577 ? 2u : 9u;
+constant bool _582 = (FORM == 5u);
+constant bool _608 = (FORM == 5u);
+constant bool _630 = (FORM == 5u);
+
 struct A
 {
     uint act[1];
@@ -142,25 +142,25 @@ struct A
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _936 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_936, 1u, 1u);
-constant uint _979 = _936;
-constant uint _980 = (_979 / 8u);
-constant uint _981 = (_980 * 8u);
-constant uint _982 = (_981 * 9u);
-constant bool _1090 = (FORM == 5u);
-constant bool _1122 = (FORM == 5u);
-constant uint _1165 = _936;
-constant uint _1166 = (_1165 * 9u);
+constant uint _953 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_953, 1u, 1u);
+constant uint _1005 = _953;
+constant uint _1006 = (_1005 / 8u);
+constant uint _1007 = (_1006 * 8u);
+constant uint _1008 = (_1007 * 9u);
+constant bool _1114 = (FORM == 5u);
+constant bool _1146 = (FORM == 5u);
+constant uint _1189 = _953;
+constant uint _1190 = (_1189 * 9u);
 
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<int, 8> _1055 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-constant spvUnsafeArray<float2, 20> _1414 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _1462 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<int, 8> _1079 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
+constant spvUnsafeArray<float2, 20> _1436 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1484 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -169,13 +169,22 @@ uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups
 }
 
 static inline __attribute__((always_inline))
-uint byte_at(thread const uint& base, thread const uint& i, device W& _368)
+bool id_setup(thread const uint& x_row, thread uint& w_base, constant Push& pc, thread uint& x_base, thread uint& y_base)
 {
-    return (_368.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
+    w_base = pc.w_off;
+    x_base = pc.a_off;
+    y_base = pc.y_off;
+    return true;
 }
 
 static inline __attribute__((always_inline))
-uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _368)
+uint byte_at(thread const uint& base, thread const uint& i, device W& _391)
+{
+    return (_391.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
+}
+
+static inline __attribute__((always_inline))
+uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _391)
 {
     if (j < 4u)
     {
@@ -183,63 +192,63 @@ uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _368
         uint param_1 = 4u + j;
         uint param_2 = base;
         uint param_3 = 8u + j;
-        return uint2(byte_at(param, param_1, _368) & 63u, byte_at(param_2, param_3, _368) & 63u);
+        return uint2(byte_at(param, param_1, _391) & 63u, byte_at(param_2, param_3, _391) & 63u);
     }
     uint param_4 = base;
     uint param_5 = 8u + j;
-    uint a = byte_at(param_4, param_5, _368);
+    uint a = byte_at(param_4, param_5, _391);
     uint param_6 = base;
     uint param_7 = j;
-    uint lo = byte_at(param_6, param_7, _368);
+    uint lo = byte_at(param_6, param_7, _391);
     uint param_8 = base;
     uint param_9 = 4u + j;
-    uint hi = byte_at(param_8, param_9, _368);
+    uint hi = byte_at(param_8, param_9, _391);
     return uint2((a & 15u) | ((lo >> uint(6)) << uint(4)), (a >> uint(4)) | ((hi >> uint(6)) << uint(4)));
 }
 
 static inline __attribute__((always_inline))
-void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _368)
+void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _391)
 {
     uint g = j >> uint(1);
     uint sh = 4u * (j & 1u);
     for (uint k = 0u; k < 8u; k++)
     {
-        q[k] = (_368.w[((base + 4u) + (8u * g)) + k] >> sh) & 252645135u;
+        q[k] = (_391.w[((base + 4u) + (8u * g)) + k] >> sh) & 252645135u;
     }
-    float2 dm = float2(as_type<half2>(_368.w[base]));
+    float2 dm = float2(as_type<half2>(_391.w[base]));
     uint param = base;
     uint param_1 = j;
-    uint2 sm = scale_min_k4(param, param_1, _368);
+    uint2 sm = scale_min_k4(param, param_1, _391);
     float s = dm.x * float(sm.x);
     float m = -(dm.y * float(sm.y));
     smm = float4(s, s, m, m);
 }
 
 static inline __attribute__((always_inline))
-void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _368)
+void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _391)
 {
     uint param = base;
     uint param_1 = j;
     spvUnsafeArray<uint, 8> param_2;
     float4 param_3;
-    decode_chunk(param, param_1, param_2, param_3, _368);
+    decode_chunk(param, param_1, param_2, param_3, _391);
     q = param_2;
     float4 smm = param_3;
     uint param_4 = base;
     uint param_5 = j;
-    uint2 sm = scale_min_k4(param_4, param_5, _368);
+    uint2 sm = scale_min_k4(param_4, param_5, _391);
     scm = int3(int(sm.x), int(sm.x), int(sm.y));
 }
 
 static inline __attribute__((always_inline))
-void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, device A& _911)
+void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, thread uint& x_base, device A& _928)
 {
-    uint ab = pc.a_off + (((c * pc.nchunks) + ch) * 10u);
+    uint ab = x_base + (((c * pc.nchunks) + ch) * 10u);
     for (uint k = 0u; k < 8u; k++)
     {
-        a[k] = _911.act[ab + k];
+        a[k] = _928.act[ab + k];
     }
-    ds = float2(as_type<float>(_911.act[ab + 8u]), as_type<float>(_911.act[ab + 9u]));
+    ds = float2(as_type<float>(_928.act[ab + 8u]), as_type<float>(_928.act[ab + 9u]));
 }
 
 static inline __attribute__((always_inline))
@@ -285,27 +294,27 @@ void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q,
     int sum = 0;
     int s0 = 0;
     int s1 = 0;
-    int _654;
+    int _676;
     for (uint k = 0u; k < 8u; k++)
     {
         if (k < 4u)
         {
-            _654 = scm.x;
+            _676 = scm.x;
         }
         else
         {
-            _654 = scm.y;
+            _676 = scm.y;
         }
-        int sc = _654;
+        int sc = _676;
         for (uint b = 0u; b < 4u; b++)
         {
             uint param = a[k];
             uint param_1 = b;
             int y = i8(param, param_1);
-            uint _684 = ((4u * k) + b) & 7u;
+            uint _706 = ((4u * k) + b) & 7u;
             uint param_2 = q[k];
             uint param_3 = b;
-            lanes[_684] += ((sc * i8(param_2, param_3)) * y);
+            lanes[_706] += ((sc * i8(param_2, param_3)) * y);
             sum += y;
         }
     }
@@ -313,9 +322,9 @@ void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q,
 }
 
 static inline __attribute__((always_inline))
-float2 kblock_dm(thread const uint& base, device W& _368)
+float2 kblock_dm(thread const uint& base, device W& _391)
 {
-    return float2(as_type<half2>(_368.w[base]));
+    return float2(as_type<half2>(_391.w[base]));
 }
 
 static inline __attribute__((always_inline))
@@ -348,13 +357,13 @@ void kblock_terms(thread const float2& dm, thread const float& yd, thread const 
 static inline __attribute__((always_inline))
 uint nused()
 {
-    return _557;
+    return _579;
 }
 
 static inline __attribute__((always_inline))
 uint nterms()
 {
-    if (_586)
+    if (_608)
     {
         return 8u;
     }
@@ -364,22 +373,22 @@ uint nterms()
 static inline __attribute__((always_inline))
 uint term_index(thread const uint& k, thread const uint& j)
 {
-    uint _596;
+    uint _618;
     if (nterms() == nused())
     {
-        _596 = k;
+        _618 = k;
     }
     else
     {
-        _596 = (4u * k) + j;
+        _618 = (4u * k) + j;
     }
-    return _596;
+    return _618;
 }
 
 static inline __attribute__((always_inline))
 bool fused(thread const uint& k)
 {
-    return _560;
+    return _582;
 }
 
 static inline __attribute__((always_inline))
@@ -421,44 +430,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _277 = t.y != 0.0;
-    bool _283;
-    if (_277)
+    bool _280 = t.y != 0.0;
+    bool _286;
+    if (_280)
     {
-        _283 = u.y != 0.0;
+        _286 = u.y != 0.0;
     }
     else
     {
-        _283 = _277;
+        _286 = _280;
     }
-    if (_283)
+    if (_286)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _320 = abs(u.y) == abs(half_);
-        bool _330;
-        if (_320)
+        bool _323 = abs(u.y) == abs(half_);
+        bool _333;
+        if (_323)
         {
-            _330 = (t.y > 0.0) == (u.y > 0.0);
+            _333 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _330 = _320;
+            _333 = _323;
         }
-        if (_330)
+        if (_333)
         {
-            float _335;
+            float _338;
             if (r > 0.0)
             {
-                _335 = nb;
+                _338 = nb;
             }
             else
             {
-                _335 = -nb;
+                _338 = -nb;
             }
-            r = _335;
+            r = _338;
         }
     }
     return r;
@@ -496,7 +505,7 @@ float apply_term(thread const uint& k, thread const float& acc, thread const flo
 static inline __attribute__((always_inline))
 float finish(thread const spvUnsafeArray<float, 9>& acc)
 {
-    if (_608)
+    if (_630)
     {
         float d = spvFSub(acc[0], acc[1]);
         return d;
@@ -509,10 +518,10 @@ float finish(thread const spvUnsafeArray<float, 9>& acc)
     return r;
 }
 
-kernel void forma_matvec_q4_k(device W& _368 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _911 [[buffer(2)]], device Y& _1339 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_matvec_q4_k(constant Push& pc [[buffer(0)]], device W& _391 [[buffer(1)]], device A& _928 [[buffer(2)]], device Y& _1363 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _982> accs;
-    threadgroup spvUnsafeArray<float2, _1166> contrib;
+    threadgroup spvUnsafeArray<float, _1008> accs;
+    threadgroup spvUnsafeArray<float2, _1190> contrib;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
     uint rpw = wg / pc.tpr;
@@ -521,25 +530,34 @@ kernel void forma_matvec_q4_k(device W& _368 [[buffer(0)]], constant Push& pc [[
     uint row0 = flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups) * rpw;
     uint row = row0 + slot;
     uint nblocks = pc.nchunks / 8u;
+    uint param = pc.nchunks * 10u;
+    uint w_base;
+    uint x_base;
+    uint y_base;
+    bool _988 = id_setup(param, w_base, pc, x_base, y_base);
+    if (!_988)
+    {
+        return;
+    }
     for (uint t = lid; t < ((rpw * 8u) * 9u); t += wg)
     {
         accs[t] = 0.0;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
     spvUnsafeArray<float2, 9> v;
-    spvUnsafeArray<uint, 8> param_2;
-    int3 param_3;
+    spvUnsafeArray<uint, 8> param_3;
+    int3 param_4;
     float2 ds;
-    spvUnsafeArray<uint, 8> param_6;
-    float2 param_7;
+    spvUnsafeArray<uint, 8> param_7;
+    float2 param_8;
     spvUnsafeArray<int2, 8> cs;
-    spvUnsafeArray<float2, 9> param_21;
-    spvUnsafeArray<float2, 9> param_27;
+    spvUnsafeArray<float2, 9> param_22;
+    spvUnsafeArray<float2, 9> param_28;
     for (uint b0 = 0u; b0 < nblocks; b0 += pc.tpr)
     {
         uint blk = b0 + lane;
         bool valid = (row < pc.rows) && (blk < nblocks);
-        uint base = pc.w_off + (((row * nblocks) + blk) * 36u);
+        uint base = w_base + (((row * nblocks) + blk) * 36u);
         for (uint c = 0u; c < pc.ncols; c++)
         {
             for (uint k = 0u; k < 9u; k++)
@@ -552,54 +570,54 @@ kernel void forma_matvec_q4_k(device W& _368 [[buffer(0)]], constant Push& pc [[
                 int mins = 0;
                 for (uint j = 0u; j < 8u; j++)
                 {
-                    uint param = base;
-                    uint param_1 = j;
-                    decode_kchunk(param, param_1, param_2, param_3, _368);
-                    spvUnsafeArray<uint, 8> q = param_2;
-                    int3 scm = param_3;
-                    uint param_4 = c;
-                    uint param_5 = (blk * 8u) + j;
-                    act_chunk(param_4, param_5, param_6, param_7, pc, _911);
-                    spvUnsafeArray<uint, 8> a = param_6;
-                    ds = param_7;
-                    if (_1090)
+                    uint param_1 = base;
+                    uint param_2 = j;
+                    decode_kchunk(param_1, param_2, param_3, param_4, _391);
+                    spvUnsafeArray<uint, 8> q = param_3;
+                    int3 scm = param_4;
+                    uint param_5 = c;
+                    uint param_6 = (blk * 8u) + j;
+                    act_chunk(param_5, param_6, param_7, param_8, pc, x_base, _928);
+                    spvUnsafeArray<uint, 8> a = param_7;
+                    ds = param_8;
+                    if (_1114)
                     {
-                        spvUnsafeArray<uint, 8> param_8 = q;
-                        int3 param_9 = scm;
-                        spvUnsafeArray<uint, 8> param_10 = a;
-                        cs[j] = kchunk_sum(param_8, param_9, param_10);
+                        spvUnsafeArray<uint, 8> param_9 = q;
+                        int3 param_10 = scm;
+                        spvUnsafeArray<uint, 8> param_11 = a;
+                        cs[j] = kchunk_sum(param_9, param_10, param_11);
                     }
                     else
                     {
-                        uint param_11 = j;
-                        spvUnsafeArray<uint, 8> param_12 = q;
-                        int3 param_13 = scm;
-                        spvUnsafeArray<uint, 8> param_14 = a;
-                        spvUnsafeArray<int, 8> param_15 = lanes;
-                        int param_16 = mins;
-                        kchunk_lanes(param_11, param_12, param_13, param_14, param_15, param_16);
-                        lanes = param_15;
-                        mins = param_16;
+                        uint param_12 = j;
+                        spvUnsafeArray<uint, 8> param_13 = q;
+                        int3 param_14 = scm;
+                        spvUnsafeArray<uint, 8> param_15 = a;
+                        spvUnsafeArray<int, 8> param_16 = lanes;
+                        int param_17 = mins;
+                        kchunk_lanes(param_12, param_13, param_14, param_15, param_16, param_17);
+                        lanes = param_16;
+                        mins = param_17;
                     }
                 }
-                if (_1122)
+                if (_1146)
                 {
-                    uint param_17 = base;
-                    float2 param_18 = kblock_dm(param_17, _368);
-                    float param_19 = ds.x;
-                    spvUnsafeArray<int2, 8> param_20 = cs;
-                    kblock_pairs(param_18, param_19, param_20, param_21);
-                    v = param_21;
+                    uint param_18 = base;
+                    float2 param_19 = kblock_dm(param_18, _391);
+                    float param_20 = ds.x;
+                    spvUnsafeArray<int2, 8> param_21 = cs;
+                    kblock_pairs(param_19, param_20, param_21, param_22);
+                    v = param_22;
                 }
                 else
                 {
-                    uint param_22 = base;
-                    float2 param_23 = kblock_dm(param_22, _368);
-                    float param_24 = ds.x;
-                    spvUnsafeArray<int, 8> param_25 = lanes;
-                    int param_26 = mins;
-                    kblock_terms(param_23, param_24, param_25, param_26, param_27);
-                    v = param_27;
+                    uint param_23 = base;
+                    float2 param_24 = kblock_dm(param_23, _391);
+                    float param_25 = ds.x;
+                    spvUnsafeArray<int, 8> param_26 = lanes;
+                    int param_27 = mins;
+                    kblock_terms(param_24, param_25, param_26, param_27, param_28);
+                    v = param_28;
                 }
             }
             uint nu = nused();
@@ -619,12 +637,12 @@ kernel void forma_matvec_q4_k(device W& _368 [[buffer(0)]], constant Push& pc [[
                 {
                     for (uint j_1 = 0u; j_1 < (nt / nu); j_1++)
                     {
-                        uint param_28 = k_2;
-                        uint param_29 = j_1;
-                        uint param_30 = k_2;
-                        float param_31 = acc;
-                        float2 param_32 = contrib[(((s * pc.tpr) + l) * 9u) + term_index(param_28, param_29)];
-                        acc = apply_term(param_30, param_31, param_32);
+                        uint param_29 = k_2;
+                        uint param_30 = j_1;
+                        uint param_31 = k_2;
+                        float param_32 = acc;
+                        float2 param_33 = contrib[(((s * pc.tpr) + l) * 9u) + term_index(param_29, param_30)];
+                        acc = apply_term(param_31, param_32, param_33);
                     }
                 }
                 accs[(((s * 8u) + c) * 9u) + k_2] = acc;
@@ -644,8 +662,8 @@ kernel void forma_matvec_q4_k(device W& _368 [[buffer(0)]], constant Push& pc [[
             {
                 acc_1[k_3] = accs[(((s_1 * 8u) + c_1) * 9u) + k_3];
             }
-            spvUnsafeArray<float, 9> param_33 = acc_1;
-            _1339.y[(pc.y_off + (c_1 * pc.y_stride)) + r] = finish(param_33);
+            spvUnsafeArray<float, 9> param_34 = acc_1;
+            _1363.y[(y_base + (c_1 * pc.y_stride)) + r] = finish(param_34);
         }
     }
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Regenerates the golden cases of the mixture-of-experts synth models (see README.md). Run from the module root:
+#   internal/golden/testdata/synth/make.sh
+# Needs ../shared/bin/llama-native (llref) and gcc: on a CPU without AVX-VNNI (AMD Zen 4), which the native
+# build's Q8_0, Q4_0 and MXFP4 kernels use, vnni.c emulates those instructions (see README.md).
+set -euo pipefail
+here=internal/golden/testdata/synth
+models=$(mktemp -d)
+trap 'rm -rf "$models"' EXIT
+gcc -O2 -shared -fPIC "$here/vnni.c" -o "$models/vnni.so"
+native="../shared/bin/llama-native/run llref"
+ids="$(seq -s ' ' 7 9 285)"   # 32 ids: 7 16 25 … 286 mod 320
+# case: preset type seed mode
+cases=(
+  "tiny-qwen3moe q4_k 11 long"
+  "tiny-qwen3moe q6_k 11 seq"
+  "tiny-qwen3moe q8_0 11 long"
+  "tiny-gpt-oss mxfp4 12 long"
+  "tiny-gpt-oss mxfp4 12 seq"
+  "tiny-deepseek2 q4_k 13 long"
+  "tiny-deepseek2 q6_k 13 seq"
+  "tiny-deepseek2 q8_0 13 long"
+)
+go build -o "$models/forma" ./cmd/forma
+for c in "${cases[@]}"; do
+  read -r preset typ seed mode <<<"$c"
+  stem=$preset-$typ
+  model=$models/$stem.gguf
+  [ -f "$model" ] || "$models/forma" synth --preset "$preset" --type "$typ" --seed "$seed" -o "$model" >/dev/null
+  flags=(--all --kv f32 -t 2 -n 48 --gen-logits)
+  [ "$mode" = seq ] && flags+=(--seq)
+  LD_PRELOAD="$models/vnni.so" $native -m "$model" --ids "$ids" "${flags[@]}" -o "$here/golden/$stem.$mode" 2>/dev/null
+  meta=$here/golden/$stem.$mode.meta.txt
+  sed -i "s|^model=.*|model=$stem.gguf|" "$meta"
+  {
+    echo "synth_preset=$preset"
+    echo "synth_type=$typ"
+    echo "synth_seed=$seed"
+    echo "model_sha256=$(sha256sum "$model" | cut -d' ' -f1)"
+    echo "command=llref -m $stem.gguf --ids \"$ids\" ${flags[*]} -o $stem.$mode"
+  } >> "$meta"
+done
