@@ -2,10 +2,12 @@ package forma_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 
 	"github.com/forma-llm/forma"
+	"github.com/forma-llm/forma/hub"
 )
 
 // modelFile is the small story model of the reference data beside the checkout (the tests point it at
@@ -111,4 +113,68 @@ func ExampleSamplerOptions() {
 		}
 	}
 	fmt.Println(runs[0] == runs[1], s.Stats().Seed)
+}
+
+// Pull a model from Hugging Face into the local store, then load it; later pulls and any program find it by
+// name. (The test runs this against a local stand-in for the Hub.)
+func ExamplePull() {
+	ctx := context.Background()
+	path, err := forma.Pull(ctx, "hf.co/Qwen/Qwen3-0.6B-GGUF:Q8_0", forma.PullOptions{
+		Progress: func(p forma.PullProgress) {
+			if p.Status == hub.StatusDone {
+				fmt.Printf("%s: %d bytes, verified\n", p.File, p.Total)
+			}
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	same, err := forma.Resolve("Qwen3-0.6B-GGUF:Q8_0")
+	fmt.Println(same == path, err)
+	m, err := forma.Load(path, forma.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	fmt.Println(m.Info().Architecture)
+}
+
+// Structured output: the answer is JSON valid against the schema, whatever the model (this one writes stories).
+func ExampleGenerateOptions_jsonSchema() {
+	m, err := forma.Load(modelFile, forma.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer m.Close()
+	s, err := m.NewSession(forma.SessionOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer s.Close()
+	schema := []byte(`{"type":"object","properties":{"name":{"type":"string","maxLength":10},
+		"age":{"type":"integer","minimum":1,"maximum":12}},"required":["name","age"],"additionalProperties":false}`)
+	if err := forma.CheckJSONSchema(schema); err != nil {
+		fmt.Println(err) // a keyword forma cannot enforce is named here
+		return
+	}
+	greedy := m.Sampling()
+	greedy.Temperature = 0
+	answer := ""
+	for tok, err := range s.Generate(context.Background(), "Once upon a time", forma.GenerateOptions{MaxTokens: 40,
+		Sampling: &greedy, JSONSchema: schema}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		answer += tok.Text
+	}
+	var v struct {
+		Name string
+		Age  int
+	}
+	fmt.Println(json.Unmarshal([]byte(answer), &v) == nil, v.Age >= 1 && v.Age <= 12)
 }

@@ -19,6 +19,18 @@
 // Sampling follows llama.cpp: the model's recommended settings (general.sampling.* in the file) or llama.cpp's
 // defaults, overridden per call with GenerateOptions.Sampling; the same seed gives the same tokens.
 //
+// Models come from a path, or by name from the local store: Pull fetches one from the Hugging Face Hub or
+// Ollama's registry (resumable, verified, once per file), Resolve finds a name there (and in huggingface_hub's,
+// llama.cpp's and Ollama's stores) without a network:
+//
+//	path, err := forma.Pull(ctx, "hf.co/Qwen/Qwen3-0.6B-GGUF:Q8_0", forma.PullOptions{})
+//	m, err := forma.Load(path, forma.Options{})
+//
+// Structured output: GenerateOptions.JSONSchema (a JSON Schema), Grammar (llama.cpp's GBNF) or JSON (any object)
+// confine an answer to a language: every token is checked before it is sampled, so the answer parses. A schema
+// keyword that cannot be enforced, or a grammar with a syntax error, is an error wrapping ErrConstraint before
+// any token; CheckJSONSchema and CheckGrammar find those without a model.
+//
 // This package is the stable surface for applications. The packages under runtime/ hold the full machinery
 // (tokenizer, chat templates, sampler stages, raw forward passes) for tools that need more.
 package forma
@@ -29,15 +41,20 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/accel/cpu"
+	"github.com/forma-llm/forma/hub"
 	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/runtime/chat"
+	"github.com/forma-llm/forma/runtime/grammar"
+	"github.com/forma-llm/forma/runtime/grammar/jsonschema"
 	"github.com/forma-llm/forma/runtime/sample"
+	"github.com/forma-llm/forma/runtime/toolcall"
 )
 
 type (
 	// SessionOptions configure a session: context size, KV cache type, batch, context shift, system message.
 	SessionOptions = runtime.SessionOptions
-	// GenerateOptions control one answer: token limit, sampling, stop strings.
+	// GenerateOptions control one answer: token limit, sampling, stop strings, output constraint (JSONSchema,
+	// Grammar, JSON).
 	GenerateOptions = runtime.GenerateOptions
 	// Token is one generated token and the text it completes.
 	Token = runtime.Token
@@ -49,7 +66,19 @@ type (
 	Message = chat.Message
 	// SamplerOptions are the sampling parameters, named as llama.cpp's.
 	SamplerOptions = sample.Options
+	// Tool is a function the model may call (GenerateOptions.Tools); ParseTools reads OpenAI's tools JSON.
+	Tool = toolcall.Tool
+	// ToolChoice says whether the model may, must or must not call tools, or which one.
+	ToolChoice = toolcall.Choice
+	// ToolCallDelta is a piece of a streamed tool call (Token.Calls): its start, then fragments of its arguments.
+	ToolCallDelta = toolcall.Delta
+	// Reply is a generation's reply split into reasoning, answer and tool calls (Session.Result).
+	Reply = toolcall.Reply
 )
+
+// ParseTools reads OpenAI's tools JSON ([{"type": "function", "function": {"name", "description",
+// "parameters"}}]) for GenerateOptions.Tools.
+func ParseTools(raw []byte) ([]Tool, error) { return toolcall.ParseTools(raw) }
 
 // Why a generation ended.
 const (
@@ -78,6 +107,24 @@ var (
 	// ErrBusy is returned when more sessions wait for the engine than Options.MaxQueue allows.
 	ErrBusy = runtime.ErrBusy
 )
+
+// ErrConstraint is wrapped by the error for a JSON schema or grammar that cannot be used; it comes before any
+// token is generated.
+var ErrConstraint = runtime.ErrConstraint
+
+// CheckJSONSchema reports whether a JSON Schema can be enforced: nil, or an error naming the keyword (and its
+// place in the schema) that cannot be, or saying that no value satisfies the schema.
+func CheckJSONSchema(schema []byte) error {
+	_, err := jsonschema.Compile(schema, jsonschema.Options{})
+	return err
+}
+
+// CheckGrammar reports whether a GBNF grammar parses: nil, or an error naming the line:column of the problem.
+// (Tokens it names, <text> or <[id]>, are checked against the model's vocabulary when generating.)
+func CheckGrammar(gbnf string) error {
+	_, err := grammar.Parse(gbnf)
+	return err
+}
 
 // Options configure Load.
 type Options struct {
@@ -203,5 +250,49 @@ func (s *Session) Reply() string { return s.s.Reply() }
 // Stats describe the last generation: tokens, timings, why it stopped, the seed.
 func (s *Session) Stats() Stats { return s.s.Stats() }
 
+// Result returns the last generation's reply split into reasoning, answer and tool calls, and
+// toolcall.ErrIncomplete (wrapped) for a reply cut inside a call or its reasoning.
+func (s *Session) Result() (Reply, error) { return s.s.Result() }
+
 // Close ends the session. It is safe to call twice.
 func (s *Session) Close() error { return s.s.Close() }
+
+// PullProgress is one report on one file of a pull: its name, status, bytes done and total.
+type PullProgress = hub.Progress
+
+// PullOptions configure Pull.
+type PullOptions struct {
+	// Registry decides where a reference without a host comes from: "hf" (the default for ORG/REPO) or
+	// "ollama" (the default for a bare NAME).
+	Registry string
+	// MMProj also fetches the repository's vision projector.
+	MMProj bool
+	// Progress, when set, is called with each report, one call at a time.
+	Progress func(PullProgress)
+}
+
+// Pull fetches a model into the local store ($FORMA_MODELS, default ~/.forma/models) and returns the path to
+// Load. ref is hf.co/ORG/REPO[:QUANT] or ORG/REPO[:QUANT] for the Hugging Face Hub (QUANT picks the file;
+// Q4_K_M, else the nearest, by default), ollama.com/[NAMESPACE/]NAME[:TAG] or NAME[:TAG] for Ollama's
+// registry. Files already in the store (or in another tool's) are not fetched again; a pull cut off resumes
+// where it stopped; every file is checked against its SHA-256 before it is stored. HF_TOKEN, HF_ENDPOINT and
+// FORMA_REGISTRY are read from the environment. Cancelling ctx stops the pull.
+func Pull(ctx context.Context, ref string, opt PullOptions) (string, error) {
+	m, err := hub.FromEnv().Pull(ctx, ref, hub.PullOptions{Registry: hub.Registry(opt.Registry), MMProj: opt.MMProj,
+		Progress: opt.Progress})
+	if err != nil {
+		return "", err
+	}
+	return m.Path, nil
+}
+
+// Resolve returns the model file a name stands for, without a network: a path, a name in the store (exact, as
+// ORG/REPO:QUANT or REPO:QUANT, or a unique prefix), or a model in huggingface_hub's, llama.cpp's or Ollama's
+// store. A name found nowhere is an error that errors.Is(err, fs.ErrNotExist) recognizes.
+func Resolve(name string) (string, error) {
+	m, err := hub.FromEnv().Resolve(name)
+	if err != nil {
+		return "", err
+	}
+	return m.Path, nil
+}

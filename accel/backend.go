@@ -30,6 +30,10 @@ type WeightData struct {
 	// mapping: backends never write it, and a backend that keeps referring to it (the CPU backend reads
 	// weights in place) requires it to stay valid until the backend is closed.
 	Data []byte
+	// Mapping, when set, is the whole read-only file mapping Data is a slice of (page-aligned, as mmap returns
+	// it), valid as long as Data is. A backend that can wrap host memory without copying (Metal on unified
+	// memory) maps it once, in views, and uses weights in place.
+	Mapping []byte
 }
 
 // Caps describes what a backend can do.

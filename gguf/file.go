@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -56,6 +57,9 @@ func (t TensorInfo) Elements() uint64 {
 type Tensor struct {
 	TensorInfo
 	Data []byte
+	// Mapping is the whole read-only mapping of the file (part) that Data lies in, for backends that wrap it
+	// without copying. It is valid until the File is closed.
+	Mapping []byte
 }
 
 // File is an open GGUF model: one file, or every part of a split model. Metadata comes from the first part;
@@ -71,6 +75,7 @@ type File struct {
 	kvIndex map[string]int
 	tIndex  map[string]int
 	data    [][]byte // per tensor: its bytes in the mapping
+	part    []int    // per tensor: the index of its part in maps
 	maps    [][]byte // per part
 	closed  bool
 }
@@ -125,7 +130,22 @@ func (f *File) checkSplitTotals(parts int) error {
 	return nil
 }
 
-func (f *File) openPart(path string, idx, count int) error {
+// OpenSection maps size bytes of the file at path from offset off and reads them as Open reads a GGUF file: a
+// model carried inside another file (a forma bundle appends one to its executable). off must be a multiple of
+// osmem.MapAlign and the section must lie inside the file.
+func OpenSection(path string, off, size int64) (*File, error) {
+	f := &File{kvIndex: map[string]int{}, tIndex: map[string]int{}}
+	if err := f.mapPart(path, off, size, 0, 1); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("gguf: %s (%d bytes at offset %d): %w", path, size, off, err)
+	}
+	return f, nil
+}
+
+func (f *File) openPart(path string, idx, count int) error { return f.mapPart(path, 0, -1, idx, count) }
+
+// mapPart maps size bytes of path from off (size -1: to the end) and adds them as part idx.
+func (f *File) mapPart(path string, off, size int64, idx, count int) error {
 	fd, err := os.Open(path)
 	if err != nil {
 		return err
@@ -138,7 +158,13 @@ func (f *File) openPart(path string, idx, count int) error {
 	if !st.Mode().IsRegular() {
 		return fmt.Errorf("not a regular file")
 	}
-	buf, err := osmem.MapFile(fd, st.Size())
+	if size < 0 {
+		size = st.Size() - off
+	}
+	if off < 0 || size < 0 || off > st.Size() || size > st.Size()-off {
+		return fmt.Errorf("the section is not inside the file's %d bytes", st.Size())
+	}
+	buf, err := osmem.MapFileAt(fd, off, size)
 	if err != nil {
 		return err
 	}
@@ -173,6 +199,7 @@ func (f *File) addPart(path string, buf []byte, idx, count int) error {
 		f.Tensors = append(f.Tensors, t)
 		start := h.dataStart + t.Offset
 		f.data = append(f.data, buf[start:start+t.Size:start+t.Size])
+		f.part = append(f.part, len(f.maps)-1)
 	}
 	return nil
 }
@@ -203,7 +230,7 @@ func (f *File) Close() error {
 	for _, m := range f.maps {
 		errs = append(errs, osmem.Unmap(m))
 	}
-	f.maps, f.data = nil, nil
+	f.maps, f.data, f.part = nil, nil, nil
 	return errors.Join(errs...)
 }
 
@@ -223,7 +250,11 @@ func (f *File) Tensor(name string) (Tensor, error) {
 	if !ok {
 		return Tensor{}, fmt.Errorf("gguf: tensor %q not found", name)
 	}
-	return Tensor{TensorInfo: f.Tensors[i], Data: f.data[i]}, nil
+	t := Tensor{TensorInfo: f.Tensors[i], Data: f.data[i]}
+	if p := f.part[i]; p >= 0 {
+		t.Mapping = f.maps[p]
+	}
+	return t, nil
 }
 
 // HasTensor reports whether the file holds the named tensor.
@@ -330,7 +361,11 @@ func (f *File) Bool(key string) (bool, error) {
 	return b, nil
 }
 
-func (f *File) arrayOf(key, want string, ok func(ValueType) bool) ([]Value, error) {
+// arrayOf returns the encoded array of key when its element type satisfies ok.
+func (f *File) arrayOf(key, want string, ok func(ValueType) bool) (*array, error) {
+	if err := f.checkOpen(); err != nil {
+		return nil, err
+	}
 	v, err := f.lookup(key, want)
 	if err != nil {
 		return nil, err
@@ -339,48 +374,53 @@ func (f *File) arrayOf(key, want string, ok func(ValueType) bool) ([]Value, erro
 	if !isArr || !ok(elem) {
 		return nil, &KeyError{key, want, typeName(v)}
 	}
-	return v.arr.values()
+	return v.arr, nil
 }
 
-// Strings returns an array of strings.
+// Strings returns an array of strings (copied out of the mapping; StringArray reads them in place).
 func (f *File) Strings(key string) ([]string, error) {
-	vals, err := f.arrayOf(key, "array of string", func(t ValueType) bool { return t == TypeString })
+	a, err := f.StringArray(key)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		out[i] = v.str
+	out := make([]string, a.Len())
+	for i, s := range a.All() {
+		out[i] = string(s)
 	}
 	return out, nil
 }
 
 // Ints returns an array of any integer type (bools count as 0/1).
 func (f *File) Ints(key string) ([]int64, error) {
-	vals, err := f.arrayOf(key, "array of integer", func(t ValueType) bool { return t.isInt() || t == TypeBool })
+	a, err := f.arrayOf(key, "array of integer", func(t ValueType) bool { return t.isInt() || t == TypeBool })
 	if err != nil {
 		return nil, err
 	}
-	out := make([]int64, len(vals))
-	for i, v := range vals {
-		if v.Type == TypeUint64 && v.bits > math.MaxInt64 {
+	out := make([]int64, a.n)
+	sz := a.elem.size()
+	for i := range out {
+		bits := scalarBits(a.elem, a.raw[i*sz:])
+		if a.elem == TypeUint64 && bits > math.MaxInt64 {
 			return nil, fmt.Errorf("gguf: metadata key %q: element %d overflows int64", key, i)
 		}
-		out[i] = int64(v.bits)
+		out[i] = int64(bits)
 	}
 	return out, nil
 }
 
 // Floats returns an array of float32 or float64 as float32.
 func (f *File) Floats(key string) ([]float32, error) {
-	vals, err := f.arrayOf(key, "array of float", func(t ValueType) bool { return t == TypeFloat32 || t == TypeFloat64 })
+	a, err := f.arrayOf(key, "array of float", func(t ValueType) bool { return t == TypeFloat32 || t == TypeFloat64 })
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float32, len(vals))
-	for i, v := range vals {
-		x, _ := v.FloatValue()
-		out[i] = float32(x)
+	out := make([]float32, a.n)
+	for i := range out {
+		if a.elem == TypeFloat32 {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(a.raw[4*i:]))
+		} else {
+			out[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(a.raw[8*i:])))
+		}
 	}
 	return out, nil
 }

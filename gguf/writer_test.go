@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/forma-llm/forma/gguf/quant"
 )
@@ -129,6 +130,16 @@ func TestSplitModel(t *testing.T) {
 	}
 	if err := walk(f); err != nil {
 		t.Error(err)
+	}
+	// Each tensor's Mapping is its own part's page-aligned mapping, holding its Data.
+	for i, ti := range f.Tensors {
+		tn, _ := f.Tensor(ti.Name)
+		base, data := uintptr(unsafe.Pointer(unsafe.SliceData(tn.Mapping))), uintptr(unsafe.Pointer(unsafe.SliceData(tn.Data)))
+		st, _ := os.Stat(f.Paths[[]int{0, 0, 1, 2}[i]])
+		if int64(len(tn.Mapping)) != st.Size() || base%uintptr(os.Getpagesize()) != 0 || data < base ||
+			data+uintptr(len(tn.Data)) > base+uintptr(len(tn.Mapping)) {
+			t.Errorf("tensor %s: mapping of %d bytes at %#x, data at %#x (part of %d bytes)", ti.Name, len(tn.Mapping), base, data, st.Size())
+		}
 	}
 	f.Close()
 	if _, err := f.Tensor("a"); err == nil {

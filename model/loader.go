@@ -55,7 +55,7 @@ func (ld *Loader) tensor(name string, required bool, shape []int) accel.Weight {
 	if ld.Backend == nil {
 		return described{accel.TensorDesc{Name: name, Type: t.Type, Shape: got}}
 	}
-	w, err := ld.Backend.Upload(accel.WeightData{Name: name, Type: t.Type, Shape: got, Data: t.Data})
+	w, err := ld.Backend.Upload(accel.WeightData{Name: name, Type: t.Type, Shape: got, Data: t.Data, Mapping: t.Mapping})
 	if err != nil {
 		ld.err = fmt.Errorf("tensor %q: %w", name, err)
 		return nil

@@ -41,7 +41,8 @@ func (s *Session) Chat(ctx context.Context, msg string, opt GenerateOptions) ite
 			s.history = s.history[:n] // the prompt was not evaluated: as if the turn had not happened
 			return
 		}
-		s.history = append(s.history, chat.Message{Role: "assistant", Content: string(s.gen.reply)})
+		reply, _ := s.Result() // a reply cut inside a call keeps what was whole
+		s.history = append(s.history, reply.Message())
 	}
 }
 

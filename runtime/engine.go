@@ -26,6 +26,9 @@ type engine struct {
 	maxPages int // pages per sequence
 	batch    int // tokens per pass
 	maxQueue int // requests waiting for a row
+	nctx     int // the context a sequence is configured for (chooses RoPE factors, as llama.cpp's n_ctx_per_seq)
+	window   int // the sliding window of the layers whose cells live in the pool's sliding-window pages (0: none)
+	onPass   func(sequences, tokens int)
 
 	// mu guards the requests and, with the loop as their only writer, the table rows and the queue (which
 	// run reads to refuse work when the queue is full).
@@ -37,17 +40,19 @@ type engine struct {
 	exited   chan struct{}
 
 	// Loop-owned.
-	rows     []*sequence // the page table's rows
-	queue    []*sequence // requests waiting for admission, in arrival order
-	running  []*sequence // admitted sequences with a request, in admission order
-	admitted uint64
-	last     []*sequence // sequences given logits by the last pass, whose next request is likely to follow
-	progs    map[progKey]*program
-	parts    []part
-	in       passInputs
-	timer    *time.Timer
-	stepTime time.Duration
-	stats    EngineStats
+	seqs      []*sequence // every open sequence (those without a row may hold pages too); guarded by mu
+	rows      []*sequence // the page table's rows
+	queue     []*sequence // requests waiting for admission, in arrival order
+	running   []*sequence // admitted sequences with a request, in admission order
+	admitted  uint64
+	last      []*sequence // sequences given logits by the last pass, whose next request is likely to follow
+	progs     map[progKey]*program
+	parts     []part
+	in        passInputs
+	timer     *time.Timer
+	stepTime  time.Duration
+	evictions int64
+	stats     EngineStats // written with mu held
 }
 
 // part is a sequence's share of a pass: n tokens from cell first.
@@ -60,6 +65,7 @@ type part struct {
 type passInputs struct {
 	tok, pos, slot, seq []int32
 	table               []int32 // maxSeqs × maxPages
+	swaSlot, swaTable   []int32 // the same for the sliding-window pages (-1: released)
 	out                 []int32
 	logits              []float32
 }
@@ -71,6 +77,7 @@ type progKey struct{ n, rows int }
 type program struct {
 	p                               accel.Program
 	tok, pos, slot, seq, pages, out accel.Tensor
+	swaSlot, swaPages               accel.Tensor // invalid without sliding-window pages
 	logits                          accel.Tensor
 	n, rows                         int
 }
@@ -83,45 +90,67 @@ type EngineStats struct {
 	Evictions   int64 // cached pages dropped for room
 	Pages       int   // pages in the pool
 	PagesHeld   int   // pages some sequence holds
+	SWAPages    int   // pages of the sliding-window layers' pool (0: those layers use the pool's pages)
+	SWAHeld     int   // of those, pages holding cells within some sequence's window
 	PagesCached int   // pages cached in the prefix tree that nobody holds
 	Running     int   // sequences with a request being evaluated
 	Queued      int   // requests waiting for admission
 	LastBatch   int   // tokens of the last pass
+	Programs    int   // compiled passes (one per pass size)
 }
 
 // engineConfig sizes an engine.
 type engineConfig struct {
 	ctx      int // cells per sequence
+	nctx     int // the configured context of a sequence
 	slots    int // cells in the pool
 	seqs     int
 	batch    int
 	maxQueue int
 	kv       accel.DType
+	keepSWA  bool // sliding-window layers keep every cell in the pool's pages (tests compare with it)
 }
 
 func newEngine(m *Model, c engineConfig) (*engine, error) {
 	hp := m.Arch.HParams()
 	maxPages := (c.ctx + PageSize - 1) / PageSize
-	pages := max((c.slots+PageSize-1)/PageSize, maxPages)
-	bufs, err := model.NewKVCache(m.Backend, hp, pages*PageSize, c.kv)
+	pages := (max(c.slots, c.nctx) + PageSize - 1) / PageSize // room for one sequence of the configured context
+	window, swa := 0, 0
+	if w := hp.MaxWindow(); w > 0 && !c.keepSWA {
+		window, swa = w, swaPoolPages(w, pages, c.seqs, c.batch)
+	}
+	swaRows := pages * PageSize
+	if swa > 0 {
+		swaRows = swa * PageSize
+	}
+	bufs, err := model.NewKVCacheSWA(m.Backend, hp, pages*PageSize, swaRows, c.kv)
 	if err != nil {
 		return nil, err
 	}
-	e := &engine{m: m, hp: hp, kvType: c.kv, bufs: bufs, pool: newKVPool(pages), maxSeqs: c.seqs, maxPages: maxPages,
-		batch: c.batch, maxQueue: c.maxQueue, kick: make(chan struct{}, 1), exited: make(chan struct{}),
+	e := &engine{m: m, hp: hp, kvType: c.kv, bufs: bufs, pool: newKVPool(pages, swa), maxSeqs: c.seqs, maxPages: maxPages,
+		window: window,
+		batch:  c.batch, maxQueue: c.maxQueue, nctx: c.nctx, onPass: m.opt.OnPass, kick: make(chan struct{}, 1), exited: make(chan struct{}),
+		incoming: make([]*sequence, 0, c.seqs+c.maxQueue), closing: make([]*sequence, 0, c.seqs),
 		rows: make([]*sequence, c.seqs), queue: make([]*sequence, 0, c.maxQueue), running: make([]*sequence, 0, c.seqs),
 		last: make([]*sequence, 0, c.seqs), progs: map[progKey]*program{},
-		parts: make([]part, 0, c.seqs), timer: time.NewTimer(time.Hour)}
+		parts: make([]part, 0, c.seqs)}
+	e.timer = time.AfterFunc(time.Hour, e.wake)
 	e.timer.Stop()
 	e.in = passInputs{tok: make([]int32, c.batch), pos: make([]int32, c.batch), slot: make([]int32, c.batch),
 		seq: make([]int32, c.batch), table: make([]int32, c.seqs*maxPages), out: make([]int32, c.batch)}
-	e.stats.Pages = pages
+	if window > 0 {
+		e.in.swaSlot, e.in.swaTable = make([]int32, c.batch), make([]int32, c.seqs*maxPages)
+	}
+	e.stats.Pages, e.stats.SWAPages = pages, swa
 	go e.loop()
 	return e, nil
 }
 
-// cells is the most tokens one sequence can hold.
+// cells is the most tokens one sequence can hold (its page table's width).
 func (e *engine) cells() int { return e.maxPages * PageSize }
+
+// fits reports whether a sequence of ctx tokens fits the engine: its page table and, alone, its pool.
+func (e *engine) fits(ctx int) bool { return ctx <= e.cells() && ctx <= len(e.pool.pages)*PageSize }
 
 // wake tells the loop that something changed.
 func (e *engine) wake() {
@@ -144,6 +173,7 @@ func (e *engine) close() error {
 	e.mu.Unlock()
 	e.wake()
 	<-e.exited
+	e.timer.Stop()
 	var errs []error
 	for _, pr := range e.progs {
 		errs = append(errs, pr.p.Close())
@@ -212,12 +242,8 @@ func (e *engine) gather() bool {
 				e.last = e.last[:0]
 				return true
 			}
-			e.timer.Reset(d)
-			select {
-			case <-e.kick:
-				e.timer.Stop()
-			case <-e.timer.C:
-			}
+			e.timer.Reset(d) // its function wakes the loop (a select on a timer's channel allocates)
+			<-e.kick
 			continue
 		}
 		<-e.kick
@@ -293,6 +319,9 @@ func (e *engine) drop(s *sequence) {
 	}
 	if i := slices.Index(e.last, s); i >= 0 {
 		e.last = slices.Delete(e.last, i, i+1)
+	}
+	if i := slices.Index(e.seqs, s); i >= 0 {
+		e.seqs = slices.Delete(e.seqs, i, i+1)
 	}
 	e.unpin(s)
 	e.freeRow(s)

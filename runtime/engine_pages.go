@@ -1,6 +1,9 @@
 package runtime
 
-import "errors"
+import (
+	"errors"
+	"slices"
+)
 
 // The engine's bookkeeping of rows and pages. Everything here runs on the loop goroutine; functions that change
 // a sequence's row run with e.mu held (run reads the rows to refuse work when the queue is full).
@@ -31,6 +34,17 @@ func (e *engine) prepare(s *sequence) {
 	if s.all {
 		s.from = keep
 	}
+	e.match(s)
+	e.holdWindow(s)
+	s.cached = s.held
+	if need := (s.target - s.from) * e.hp.Vocab; len(s.logits) < need {
+		s.logits = make([]float32, need)
+	}
+}
+
+// match takes the full pages of s's tokens after what it holds that the prefix tree has cached, up to the
+// first token whose logits are wanted.
+func (e *engine) match(s *sequence) {
 	for s.held%PageSize == 0 && s.held+PageSize <= s.from {
 		parent := int32(-1)
 		if s.held > 0 {
@@ -41,38 +55,36 @@ func (e *engine) prepare(s *sequence) {
 			break
 		}
 		if j := s.held / PageSize; j < len(s.pages) { // a page allocated ahead and not yet written
-			e.pool.release(s.pages[j])
-			s.pages = s.pages[:j]
+			e.dropPages(s, j*PageSize)
 		}
 		e.setPage(s, len(s.pages), pg)
 		s.held += PageSize
-	}
-	s.cached = s.held
-	if need := (s.target - s.from) * e.hp.Vocab; len(s.logits) < need {
-		s.logits = make([]float32, need)
 	}
 }
 
 // dropPages keeps the pages of s's first n cells and releases the others.
 func (e *engine) dropPages(s *sequence, n int) {
-	keep := (n + PageSize - 1) / PageSize
-	for _, pg := range s.pages[min(keep, len(s.pages)):] {
-		e.pool.release(pg)
+	keep := min((n+PageSize-1)/PageSize, len(s.pages))
+	for j := keep; j < len(s.pages); j++ {
+		e.dropSWA(s, j)
+		e.pool.release(s.pages[j])
 	}
-	s.pages = s.pages[:min(keep, len(s.pages))]
+	s.pages, s.swaRef = s.pages[:keep], s.swaRef[:keep]
 	s.held = min(s.held, n)
 }
 
-// setPage makes pg page j of s (appending when j is len(s.pages)), and its table row's entry.
+// setPage makes pg page j of s (appending when j is len(s.pages)), and its table rows' entries. A page that
+// replaces page j (kvPool.publish) takes over s's hold of its window cells.
 func (e *engine) setPage(s *sequence, j int, pg int32) {
 	if j == len(s.pages) {
-		s.pages = append(s.pages, pg)
+		s.pages, s.swaRef = append(s.pages, pg), append(s.swaRef, false)
 	} else {
 		s.pages[j] = pg
 	}
 	if s.row >= 0 {
 		e.in.table[s.row*e.maxPages+j] = pg
 	}
+	e.setSWAEntry(s, j)
 }
 
 // admit gives table rows to queued requests in arrival order, while rows are free (or held by sequences with
@@ -80,6 +92,8 @@ func (e *engine) setPage(s *sequence, j int, pg int32) {
 func (e *engine) admit() {
 	for len(e.queue) > 0 {
 		s := e.queue[0]
+		e.match(s) // a preempted sequence finds what is still cached of what it lost
+		e.holdWindow(s)
 		need := max(0, (s.held+min(s.target-s.held, s.chunk, e.batch)+PageSize-1)/PageSize-len(s.pages))
 		if len(e.running) == 0 {
 			need = min(need, 1)
@@ -91,10 +105,13 @@ func (e *engine) admit() {
 		if row < 0 {
 			return
 		}
-		e.queue = e.queue[1:]
+		e.queue = slices.Delete(e.queue, 0, 1) // keeps the capacity: the loop allocates nothing
 		s.row = row
 		e.rows[row] = s
 		copy(e.in.table[row*e.maxPages:], s.pages)
+		for j := range s.pages {
+			e.setSWAEntry(s, j)
+		}
 		e.admitted++
 		s.order = e.admitted
 		e.running = append(e.running, s)
@@ -134,13 +151,14 @@ func (e *engine) unpin(s *sequence) {
 	s.held = 0
 }
 
-// unpinIdle unpins sequences without a request, oldest first, until need pages are available; it reports
-// whether they are.
+// unpinIdle unpins sequences that are not running — without a request, or with one waiting in the queue —
+// oldest first, until need pages are available; it reports whether they are. Called with e.mu held.
 func (e *engine) unpinIdle(need int) bool {
 	for e.pool.available() < need {
 		var victim *sequence
-		for _, s := range e.rows {
-			if s != nil && !s.pending && len(s.pages) > 0 && (victim == nil || s.order < victim.order) {
+		for _, s := range e.seqs {
+			idle := !s.pending || s.row < 0
+			if idle && len(s.pages) > 0 && (victim == nil || s.order < victim.order) {
 				victim = s
 			}
 		}
@@ -159,11 +177,14 @@ func (e *engine) allocPage(s *sequence) int32 {
 	for {
 		if e.pool.available() > 0 {
 			if len(e.pool.free) == 0 {
-				e.stats.Evictions++
+				e.evictions++
 			}
 			return e.pool.alloc()
 		}
-		if e.unpinIdle(1) {
+		e.mu.Lock()
+		unpinned := e.unpinIdle(1)
+		e.mu.Unlock()
+		if unpinned {
 			continue
 		}
 		var victim *sequence
@@ -216,6 +237,8 @@ func slicesIndex(list []*sequence, s *sequence) int {
 // publishStats copies the pool's figures into the stats. Called with e.mu held.
 func (e *engine) publishStats() {
 	e.stats.PagesHeld = e.pool.held()
+	e.stats.SWAHeld = e.pool.swaHeld()
 	e.stats.PagesCached = len(e.pool.tree) - e.pool.treeHeld()
 	e.stats.Running, e.stats.Queued = len(e.running), len(e.queue)
+	e.stats.Evictions, e.stats.Programs = e.evictions, len(e.progs)
 }

@@ -27,6 +27,13 @@ func (e *engine) step() {
 	}
 	e.stepTime = time.Since(start)
 	e.deliver(pr, err)
+	if e.onPass != nil {
+		tokens := 0
+		for _, p := range e.parts {
+			tokens += p.n
+		}
+		e.onPass(len(e.parts), tokens)
+	}
 }
 
 // plan chooses the pass: the next token of every decoding sequence (one token left to evaluate), then chunks
@@ -71,6 +78,9 @@ func (e *engine) reserve(s *sequence, n int) int {
 				return c - s.held
 			}
 			e.setPage(s, j, pg)
+			if e.window > 0 {
+				e.holdSWA(s, j) // a new page has its window page
+			}
 		}
 	}
 	return n
@@ -103,6 +113,9 @@ func (e *engine) fill() (*program, error) {
 		for c := p.first; c < p.first+p.n; c++ {
 			in.tok[n], in.pos[n], in.seq[n] = s.toks[c], int32(c), int32(s.row)
 			in.slot[n] = s.pages[c/PageSize]*PageSize + int32(c%PageSize)
+			if e.window > 0 {
+				in.swaSlot[n] = e.pool.swaOf(s.pages[c/PageSize])*PageSize + int32(c%PageSize)
+			}
 			if c >= s.from {
 				in.out[needed] = int32(n)
 				needed++
@@ -115,10 +128,12 @@ func (e *engine) fill() (*program, error) {
 	if all && needed > rows {
 		rows = n
 	}
+	if needed == 0 { // only prompt chunks before their last token: the rows computed are thrown away
+		in.out[0] = 0
+	}
 	for k := needed; k < rows; k++ {
 		in.out[k] = in.out[0]
 	}
-	e.stats.LastBatch = n
 	return e.program(n, rows)
 }
 
@@ -132,6 +147,14 @@ func (e *engine) run(pr *program) error {
 	}{{pr.tok, in.tok[:n]}, {pr.pos, in.pos[:n]}, {pr.slot, in.slot[:n]}, {pr.seq, in.seq[:n]}, {pr.pages, in.table},
 		{pr.out, in.out[:pr.rows]}} {
 		if err := pr.p.SetInt32(set.t, set.v); err != nil {
+			return err
+		}
+	}
+	if e.window > 0 {
+		if err := pr.p.SetInt32(pr.swaSlot, in.swaSlot[:n]); err != nil {
+			return err
+		}
+		if err := pr.p.SetInt32(pr.swaPages, in.swaTable); err != nil {
 			return err
 		}
 	}
@@ -167,10 +190,15 @@ func (e *engine) deliver(pr *program, err error) {
 				e.setPage(s, j, e.pool.publish(pg, parent, s.toks[j*PageSize:(j+1)*PageSize]))
 			}
 		}
+		e.releaseBehind(s)
 	}
 	e.mu.Lock()
 	e.last = e.last[:0]
 	e.stats.Passes++
+	e.stats.LastBatch = 0
+	for _, p := range e.parts {
+		e.stats.LastBatch += p.n
+	}
 	for _, p := range e.parts {
 		s := p.s
 		e.stats.Tokens += int64(p.n)
@@ -201,7 +229,12 @@ func (e *engine) program(n, rows int) (*program, error) {
 	pr.pages = b.Input("pages", accel.I32, e.maxSeqs, e.maxPages)
 	pr.out = b.Input("out", accel.I32, rows)
 	in := model.Inputs{Tokens: pr.tok, Pos: pr.pos, Slots: pr.slot, Seq: pr.seq, Pages: pr.pages, PageSize: PageSize,
-		KV: model.BindKV(b, e.bufs), Out: pr.out, NCtx: e.cells()}
+		KV: model.BindKV(b, e.bufs), Out: pr.out, NCtx: e.nctx}
+	if e.window > 0 {
+		pr.swaSlot = b.Input("swa_slots", accel.I32, n)
+		pr.swaPages = b.Input("swa_pages", accel.I32, e.maxSeqs, e.maxPages)
+		in.SWASlots, in.SWAPages = pr.swaSlot, pr.swaPages
+	}
 	pr.logits = b.Output(e.m.Arch.Forward(b, in))
 	g, err := b.Build()
 	if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -280,19 +282,21 @@ func TestGenerateAllocs(t *testing.T) {
 	}
 	m := load(t, storiesModel)
 	s := session(t, m, runtime.SessionOptions{Ctx: 128})
-	allocs := func(n int) float64 {
-		opt := runtime.GenerateOptions{MaxTokens: n, Sampling: greedy(), IgnoreEOG: true}
-		generate(t, s, "Once upon a time", opt) // compile the programs
-		return testing.AllocsPerRun(3, func() {
-			for range s.Generate(context.Background(), "Once upon a time", opt) {
-			}
-		})
+	for _, top := range []int{0, 5} { // without and with logprobs
+		allocs := func(n int) float64 {
+			opt := runtime.GenerateOptions{MaxTokens: n, Sampling: greedy(), IgnoreEOG: true, Logprobs: top > 0, TopLogprobs: top}
+			generate(t, s, "Once upon a time", opt) // compile the programs
+			return testing.AllocsPerRun(3, func() {
+				for range s.Generate(context.Background(), "Once upon a time", opt) {
+				}
+			})
+		}
+		short, long := allocs(8), allocs(100)
+		if long > short+1 {
+			t.Errorf("top logprobs %d: 8 tokens: %v allocations, 100 tokens: %v", top, short, long)
+		}
+		t.Logf("top logprobs %d: allocations per generation: %v (8 tokens), %v (100 tokens)", top, short, long)
 	}
-	short, long := allocs(8), allocs(100)
-	if long > short+1 {
-		t.Errorf("8 tokens: %v allocations, 100 tokens: %v", short, long)
-	}
-	t.Logf("allocations per generation: %v (8 tokens), %v (100 tokens)", short, long)
 }
 
 // BenchmarkDecodeStep is one token of the decode loop on stories260K: a forward pass of one token and the
@@ -315,5 +319,70 @@ func BenchmarkDecodeStep(b *testing.B) {
 			b.Fatal(err)
 		}
 		id[0] = sm.Sample(logits, s.Tokens())
+	}
+}
+
+// TestLogprobs: Token.Logprob and Token.Top equal a log-softmax computed in float64 from the logits of a
+// separate evaluation of the same tokens, the top list sorted and led by the greedy choice.
+func TestLogprobs(t *testing.T) {
+	m := load(t, storiesModel)
+	s := session(t, m, runtime.SessionOptions{Ctx: 128})
+	const prompt = "Once upon a time"
+	var ids []int32
+	var lps []float32
+	var tops [][]runtime.TokenLogprob
+	for tok, err := range s.Generate(context.Background(), prompt, runtime.GenerateOptions{MaxTokens: 12, Sampling: greedy(), TopLogprobs: 5}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tok.ID)
+		lps = append(lps, tok.Logprob)
+		tops = append(tops, slices.Clone(tok.Top))
+	}
+	ref := session(t, m, runtime.SessionOptions{Ctx: 128})
+	pids, _ := m.Tokenizer.Encode(prompt, tokenizer.EncodeOptions{AddSpecial: true, ParseSpecial: true})
+	all := append(pids, ids[:len(ids)-1]...)
+	logits, err := ref.Eval(all, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vocab := m.HParams().Vocab
+	for i, id := range ids {
+		row := logits[(len(pids)-1+i)*vocab : (len(pids)+i)*vocab]
+		mx := math.Inf(-1)
+		for _, x := range row {
+			mx = math.Max(mx, float64(x))
+		}
+		sum := 0.0
+		for _, x := range row {
+			sum += math.Exp(float64(x) - mx)
+		}
+		want := func(id int32) float64 { return float64(row[id]) - mx - math.Log(sum) }
+		if d := math.Abs(float64(lps[i]) - want(id)); d > 1e-4 {
+			t.Errorf("token %d: logprob %g, want %g", i, lps[i], want(id))
+		}
+		if len(tops[i]) != 5 || tops[i][0].ID != id || tops[i][0].Logprob != lps[i] {
+			t.Errorf("token %d (%d): top %v", i, id, tops[i])
+		}
+		for j, tl := range tops[i] {
+			if math.Abs(float64(tl.Logprob)-want(tl.ID)) > 1e-4 || (j > 0 && tl.Logprob > tops[i][j-1].Logprob) {
+				t.Errorf("token %d: top %v is not the sorted log-softmax", i, tops[i])
+			}
+		}
+	}
+	if _, _, err := collect(s.Generate(context.Background(), prompt, runtime.GenerateOptions{TopLogprobs: runtime.MaxTopLogprobs + 1})); err == nil {
+		t.Error("TopLogprobs over the maximum was accepted")
+	}
+}
+
+// TestStopStringReported: Stats.StopString names the stop string that ended the generation.
+func TestStopStringReported(t *testing.T) {
+	m := load(t, storiesModel)
+	s := session(t, m, runtime.SessionOptions{Ctx: 128})
+	_, full := generate(t, s, "Once upon a time", runtime.GenerateOptions{MaxTokens: 32, Sampling: greedy()})
+	stop := full[4:9]
+	generate(t, s, "Once upon a time", runtime.GenerateOptions{MaxTokens: 32, Sampling: greedy(), Stop: []string{"qqq", stop}})
+	if st := s.Stats(); st.Stop != runtime.StopString || st.StopString != stop {
+		t.Errorf("stats %+v, want stop string %q", st, stop)
 	}
 }

@@ -17,35 +17,31 @@ import (
 // the gap is under 0.16.
 var f16Cache = golden.Criteria{MaxKL: 1e-2, TieGap: 0.2}
 
-// knownDeviations lists weight types whose kernels do not yet reproduce the reference build's rounding order
-// bit for bit, with the bound they meet. Every other case must meet golden.Strict.
-var knownDeviations = map[string]golden.Criteria{}
-
-// TestGolden runs every case of testdata/golden on the CPU backend and holds forma to the acceptance rule:
-// with an F32 KV cache, the same argmax per row unless the reference's top two are within 1e-3, KL ≤ 1e-3, and
-// identical greedy tokens up to a near-tie (golden.Strict); with the default F16 cache, f16Cache.
+// TestGolden runs every case of testdata/golden and testdata/extra/golden on the CPU backend and holds forma to
+// the acceptance rule: with an F32 KV cache, the same argmax per row unless the reference's top two are within
+// 1e-3, KL ≤ 1e-3, and identical greedy tokens up to a near-tie (golden.Strict); with the default F16 cache,
+// f16Cache.
 func TestGolden(t *testing.T) {
 	dir := testdir.Dir(t)
-	names, err := golden.Cases(dir)
-	if err != nil || len(names) == 0 {
+	refs, err := golden.AllCases(dir)
+	if err != nil || len(refs) == 0 {
 		t.Fatalf("no golden cases in %s: %v", dir, err)
 	}
 	for _, kv := range []struct {
 		name string
 		typ  runtime.KVType
 	}{{"kv=f32", runtime.KVF32}, {"kv=f16", runtime.KVF16}} {
-		for _, name := range names {
-			t.Run(kv.name+"/"+name, func(t *testing.T) {
+		for _, ref := range refs {
+			name := ref.Name
+			t.Run(kv.name+"/"+ref.Label(), func(t *testing.T) {
 				if testing.Short() && (kv.typ == runtime.KVF16 || !strings.HasSuffix(name, ".short")) {
 					t.Skip("short mode: the F32 cache's short cases only")
 				}
 				crit := golden.Strict
 				if kv.typ == runtime.KVF16 {
 					crit = f16Cache
-				} else if dev, ok := knownDeviations[strings.Split(name, ".")[0]]; ok {
-					crit = dev
 				}
-				c, err := golden.Load(dir, name)
+				c, err := ref.Load()
 				if err != nil {
 					t.Fatal(err)
 				}

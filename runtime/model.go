@@ -8,6 +8,7 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/model"
 	"github.com/forma-llm/forma/runtime/chat"
 	"github.com/forma-llm/forma/runtime/sample"
@@ -34,6 +35,7 @@ type Model struct {
 
 	dryMu       sync.Mutex
 	dryBreakers map[string]*sample.Breakers // by strings.Join(breakers, "\x00")
+	vocab       lazyVocab                   // for output constraints
 }
 
 // Options configure loading.
@@ -52,24 +54,31 @@ type Options struct {
 	// The engine that batches the sessions' tokens into shared passes (one per KV cache type, sized when the
 	// first session of that type starts):
 	//   - Parallel is the most sequences evaluated in one pass (DefaultParallel when 0); more wait in a queue.
-	//   - Ctx is the most tokens one sequence can hold (0: the first session's context); a later session may ask
-	//     for more only while no session is open.
+	//   - Ctx is the context a sequence is configured for (0: the first session's), which sizes the KV memory
+	//     and chooses RoPE factors where a model has short and long ones, as llama.cpp's context per sequence.
+	//     A sequence may grow to the model's training context (at most 32768 tokens, or Ctx if larger); a later
+	//     session may ask for more only while no session is open.
 	//   - KVSize is the KV memory in tokens, shared by every sequence (0: Ctx × Parallel).
 	//   - Batch is the most tokens in one pass (DefaultBatch when 0).
 	//   - MaxQueue is the most requests waiting for a place in the passes; beyond it they fail with ErrBusy
 	//     (DefaultMaxQueue when 0).
 	Parallel, Ctx, KVSize, Batch, MaxQueue int
+	// OnPass, when set, is called by an engine after each forward pass with the sequences and tokens it carried
+	// (for metrics). It runs on the engine's goroutine between passes: it must return quickly.
+	OnPass func(sequences, tokens int)
 }
 
 // Defaults of Options.
 const (
 	DefaultParallel = 4
 	DefaultMaxQueue = 256
+	// maxDefaultCells bounds the tokens a sequence may hold when no session asks for more.
+	maxDefaultCells = 32768
 )
 
-// Load opens a GGUF file, uploads its weights and reads its tokenizer and chat template. A vocabulary whose size
-// differs from the embedding's rows is an error. A chat template that cannot be parsed is not: Load succeeds and
-// the error is returned by the first Chat.
+// Load opens a GGUF file (or the model a forma bundle carries, mapped from the bundle), uploads its weights and
+// reads its tokenizer and chat template. A vocabulary whose size differs from the embedding's rows is an error. A
+// chat template that cannot be parsed is not: Load succeeds and the error is returned by the first Chat.
 func Load(path string, opt Options) (*Model, error) {
 	return LoadContext(context.Background(), path, opt)
 }
@@ -79,7 +88,7 @@ func LoadContext(ctx context.Context, path string, opt Options) (m *Model, err e
 	if opt.Parallel < 0 || opt.Ctx < 0 || opt.KVSize < 0 || opt.Batch < 0 || opt.MaxQueue < 0 {
 		return nil, fmt.Errorf("runtime: negative engine option in %+v", opt)
 	}
-	f, err := gguf.Open(path)
+	f, err := bundle.OpenModel(path)
 	if err != nil {
 		return nil, err
 	}
@@ -126,9 +135,10 @@ func (m *Model) engineFor(dt accel.DType, ctx int) (*engine, error) {
 		return nil, ErrClosed
 	}
 	e := m.engines[dt]
-	if e != nil && e.cells() < ctx {
+	if e != nil && !e.fits(ctx) {
 		if m.open[e] > 0 {
-			return nil, fmt.Errorf("runtime: a context of %d exceeds the %d the engine was sized for while sessions are open (set runtime.Options.Ctx)", ctx, e.cells())
+			return nil, fmt.Errorf("runtime: a context of %d exceeds the KV memory of %d tokens sized for the first session while others are open (set runtime.Options.Ctx or KVSize)",
+				ctx, min(e.cells(), len(e.pool.pages)*PageSize))
 		}
 		e.close()
 		delete(m.engines, dt)
@@ -136,13 +146,16 @@ func (m *Model) engineFor(dt accel.DType, ctx int) (*engine, error) {
 		e = nil
 	}
 	if e == nil {
-		c := engineConfig{ctx: max(ctx, m.opt.Ctx), seqs: m.opt.Parallel, slots: m.opt.KVSize, batch: m.opt.Batch,
-			maxQueue: m.opt.MaxQueue, kv: dt}
+		// A sequence may hold up to the training context (within a bound), whatever the first session asks
+		// for, so that later sessions can ask for more; the memory is the pool's, sized by what was asked.
+		nctx := max(ctx, m.opt.Ctx)
+		c := engineConfig{ctx: max(nctx, min(m.HParams().CtxTrain, maxDefaultCells)), nctx: nctx, seqs: m.opt.Parallel,
+			slots: m.opt.KVSize, batch: m.opt.Batch, maxQueue: m.opt.MaxQueue, kv: dt}
 		if c.seqs == 0 {
 			c.seqs = DefaultParallel
 		}
 		if c.slots == 0 {
-			c.slots = c.ctx * c.seqs
+			c.slots = nctx * c.seqs
 		}
 		if c.batch == 0 {
 			c.batch = DefaultBatch

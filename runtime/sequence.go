@@ -31,6 +31,7 @@ type sequence struct {
 	toks   []int32 // the sequence's tokens: toks[:held] are in the cache, toks[held:target] still to compute
 	held   int
 	pages  []int32 // the pages holding cells [0, held), and perhaps one allocated for the next cells
+	swaRef []bool  // per page: s holds its sliding-window cells (engine_swa.go)
 	row    int     // the sequence's row of the page table while admitted, else -1
 	target int     // tokens the cache must hold when the request is done
 	from   int     // first token whose logits are returned (all), else target-1
@@ -40,8 +41,13 @@ type sequence struct {
 }
 
 func (e *engine) newSequence(maxCtx, chunk int) *sequence {
-	return &sequence{e: e, maxCtx: maxCtx, chunk: chunk, row: -1, done: make(chan struct{}, 1),
-		toks: make([]int32, 0, maxCtx), pages: make([]int32, 0, (maxCtx+PageSize-1)/PageSize+1)}
+	s := &sequence{e: e, maxCtx: maxCtx, chunk: chunk, row: -1, done: make(chan struct{}, 1),
+		toks: make([]int32, 0, maxCtx), pages: make([]int32, 0, (maxCtx+PageSize-1)/PageSize+1),
+		swaRef: make([]bool, 0, (maxCtx+PageSize-1)/PageSize+1)}
+	e.mu.Lock()
+	e.seqs = append(e.seqs, s)
+	e.mu.Unlock()
+	return s
 }
 
 // Errors of the engine.

@@ -186,6 +186,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.gen.drafter.close()
 	s.m.releaseEngine(s.eng, s.seq)
 	return nil
 }

@@ -9,15 +9,18 @@ import (
 // stop string is held back until the following text settles it. It allocates nothing once its buffers have grown.
 type stopMatcher struct {
 	stops [][]byte
-	held  []byte // text not yet released
-	out   []byte // what add returns
+	names []string // the stop strings, for match
+	match string   // the stop string release found
+	held  []byte   // text not yet released
+	out   []byte   // what add returns
 }
 
 func (m *stopMatcher) reset(stops []string) {
-	m.stops = m.stops[:0]
+	m.stops, m.names, m.match = m.stops[:0], m.names[:0], ""
 	for _, s := range stops {
 		if s != "" {
 			m.stops = append(m.stops, []byte(s))
+			m.names = append(m.names, s)
 		}
 	}
 	m.held = m.held[:0]
@@ -31,9 +34,9 @@ func (m *stopMatcher) push(text []byte) { m.held = append(m.held, text...) }
 // back.
 func (m *stopMatcher) release(final bool) ([]byte, bool) {
 	first := -1
-	for _, st := range m.stops {
+	for k, st := range m.stops {
 		if i := bytes.Index(m.held, st); i >= 0 && (first < 0 || i < first) {
-			first = i
+			first, m.match = i, m.names[k]
 		}
 	}
 	if first >= 0 {

@@ -7,15 +7,14 @@
 // maximum includes head h's sink, and exp(sink - max), correctly rounded, joins the sum); Σ e summed per aligned
 // group of 16 cells in float32 (a vector reduction) and across groups in double (double-float here);
 // p = e·(1/Σ); out = Σ p_c·v_c: for an F16 V, p rounded to F16 and a float32 sum in cell order; for an F32 V,
-// 16 lanes (cell c in lane c mod 16, fused multiply-adds) for a batch of queries, or ggml_vec_dot_f32's 64
-// lanes for a single query.
+// llamafile's tinyBLAS order, the reference build's for a batch of queries, for every query: 16 lanes (cell c
+// in lane c mod 16, fused multiply-adds), reduced as _mm512_reduce_add_ps.
 // One workgroup (128 invocations) per (query, head); query head h reads kv head h / (heads / kv_heads). Scores
-// are kept in shared memory up to CH cells, and recomputed in each pass beyond. A single query with an F32 V
-// writes its probabilities to the workspace p (heads × cells floats from p_off). Cells are the positions of the
+// are kept in shared memory up to CH cells, and recomputed in each pass beyond. Cells are the positions of the
 // query's sequence: cell c is cache row c, or, paged, row pages[seq·max_pages + c/page_size]·page_size +
 // c%page_size. Positions, sequences and pages were checked by the host (others are clamped).
-// Bindings: 0 = q, 1 = k, 2 = v, 3 = pos (int), 4 = seq (int), 5 = pages (int), 6 = y, 7 = p workspace (float),
-// 8 = sinks (float; bound to q when there are none).
+// Bindings: 0 = q, 1 = k, 2 = v, 3 = pos (int), 4 = seq (int), 5 = pages (int), 6 = y, 7 = sinks (float; bound
+// to q when there are none).
 //#variant attention_k16_v16 K_F16=1 V_F16=1
 //#variant attention_k16_v32 K_F16=1 V_F16=0
 //#variant attention_k32_v16 K_F16=0 V_F16=1
@@ -41,7 +40,6 @@ layout(push_constant) uniform Push {
     uint v_off;
     uint pos_off;
     uint y_off;
-    uint p_off;
     uint paged;
     uint page_size;
     uint max_pages;
@@ -62,8 +60,7 @@ layout(std430, binding = 3) readonly buffer P { int pos[]; };
 layout(std430, binding = 4) readonly buffer S { int seq[]; };
 layout(std430, binding = 5) readonly buffer T { int pages[]; };
 layout(std430, binding = 6) writeonly buffer Y { float y[]; };
-layout(std430, binding = 7) coherent buffer PW { float pw[]; };
-layout(std430, binding = 8) readonly buffer SK { float sink[]; };
+layout(std430, binding = 7) readonly buffer SK { float sink[]; };
 
 #define MAX_HEAD 640u
 #define CH 2048u
@@ -72,7 +69,6 @@ layout(std430, binding = 8) readonly buffer SK { float sink[]; };
 
 shared float sq[MAX_HEAD];
 shared float sc[CH];
-shared float rbuf[WG];
 
 float kval(uint e) {
 #if K_F16
@@ -129,9 +125,8 @@ float score(uint cell, uint g) {
         r[e] = v;
     }
     float s = reduce16(r);
-    for (uint d = np; d < pc.size; d++) { // ggml adds the leftover products unfused
-        precise float prod = sq[d] * kval(off + d);
-        s = s + prod;
+    for (uint d = np; d < pc.size; d++) {
+        s = tail_f32(s, sq[d], kval(off + d), d - np < ((pc.size - np) & ~7u));
     }
 #endif
     if (pc.softcap > 0.0) {
@@ -236,76 +231,42 @@ void main() {
         }
     }
 #else
-    if (pc.n >= 2u) {
-        // A batch: llamafile's tinyBLAS, 16 lanes per output (cell c in lane c mod 16).
-        float lanes[VPT][16];
-        for (uint k = 0u; k < VPT; k++) {
-            for (uint l = 0u; l < 16u; l++) {
-                lanes[k][l] = 0.0;
-            }
+    // llamafile's tinyBLAS: 16 lanes per output (cell c in lane c mod 16).
+    float lanes[VPT][16];
+    for (uint k = 0u; k < VPT; k++) {
+        for (uint l = 0u; l < 16u; l++) {
+            lanes[k][l] = 0.0;
         }
-        for (uint c0 = 0u; c0 < nk; c0 += CH) {
-            uint cn = min(CH, nk - c0);
-            for (uint j = lid; j < cn; j += WG) {
-                float e = kept ? sc[j] : vexpf(score(first + c0 + j, g) - m);
-                precise float pj = e * inv;
-                sc[j] = pj;
-            }
-            barrier();
-            for (uint k = 0u; k < VPT; k++) {
-                uint d = lid + k * WG;
-                if (d < pc.vsize) {
-                    for (uint j = 0u; j < cn; j++) {
-                        uint c = first + c0 + j;
-                        lanes[k][c % 16u] = fmaf(sc[j], vval(pc.v_off + (row(c) * pc.kv_heads + g) * pc.vstride + d), lanes[k][c % 16u]);
-                    }
-                }
-            }
-            barrier();
+    }
+    for (uint c0 = 0u; c0 < nk; c0 += CH) {
+        uint cn = min(CH, nk - c0);
+        for (uint j = lid; j < cn; j += WG) {
+            float e = kept ? sc[j] : vexpf(score(first + c0 + j, g) - m);
+            precise float pj = e * inv;
+            sc[j] = pj;
         }
+        barrier();
+        // Cells in aligned groups of 16, so that each lane index is the inner loop's constant.
+        uint lo = first + c0, hi = lo + cn;
         for (uint k = 0u; k < VPT; k++) {
             uint d = lid + k * WG;
             if (d < pc.vsize) {
-                y[pc.y_off + u * pc.vsize + d] = reduce16(lanes[k]);
-            }
-        }
-    } else {
-        // A single query: ggml_vec_dot_f32 over the cells, 64 lanes (cell c in lane c mod 64), folded and
-        // reduced. The probabilities go to the workspace; invocation (d, e) forms lanes e, e+16, e+32, e+48.
-        uint pb = pc.p_off + h * cells;
-        for (uint j = lid; j < nk; j += WG) {
-            float e = kept ? sc[j] : vexpf(score(first + j, g) - m);
-            precise float pj = e * inv;
-            pw[pb + first + j] = pj;
-        }
-        memoryBarrierBuffer();
-        barrier();
-        for (uint d0 = 0u; d0 < pc.vsize; d0 += WG / 16u) {
-            uint d = d0 + lid / 16u, e = lid % 16u;
-            float r = 0.0;
-            if (d < pc.vsize) {
-                float a[4];
-                for (uint t = 0u; t < 4u; t++) {
-                    uint l = e + 16u * t;
-                    float acc = 0.0;
-                    for (uint c = first + (l + 64u - first % 64u) % 64u; c <= p; c += 64u) {
-                        acc = fmaf(pw[pb + c], vval(pc.v_off + (row(c) * pc.kv_heads + g) * pc.vstride + d), acc);
+                for (uint cb = lo & ~15u; cb < hi; cb += 16u) {
+                    for (uint l = 0u; l < 16u; l++) {
+                        uint c = cb + l;
+                        if (c >= lo && c < hi) {
+                            lanes[k][l] = fmaf(sc[c - lo], vval(pc.v_off + (row(c) * pc.kv_heads + g) * pc.vstride + d), lanes[k][l]);
+                        }
                     }
-                    a[t] = acc;
                 }
-                precise float v = (a[0] + a[2]) + (a[1] + a[3]);
-                r = v;
             }
-            rbuf[lid] = r;
-            barrier();
-            if (e == 0u && d < pc.vsize) {
-                float l16[16];
-                for (uint t = 0u; t < 16u; t++) {
-                    l16[t] = rbuf[lid + t];
-                }
-                y[pc.y_off + u * pc.vsize + d] = reduce16(l16);
-            }
-            barrier();
+        }
+        barrier();
+    }
+    for (uint k = 0u; k < VPT; k++) {
+        uint d = lid + k * WG;
+        if (d < pc.vsize) {
+            y[pc.y_off + u * pc.vsize + d] = reduce16(lanes[k]);
         }
     }
 #endif

@@ -3,8 +3,8 @@
 // the slot itself with identity set (a matrix per slot). The dispatch binds one part of a weight split over
 // buffers, the experts [e0, e1) of e_units units each (the unit of w_off); a workgroup whose expert lies
 // elsewhere does nothing. Its activation row is p / k with bcast set (every slot of a row reads the row), else
-// p; its results go to output row p. tiled asks for the 16-lane order of a batch (matvec_f with identity).
-// The including shader declares pc with the fields k, bcast, identity, tiled, ids_off, e0, e1 and e_units (when
+// p; its results go to output row p.
+// The including shader declares pc with the fields k, bcast, identity, ids_off, e0, e1 and e_units (when
 // ID) and defines ID_X_OFF, its activation offset field; with ID, binding 3 holds ids.
 #ifndef FORMA_ID_GLSL
 #define FORMA_ID_GLSL
@@ -33,14 +33,6 @@ bool id_setup(uint x_row) {
     y_base = pc.y_off;
 #endif
     return true;
-}
-
-bool id_tiled() {
-#if ID
-    return pc.tiled != 0u;
-#else
-    return false;
-#endif
 }
 
 #endif

@@ -116,6 +116,7 @@ void main() {
 #if KQUANT
             int lanes[8] = int[8](0, 0, 0, 0, 0, 0, 0, 0);
             int mins = 0;
+            ivec2 cs[8];
             for (uint c = 0u; c < KC; c++) {
                 uint sb = (m * KC + c) * SWC, ab = nb + c * 10u;
                 uint q[8], a[8];
@@ -123,11 +124,22 @@ void main() {
                     q[k] = sw[sb + k];
                     a[k] = sa[ab + k];
                 }
-                kchunk_lanes(q, ivec3(int(sw[sb + 8u]), int(sw[sb + 9u]), int(sw[sb + 10u])), a, lanes, mins);
+                ivec3 scm = ivec3(int(sw[sb + 8u]), int(sw[sb + 9u]), int(sw[sb + 10u]));
+                if (FORM == FORM_KPAIRS) {
+                    cs[c] = kchunk_sum(q, scm, a);
+                } else {
+                    kchunk_lanes(c, q, scm, a, lanes, mins);
+                }
             }
-            kblock_terms(sdm[m], uintBitsToFloat(sa[nb + 8u]), lanes, mins, t);
-            for (uint k = 0u; k < NACC; k++) {
-                acc[i][k] = apply_term(k, acc[i][k], t[k]);
+            if (FORM == FORM_KPAIRS) {
+                kblock_pairs(sdm[m], uintBitsToFloat(sa[nb + 8u]), cs, t);
+            } else {
+                kblock_terms(sdm[m], uintBitsToFloat(sa[nb + 8u]), lanes, mins, t);
+            }
+            for (uint k = 0u; k < nused(); k++) {
+                for (uint j = 0u; j < nterms() / nused(); j++) {
+                    acc[i][k] = apply_term(k, acc[i][k], t[term_index(k, j)]);
+                }
             }
 #else
             for (uint c = 0u; c < KC; c++) {

@@ -13,9 +13,10 @@
 //   FORM_HALVES      acc0 += da·(s0·Σ0 + s1·Σ1) + da·(m0·A0 + m1·A1)        Q2_K, Q3_K, IQ4_XS as Q8S (not
 //                                                                        llama.cpp's association)
 //   K-quants         ggml's generic eight integer lanes per super-block, lane l += d·yd·lanes[l], acc8 -= dmin·yd·mins;
-//                    acc8 + lanes 0…7
-//   FORM_KREPACK     Q4_K repacked (q4_K_8x8, mat_mul_id): acc0 = fma(Σ lanes, d·yd, acc0),
-//                    acc1 = fma(mins, dmin·yd, acc1); acc0 - acc1
+//                    acc8 + lanes 0…7; for Q6_K the reference build's AVX2 lanes (kchunk_lanes), lane l =
+//                    fma(d·yd, lanes[l], lane l), and hsum_float_8
+//   FORM_KPAIRS      per pair of groups acc0 = fma(s, d·yd, acc0) and acc1 = fma(m, dmin·yd, acc1); acc0 - acc1
+//                                                                        Q4_K with a multiple of 8 rows (repacked)
 // The including shader defines FORM (a uint constant) and, for K-quants, KQUANT (blocks.glsl).
 #ifndef FORMA_MATQ_GLSL
 #define FORMA_MATQ_GLSL
@@ -25,14 +26,17 @@
 #define FORM_LANES_MIN 2u
 #define FORM_BLOCK 3u
 #define FORM_HALVES 4u
-#define FORM_KREPACK 5u
+#define FORM_KPAIRS 5u
 
 #define NACC 9u
 
 // nused is the number of accumulators the form uses (the others stay 0).
 uint nused() {
 #if KQUANT
-    return FORM == FORM_KREPACK ? 2u : 9u;
+#if WTYPE == WT_Q6_K
+    return 8u;
+#endif
+    return FORM == FORM_KPAIRS ? 2u : 9u;
 #else
     if (FORM == FORM_LANES) {
         return 8u;
@@ -44,7 +48,10 @@ uint nused() {
 // fused reports whether accumulator k takes fused multiply-adds.
 bool fused(uint k) {
 #if KQUANT
-    return FORM == FORM_KREPACK && k < 2u;
+#if WTYPE == WT_Q6_K
+    return true;
+#endif
+    return FORM == FORM_KPAIRS;
 #else
     return ((FORM == FORM_LANES || FORM == FORM_LANES_MIN) && k < 8u) || (FORM == FORM_BLOCK && k == 0u);
 #endif
@@ -59,13 +66,34 @@ float apply_term(uint k, float acc, vec2 t) {
     return r;
 }
 
+// nterms is the number of terms a block contributes: one per accumulator, but four per accumulator (one per pair
+// of groups, in order) for FORM_KPAIRS, whose term k + p·4… see kblock_pairs.
+uint nterms() {
+#if KQUANT
+    if (FORM == FORM_KPAIRS) {
+        return 8u;
+    }
+#endif
+    return nused();
+}
+
+// term_index is the index of term j (< terms per accumulator) of accumulator k in a block's terms.
+uint term_index(uint k, uint j) {
+    return nterms() == nused() ? k : 4u * k + j;
+}
+
 // finish combines a row's accumulators into its result.
 float finish(float acc[NACC]) {
 #if KQUANT
-    if (FORM == FORM_KREPACK) {
+    if (FORM == FORM_KPAIRS) {
         precise float d = acc[0] - acc[1];
         return d;
     }
+#if WTYPE == WT_Q6_K
+    precise float h0 = acc[0] + acc[4], h1 = acc[1] + acc[5], h2 = acc[2] + acc[6], h3 = acc[3] + acc[7];
+    precise float h = (h0 + h2) + (h1 + h3); // hsum_float_8
+    return h;
+#endif
     precise float r = acc[8];
     for (uint l = 0u; l < 8u; l++) {
         r = r + acc[l];
@@ -127,41 +155,75 @@ void block_terms(uint q[8], vec4 smm, uint a[8], float da, float sa, out vec2 t[
     }
 }
 #else
-// kchunk_lanes adds a K-quant chunk into ggml's eight integer lanes (lane = element mod 8, each product times
-// its group's scale) and its minimum term (scale of the minimum times the activations' sum).
-void kchunk_lanes(uint q[8], ivec3 scm, uint a[8], inout int lanes[8], inout int mins) {
-    int sum = 0;
+// kchunk_lanes adds chunk j of a K-quant block into ggml's eight integer lanes (lane = element mod 8, each
+// product times its group's scale) and its minimum term (scale of the minimum times the activations' sum).
+// Q6_K takes the reference build's AVX2 lanes instead: lane k sums the chunk's bytes 4k…4k+3 with the quants
+// unsigned (q + 32), and lane j loses 32·(scale·Σ y) of the chunk's two groups.
+void kchunk_lanes(uint j, uint q[8], ivec3 scm, uint a[8], inout int lanes[8], inout int mins) {
+    int sum = 0, s0 = 0, s1 = 0;
     for (uint k = 0u; k < 8u; k++) {
         int sc = k < 4u ? scm.x : scm.y;
         for (uint b = 0u; b < 4u; b++) {
             int y = i8(a[k], b);
+#if WTYPE == WT_Q6_K
+            lanes[k] += sc * (i8(q[k], b) + 32) * y;
+            if (k < 4u) {
+                s0 += y;
+            } else {
+                s1 += y;
+            }
+#else
             lanes[(4u * k + b) & 7u] += sc * i8(q[k], b) * y;
+#endif
             sum += y;
         }
     }
+#if WTYPE == WT_Q6_K
+    lanes[j] -= 32 * (scm.x * s0 + scm.y * s1);
+#endif
     mins += scm.z * sum;
 }
 
-// kblock_terms turns a super-block's lanes into its updates: lanes[l]·(d·yd) to accumulator l, and
-// -(dmin·yd)·mins to accumulator 8.
+// kchunk_sum returns a K-quant chunk's integer sum (each product times the group's scale) and its minimum term.
+ivec2 kchunk_sum(uint q[8], ivec3 scm, uint a[8]) {
+    int s0 = 0, s1 = 0, sum = 0;
+    for (uint k = 0u; k < 8u; k++) {
+        for (uint b = 0u; b < 4u; b++) {
+            int y = i8(a[k], b);
+            if (k < 4u) {
+                s0 += i8(q[k], b) * y;
+            } else {
+                s1 += i8(q[k], b) * y;
+            }
+            sum += y;
+        }
+    }
+    return ivec2(scm.x * s0 + scm.y * s1, scm.z * sum);
+}
+
+// kblock_pairs turns a super-block's chunk sums (kchunk_sum) into its FORM_KPAIRS terms: term p (the sum of
+// groups 2p, 2p+1) for accumulator 0 with d·yd, term 4 + p (their minimum terms) for accumulator 1 with dmin·yd.
+void kblock_pairs(vec2 dm, float yd, ivec2 cs[8], out vec2 t[NACC]) {
+    precise float d = dm.x * yd;
+    precise float dmin = dm.y * yd;
+    for (uint p = 0u; p < 4u; p++) {
+        t[p] = vec2(float(cs[2u * p].x + cs[2u * p + 1u].x), d);
+        t[4u + p] = vec2(float(cs[2u * p].y + cs[2u * p + 1u].y), dmin);
+    }
+    t[8] = vec2(0.0);
+}
+
+// kblock_terms turns a super-block's lanes into its updates: lanes[l]·(d·yd) to accumulator l (fused for Q6_K),
+// and -(dmin·yd)·mins to accumulator 8.
 void kblock_terms(vec2 dm, float yd, int lanes[8], int mins, out vec2 t[NACC]) {
     precise float d = dm.x * yd;
-    if (FORM == FORM_KREPACK) {
-        int s = 0;
-        for (uint l = 0u; l < 8u; l++) {
-            s += lanes[l];
-        }
-        precise float dmin = dm.y * yd;
-        for (uint k = 2u; k < NACC; k++) {
-            t[k] = vec2(0.0);
-        }
-        t[0] = vec2(float(s), d);
-        t[1] = vec2(float(mins), dmin);
-        return;
-    }
     for (uint l = 0u; l < 8u; l++) {
+#if WTYPE == WT_Q6_K
+        t[l] = vec2(float(lanes[l]), d);
+#else
         precise float v = d * float(lanes[l]);
         t[l] = vec2(v, 0.0);
+#endif
     }
     precise float dmin = dm.y * yd;
     precise float m = dmin * float(mins);

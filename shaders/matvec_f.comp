@@ -2,16 +2,20 @@
 // element w_off. The activations are float rows (for F16 and BF16 weights already rounded to the weight's type
 // by quantize.comp, as llama.cpp converts them), ncols rows of cols from element x_off. y[y_off + c·y_stride +
 // row]. Each row's sum is the CPU backend's, bit for bit:
-//   F32, F16: ggml_vec_dot_f32/f16 of the reference build (AVX-512): 64 lanes (element i in lane i mod 64)
+//   F32, F16 with tpr 16: llamafile's tinyBLAS (rows a multiple of 16): 16 lanes (element i in lane i mod 16)
+//     accumulate with fused multiply-adds (exact products of halves for F16), then reduce as
+//     _mm512_reduce_add_ps; a workgroup computes wg/16 rows, one lane per invocation.
+//   F32, F16 with tpr 64: ggml_vec_dot_f32/f16 of the reference build (AVX-512): 64 lanes (element i in lane i mod 64)
 //     accumulate the elements below the last multiple of 64 with fused multiply-adds; the lanes fold as
 //     GGML_F32x16_REDUCE ((l+32) + (l+16 + l+48) per l < 16) and reduce as _mm512_reduce_add_ps; the elements
-//     left are added one at a time, in float32 for F32 (each product rounded), in double for F16. A workgroup computes two rows with 64
+//     left are added one at a time: in double for F16; for F32 with rounded products but for the last
+//     (left mod 8), fused (tail_f32). A workgroup computes two rows with 64
 //     invocations each, one lane per invocation (tpr must be 64).
 //   BF16: products summed in double (here double-float, rounded once), over tpr invocations per row.
 // Bindings: 0 = W, 1 = x, 2 = y. Dispatch ceil(rows / (wg/tpr)) workgroups (2D above 65535).
 // The matvec_id variants multiply by chosen experts (mat_mul_id, id.glsl): workgroup z is a (row, slot) pair
-// whose expert's matrix is read; with tiled set (a matrix per slot, a batch: MatMul's tinyBLAS order) each
-// row's sum is 16 fused lanes (element i in lane i mod 16) reduced as _mm512_reduce_add_ps.
+// whose expert's matrix is read; tpr 16 (a matrix per slot of a shape MatMul takes in tinyBLAS's order) gives
+// each row's sum in 16 fused lanes, as above.
 //#variant matvec_f32 WTYPE=0 ID=0
 //#variant matvec_f16 WTYPE=1 ID=0
 //#variant matvec_bf16 WTYPE=2 ID=0
@@ -31,12 +35,11 @@ layout(push_constant) uniform Push {
     uint x_off;
     uint y_off;
     uint y_stride;
-    uint tpr; // invocations per weight row (64 for F32 and F16)
+    uint tpr; // invocations per weight row (16 or 64 for F32 and F16)
 #if ID
     uint k;         // slots per row
     uint bcast;     // 1: every slot of a row reads the row's activations
     uint identity;  // 1: slot s uses matrix s (no ids)
-    uint tiled;     // 1: the 16-lane order (matvec_f)
     uint ids_off;
     uint e0;        // the experts [e0, e1) of the bound weight part
     uint e1;
@@ -100,37 +103,41 @@ float lane_step(float wv, float xv, float acc) {
 
 void main() {
     uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-    uint lane = lid % LANES, slot = lid / LANES;
-    uint row = flat_workgroup() * (wg / LANES) + slot;
+    // tpr 16: llamafile's tinyBLAS (16 lanes, rows a multiple of 16); else ggml_vec_dot's 64 lanes.
+    bool tiled = pc.tpr == 16u;
+    uint nl = tiled ? 16u : LANES;
+    uint lane = lid % nl, slot = lid / nl;
+    uint row = flat_workgroup() * (wg / nl) + slot;
     if (!id_setup(pc.cols)) {
         return;
     }
-    bool tiled = id_tiled();
-    uint step = tiled ? 16u : LANES;
-    uint np = tiled ? pc.cols : pc.cols & ~(LANES - 1u);
+    uint np = pc.cols & ~(nl - 1u);
     uint base = w_base + row * pc.cols;
     for (uint c = 0u; c < pc.ncols; c++) {
         float acc = 0.0;
-        if (row < pc.rows && lane < step) {
-            for (uint k = lane; k < np; k += step) {
+        if (row < pc.rows) {
+            for (uint k = lane; k < np; k += nl) {
                 acc = lane_step(welem(base + k), x[x_base + c * pc.cols + k], acc);
             }
         }
-        lanes[(slot * MAXCOLS + c) * LANES + lane] = acc;
+        lanes[(slot * MAXCOLS + c) * nl + lane] = acc;
     }
     barrier();
     if (lane < pc.ncols && row < pc.rows) {
-        uint c = lane, lb = (slot * MAXCOLS + c) * LANES;
+        uint c = lane, lb = (slot * MAXCOLS + c) * nl;
         float r[16];
         for (uint e = 0u; e < 16u; e++) {
-            precise float v = (lanes[lb + e] + lanes[lb + 32u + e]) + (lanes[lb + 16u + e] + lanes[lb + 48u + e]);
-            r[e] = tiled ? lanes[lb + e] : v;
+            if (tiled) {
+                r[e] = lanes[lb + e];
+            } else {
+                precise float v = (lanes[lb + e] + lanes[lb + 32u + e]) + (lanes[lb + 16u + e] + lanes[lb + 48u + e]);
+                r[e] = v;
+            }
         }
         float sum = reduce16(r);
 #if WTYPE == 0
-        for (uint k = np; k < pc.cols; k++) { // the leftover products, rounded and added unfused
-            precise float p = welem(base + k) * x[x_base + c * pc.cols + k];
-            sum = sum + p;
+        for (uint k = np; k < pc.cols; k++) {
+            sum = tail_f32(sum, welem(base + k), x[x_base + c * pc.cols + k], k - np < ((pc.cols - np) & ~7u));
         }
         y[y_base + c * pc.y_stride + row] = sum;
 #else

@@ -38,7 +38,6 @@ layout(push_constant) uniform Push {
     uint k;         // slots per row
     uint bcast;     // 1: every slot of a row reads the row's activations
     uint identity;  // 1: slot s uses matrix s (no ids)
-    uint tiled;     // 1: the 16-lane order (matvec_f)
     uint ids_off;
     uint e0;        // the experts [e0, e1) of the bound weight part
     uint e1;
@@ -99,13 +98,22 @@ void main() {
 #if KQUANT
                 int lanes[8] = int[8](0, 0, 0, 0, 0, 0, 0, 0);
                 int mins = 0;
+                ivec2 cs[8];
                 for (uint j = 0u; j < 8u; j++) {
                     ivec3 scm;
                     decode_kchunk(base, j, q, scm);
                     act_chunk(c, blk * 8u + j, a, ds);
-                    kchunk_lanes(q, scm, a, lanes, mins);
+                    if (FORM == FORM_KPAIRS) {
+                        cs[j] = kchunk_sum(q, scm, a);
+                    } else {
+                        kchunk_lanes(j, q, scm, a, lanes, mins);
+                    }
                 }
-                kblock_terms(kblock_dm(base), ds.x, lanes, mins, v);
+                if (FORM == FORM_KPAIRS) {
+                    kblock_pairs(kblock_dm(base), ds.x, cs, v);
+                } else {
+                    kblock_terms(kblock_dm(base), ds.x, lanes, mins, v);
+                }
 #else
                 vec4 smm;
                 decode_chunk(base, 0u, q, smm);
@@ -113,8 +121,8 @@ void main() {
                 block_terms(q, smm, a, ds.x, ds.y, v);
 #endif
             }
-            uint nu = nused();
-            for (uint k = 0u; k < nu; k++) {
+            uint nu = nused(), nt = nterms();
+            for (uint k = 0u; k < nt; k++) {
                 contrib[lid * NACC + k] = v[k];
             }
             barrier();
@@ -123,7 +131,9 @@ void main() {
                 uint s = t / nu, k = t % nu;
                 float acc = accs[(s * MAXCOLS + c) * NACC + k];
                 for (uint l = 0u; l < n; l++) {
-                    acc = apply_term(k, acc, contrib[(s * pc.tpr + l) * NACC + k]);
+                    for (uint j = 0u; j < nt / nu; j++) {
+                        acc = apply_term(k, acc, contrib[(s * pc.tpr + l) * NACC + term_index(k, j)]);
+                    }
                 }
                 accs[(s * MAXCOLS + c) * NACC + k] = acc;
             }

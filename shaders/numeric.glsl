@@ -8,9 +8,11 @@
 //   bf16_round            F32 → BF16, round to nearest even, quiet NaNs (gguf/quant.F32ToBF16)
 //   div_rn                a / b correctly rounded (integer long division) for normal operands and results
 //   fmaf                  a fused multiply-add: the GPU's where a probe found it fused, else exactly emulated
+//   tail_f32              one of the elements ggml_vec_dot_f32 adds after its vector loop
 //   vexpf, expf_rn        ggml_v_expf in the AVX-512 form of the reference build, bit for bit; exp correctly
 //                         rounded (C's expf, for the elements ggml's vector loops leave)
-//   tanh_rn, sincos_rn    tanh, cos and sin correctly rounded (computed in double-float), as llama.cpp's libm
+//   tanh_rn               tanh correctly rounded (computed in double-float), as llama.cpp's libm
+//   libm_sincos           cosf and sinf as GNU libc computes them (in double-float)
 //   two_sum, df_*         double-float (hi + lo) arithmetic, exact to about 2^-48: where ggml sums in double
 //                         (norms, softmax), a double-float sum rounds to the same float32 but for rare ties
 //   sqrt_rn               a correctly rounded square root
@@ -236,33 +238,96 @@ float tanh_rn(float x) {
     return x < 0.0 ? -th.x : th.x;
 }
 
-// sincos_rn returns (cos x, sin x) correctly rounded (to within double-float error) for |x| < 2^24: x - k·π/2
-// with π/2 in three float parts and exact products, then the Taylor series in double-float.
-vec2 sincos_rn(float x) {
-    float k = roundEven(x * 0.6366197466850281);
-    vec2 r = df_add(vec2(x, 0.0), -two_prod(k, 1.5707963705062866));
-    r = df_add(r, -two_prod(k, -4.371138828673793e-08));
-    r = df_add(r, -two_prod(k, -1.7151245100058819e-15));
-    vec2 z = df_mul(r, r);
-    vec2 sp = vec2(0.0), cp = vec2(0.0);
-    for (int i = 9; i >= 0; i--) { // sin r = r·Σ (-z)^i/(2i+1)!
-        vec2 c = INV_FACT[2 * i + 1];
-        sp = df_add(df_mul(sp, z), (i & 1) == 1 ? -c : c);
+// Coefficients of GNU libc's sinf/cosf polynomials (double constants as double-float pairs): cos r ≈ 1 + r²·c1
+// + r⁴·c2 + r⁶·(c3 + r²·c4), sin r ≈ r + r³·s1 + r⁷·(s2 + r²·s3) with the grouping below.
+const vec2 LIBM_C1 = vec2(-5.000000000e-01, 2.748917760e-09);
+const vec2 LIBM_C2 = vec2(4.166662320e-02, 1.193979915e-10);
+const vec2 LIBM_C3 = vec2(-1.388676348e-03, -3.129527887e-11);
+const vec2 LIBM_C4 = vec2(2.439045056e-05, 1.412140939e-13);
+const vec2 LIBM_S1 = vec2(-1.666665524e-01, 2.987420089e-09);
+const vec2 LIBM_S2 = vec2(8.332177997e-03, 1.495034097e-10);
+const vec2 LIBM_S3 = vec2(-1.951729937e-04, 3.885231546e-12);
+// 4/π in 32-bit words for the large reduction.
+const uint LIBM_4PI[24] = uint[24](0xa2u, 0xa2f9u, 0xa2f983u, 0xa2f9836eu, 0xf9836e4eu, 0x836e4e44u, 0x6e4e4415u,
+    0x4e441529u, 0x441529fcu, 0x1529fc27u, 0x29fc2757u, 0xfc2757d1u, 0x2757d1f5u, 0x57d1f534u, 0xd1f534ddu,
+    0xf534ddc0u, 0x34ddc0dbu, 0xddc0db62u, 0xc0db6295u, 0xdb629599u, 0x6295993cu, 0x95993c43u, 0x993c4390u,
+    0x3c439041u);
+
+// libm_poly is GNU libc's sinf_poly: the sine polynomial of r (r2 = r²) when sine, else the cosine polynomial,
+// whose coefficients flip sign when flip; rounded to float once.
+float libm_poly(vec2 r, vec2 r2, bool sine, bool flip) {
+    if (sine) {
+        vec2 r3 = df_mul(r, r2);
+        vec2 s1 = df_add(LIBM_S2, df_mul(r2, LIBM_S3));
+        vec2 r7 = df_mul(r3, r2);
+        vec2 s = df_add(r, df_mul(r3, LIBM_S1));
+        return df_add(s, df_mul(r7, s1)).x;
     }
-    for (int i = 9; i >= 0; i--) { // cos r = Σ (-z)^i/(2i)!
-        vec2 c = INV_FACT[2 * i];
-        cp = df_add(df_mul(cp, z), (i & 1) == 1 ? -c : c);
+    float f = flip ? -1.0 : 1.0;
+    vec2 r4 = df_mul(r2, r2);
+    vec2 c2 = df_add(f * LIBM_C3, df_mul(r2, f * LIBM_C4));
+    vec2 c1 = df_addf(df_mul(r2, f * LIBM_C1), f);
+    vec2 r6 = df_mul(r4, r2);
+    vec2 c = df_add(c1, df_mul(r4, f * LIBM_C2));
+    return df_add(c, df_mul(r6, c2)).x;
+}
+
+// libm_sincos returns (cosf x, sinf x) as GNU libc computes them (gguf's internal/libm: argument reduction to
+// [-π/4, π/4] and polynomials in float64, here in double-float, whose last bits differ from float64's; the
+// float32 results are the same but where float64's value lies within about 2^-46 of a rounding boundary, about
+// one angle in a few million). Finite x.
+vec2 libm_sincos(float x) {
+    uint top = (floatBitsToUint(x) >> 20) & 0x7ffu;
+    if (top < 0x3f4u) { // |x| < π/4
+        if (top < 0x398u) { // |x| < 2^-12
+            return vec2(1.0, x);
+        }
+        vec2 r = vec2(x, 0.0), r2 = two_prod(x, x);
+        return vec2(libm_poly(r, r2, false, false), libm_poly(r, r2, true, false));
     }
-    float s = df_mul(sp, r).x, c = cp.x;
-    int q = int(k) & 3;
-    if (q == 0) {
-        return vec2(c, s);
-    } else if (q == 1) {
-        return vec2(-s, c);
-    } else if (q == 2) {
-        return vec2(-c, -s);
+    vec2 r;
+    int n, q;
+    if (top < 0x42fu) { // |x| < 120: n = round(x·2/π) as glibc forms it, r = x - n·π/2 (π/2 as a double)
+        // x·(2/π)·2^24, truncated to an integer: hi is one (|hi| ≥ 2^23), lo holds the fraction
+        vec2 v = df_mulf(vec2(1.068070700e+07, 4.308817387e-01), x);
+        n = (int(v.x) + int(v.x >= 0.0 ? floor(v.y) : ceil(v.y)) + 0x800000) >> 24;
+        float fn = float(n);
+        r = df_add(vec2(x, 0.0), -two_prod(fn, 1.570796371e+00));
+        r = df_add(r, -two_prod(fn, -4.371138829e-08));
+        r = df_add(r, -two_prod(fn, -1.776356839e-15));
+        q = n;
+    } else { // 4/π·x as a 2.62 fixed-point number, its nearest multiple of 4 taken off
+        uint xi = floatBitsToUint(x);
+        uint k = (xi >> 26) & 15u;
+        uint m = ((xi & 0xffffffu) | 0x800000u) << ((xi >> 23) & 7u);
+        uint r0 = m * LIBM_4PI[k], h1, l1, h2, l2;
+        umulExtended(m, LIBM_4PI[k + 4u], h1, l1);
+        umulExtended(m, LIBM_4PI[k + 8u], h2, l2);
+        uint lo = h2 + l1;
+        uint hi = r0 + h1 + (lo < h2 ? 1u : 0u);
+        uint un = (hi + 0x20000000u) >> 30;
+        hi -= un << 30;
+        n = int(un);
+        q = n + int(xi >> 31);
+        bool neg = (hi & 0x80000000u) != 0u;
+        if (neg) { // |(int64) hi:lo|
+            lo = ~lo + 1u;
+            hi = ~hi + (lo == 0u ? 1u : 0u);
+        }
+        // hi:lo < 2^63 in three exact floats of 24, 24 and 16 bits
+        vec2 v = df_addf(two_sum(float(hi >> 8) * 1099511627776.0, float(((hi & 0xffu) << 16) | (lo >> 16)) * 65536.0),
+            float(lo & 0xffffu));
+        r = df_mul(v, vec2(3.406121675e-19, -9.478396429e-27)); // ·2π·2^-64
+        if (neg) {
+            r = -r;
+        }
     }
-    return vec2(s, -c);
+    if (((q + 1) & 2) != 0) { // the sine's sign in quadrant q
+        r = -r;
+    }
+    vec2 r2 = df_mul(r, r);
+    bool flip = (q & 2) != 0;
+    return vec2(libm_poly(r, r2, (n & 1) != 0, flip), libm_poly(r, r2, (n & 1) == 0, flip));
 }
 
 // fma_exact is a·b + c rounded once, from Dekker's exact product and exact sums; the one case where adding
@@ -297,6 +362,18 @@ float fmaf(float a, float b, float c) {
         return r;
     }
     return fma_exact(a, b, c);
+}
+
+// tail_f32 adds a·b to sum as the reference build's ggml_vec_dot_f32 adds an element after its last 64-element
+// step: with the product rounded first (rounded: the first (left & ~7) such elements, which its compiler
+// vectorized in blocks of 16 and 8), else fused.
+float tail_f32(float sum, float a, float b, bool rounded) {
+    if (rounded) {
+        precise float p = a * b;
+        precise float r = sum + p;
+        return r;
+    }
+    return fmaf(a, b, sum);
 }
 
 // vexpf is ggml_v_expf as llama.cpp's x86-64 AVX-512 build computes it (the reference data's): n = round(x·log2 e),

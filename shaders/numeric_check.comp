@@ -1,5 +1,5 @@
 // numeric_check: applies one function of numeric.glsl to each input, for the Vulkan backend's tests that
-// compare them bit for bit with Go's math: y[i] = f(a[i], b[i]) with FN: 0 tanh_rn, 1 cos, 2 sin (sincos_rn),
+// compare them bit for bit with Go: y[i] = f(a[i], b[i]) with FN: 0 tanh_rn, 1 cos, 2 sin (libm_sincos),
 // 3 vexpf, 4 sqrt_rn, 5 div_rn(a, b), 6 f16_bits (as a float holding the integer), 7 bf16_round,
 // 8 fma_exact(a, b, c), 9 expf_rn, 10 the device's fma(a, b, c) (the backend's probe of whether it is fused). Bindings: 0 = a, 1 = b, 2 = c, 3 = y. One invocation per element.
 #version 450
@@ -27,9 +27,9 @@ void main() {
     if (FN == 0u) {
         r = tanh_rn(x);
     } else if (FN == 1u) {
-        r = sincos_rn(x).x;
+        r = libm_sincos(x).x;
     } else if (FN == 2u) {
-        r = sincos_rn(x).y;
+        r = libm_sincos(x).y;
     } else if (FN == 3u) {
         r = vexpf(x);
     } else if (FN == 4u) {

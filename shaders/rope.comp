@@ -1,7 +1,7 @@
 // rope: rotary position embedding of x [n, heads, size] by positions pos [n], as ggml_compute_forward_rope:
 // pair i of a token turns by θ_i, where θ_0 = pos and θ_{i+1} = θ_i·theta_scale by repeated float32
 // multiplication (so the angles round as ggml's), divided by freq factor i when there are factors, with YaRN's
-// ramp blend when ext_factor ≠ 0; cos and sin are scaled by mscale. Normal mode rotates (2i, 2i+1), NeoX mode
+// ramp blend when ext_factor ≠ 0; cos and sin (the C library's cosf and sinf, libm_sincos) are scaled by mscale. Normal mode rotates (2i, 2i+1), NeoX mode
 // (i, i + dims/2), with x0·cos fused into the subtraction (and x0·sin into the sum), as the reference build;
 // elements from dims on are copied. One invocation per (token, k) for k < max(dims/2,
 // size - dims): it rotates pair k and copies element dims + k, in every head.
@@ -56,7 +56,7 @@ void main() {
             precise float mix = (1.0 - min(1.0, max(0.0, ramp))) * pc.ext_factor;
             th = interp * (1.0 - mix) + extrap * mix;
         }
-        vec2 cs = sincos_rn(th);
+        vec2 cs = libm_sincos(th);
         precise float c = cs.x * pc.mscale;
         precise float s = cs.y * pc.mscale;
         uint i0 = pc.neox != 0u ? k : 2u * k;

@@ -3,7 +3,6 @@ package backendtest
 import (
 	"fmt"
 	"math"
-	"testing"
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf/quant"
@@ -93,7 +92,7 @@ func testAttention(e *env) {
 	testPagedAttention(e)
 	testAttentionVariants(e)
 	cases := attnCases
-	if testing.Short() {
+	if e.short {
 		cases = cases[:4]
 	}
 	for _, c := range cases {

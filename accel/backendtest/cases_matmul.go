@@ -3,7 +3,6 @@ package backendtest
 import (
 	"fmt"
 	"math"
-	"testing"
 
 	"github.com/forma-llm/forma/accel"
 )
@@ -14,12 +13,12 @@ const matRel = 1e-5
 
 // matShapes are (n, in, out) triples; in is a multiple of 256 so every type fits, plus smaller rows for the
 // 32-element block types.
-func matShapes(typ accel.DType) [][3]int {
+func matShapes(typ accel.DType, short bool) [][3]int {
 	s := [][3]int{{1, 256, 7}, {5, 512, 33}, {17, 256, 64}}
 	if typ.BlockElems() <= 32 {
 		s = append(s, [3]int{3, 96, 5}, [3]int{2, 32, 1})
 	}
-	if testing.Short() {
+	if short {
 		s = s[:2]
 	}
 	return s
@@ -27,7 +26,7 @@ func matShapes(typ accel.DType) [][3]int {
 
 func testMatMul(e *env) {
 	for _, typ := range e.be.Caps().WeightTypes {
-		for _, s := range matShapes(typ) {
+		for _, s := range matShapes(typ, e.short) {
 			n, in, out := s[0], s[1], s[2]
 			data := e.quantData(typ, out, in)
 			x := e.normal(n*in, 1)

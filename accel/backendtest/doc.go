@@ -12,6 +12,9 @@
 //		})
 //	}
 //
+// Run is generic over its test: *testing.T, or a Reporter, which runs the same cases outside go test (forma
+// selftest) without the testing package. Random inputs are seeded from each case's full name.
+//
 // Run makes a fresh backend for every case and closes it afterwards. It covers every op of accel.Ops() — a new
 // op without a case here fails the suite — on random inputs in several shapes (odd sizes, one row and many,
 // grouped-query ratios, head sizes 8 to 128, sliding windows, soft-capping, both RoPE layouts, partial rotary

@@ -7,23 +7,34 @@ import (
 	"math/rand/v2"
 	"os"
 	"strings"
-	"testing"
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf/quant"
 )
 
+// tb is what the cases need of their test (TB without Run).
+type tb interface {
+	Helper()
+	Name() string
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Logf(format string, args ...any)
+	Cleanup(func())
+}
+
 // env is one case's backend and random source.
 type env struct {
-	t          *testing.T
+	t          tb
 	be         accel.Backend
 	rng        *rand.Rand
-	newBackend func(t *testing.T) accel.Backend
+	newBackend func() accel.Backend // another backend for the same test
+	short      bool                 // fewer shapes (go test -short)
 }
 
 // newEnv makes a backend for t (closed when t ends) and a random source seeded from the test's name, so a
 // failure reproduces.
-func newEnv(t *testing.T, newBackend func(t *testing.T) accel.Backend) *env {
+func newEnv[T TB[T]](t T, newBackend func(t T) accel.Backend, short bool) *env {
 	t.Helper()
 	be := newBackend(t)
 	t.Cleanup(func() {
@@ -33,7 +44,8 @@ func newEnv(t *testing.T, newBackend func(t *testing.T) accel.Backend) *env {
 	})
 	h := fnv.New64a()
 	h.Write([]byte(t.Name()))
-	return &env{t: t, be: be, rng: rand.New(rand.NewPCG(h.Sum64(), 1)), newBackend: newBackend}
+	return &env{t: t, be: be, rng: rand.New(rand.NewPCG(h.Sum64(), 1)), newBackend: func() accel.Backend { return newBackend(t) },
+		short: short}
 }
 
 // normal returns n values ~ N(0, sd²).
@@ -149,7 +161,7 @@ func (g *graph) run(outs ...accel.Tensor) [][]float32 {
 	return readAll(g.e.t, p, g.b, outs)
 }
 
-func readAll(t *testing.T, p accel.Program, b *accel.Builder, outs []accel.Tensor) [][]float32 {
+func readAll(t tb, p accel.Program, b *accel.Builder, outs []accel.Tensor) [][]float32 {
 	t.Helper()
 	res := make([][]float32, len(outs))
 	for i, o := range outs {
@@ -162,7 +174,7 @@ func readAll(t *testing.T, p accel.Program, b *accel.Builder, outs []accel.Tenso
 }
 
 // expect compares got with want: element i may differ by tol(i). It reports the worst elements.
-func expect(t *testing.T, what string, got []float32, want []float64, tol func(i int) float64) {
+func expect(t tb, what string, got []float32, want []float64, tol func(i int) float64) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))

@@ -156,7 +156,7 @@ func testBadUploads(e *env) {
 
 // testForeign compiles graphs holding a weight or buffer of another backend.
 func testForeign(e *env) {
-	other := e.newBackend(e.t)
+	other := e.newBackend()
 	defer other.Close()
 	w, err := other.Upload(accel.WeightData{Name: "w", Type: quant.F32, Shape: []int{2}, Data: make([]byte, 8)})
 	if err != nil {

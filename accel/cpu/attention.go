@@ -14,9 +14,10 @@ import (
 //
 // With an F32 cache the arithmetic is the reference build's (x86-64, AVX-512), cell by cell: k·q is
 // ggml_vec_dot_f32; the softmax exponentials are summed in float64 per aligned group of 16 cells, each group
-// reduced in float32 as one vector; v·p is, for a batch of two or more queries, llamafile's tinyBLAS (16
-// lanes, cell c in lane c mod 16) and, for a single query, ggml_vec_dot_f32 over the cells (4×16 lanes).
-// Cells after the query's position are masked to zero and change none of these sums.
+// reduced in float32 as one vector; v·p is llamafile's tinyBLAS (16 lanes, cell c in lane c mod 16), the
+// reference's order for a batch of queries, taken for every query so that a query's result does not depend
+// on the others in its batch (the reference's single queries use ggml_vec_dot_f32's 4×16 lanes). Cells after
+// the query's position are masked to zero and change none of these sums.
 //
 // Cells are positions of the query's sequence. In the paged form each sequence's cells live in pages of the
 // cache (see accel.Builder.PagedAttention) and every sum above still runs over cells in position order, so a
@@ -75,7 +76,7 @@ func (s *attnStep) perShare() int {
 	if s.useLanes() {
 		return s.lanesPerShare()
 	}
-	return s.cells() + s.size + s.vsize*accLanes
+	return s.cells() + s.size + s.vsize*f32Lanes
 }
 func (s *attnStep) workspace(shares int) int { return shares * s.perShare() * 4 }
 
@@ -210,56 +211,29 @@ func softmaxExp(scores []float32, first int, m float32) float64 {
 	return sum
 }
 
-// valueF32 is out = Σ_c p_c·v_c over the cells of kv head g with p_c = probs[c-first]·inv, in the reference
-// build's order (see attnStep). acc holds vsize×accLanes floats.
+// valueF32 is out = Σ_c p_c·v_c over the cells of kv head g with p_c = probs[c-first]·inv, in tinyBLAS's
+// order: one 16-lane accumulator per output, cell c fused into lane c mod 16, reduced as
+// _mm512_reduce_add_ps. acc holds vsize×16 floats.
 func (s *attnStep) valueF32(i int, out, probs []float32, first, g int, inv float32, acc []float32) {
 	v := f32s(s.v)
 	vs := s.vsize
-	if len(s.pos) >= 2 { // tinyBLAS: one 16-lane accumulator per output
-		lanes := acc[:vs*f32Lanes]
-		clear(lanes)
-		for j, e := range probs {
-			c := first + j
-			p, l := e*inv, c%f32Lanes
-			row := v[(s.row(i, c)*s.kvHeads+g)*s.vstride:][:vs]
-			for d, x := range row {
-				lanes[d*f32Lanes+l] = fma32(p, x, lanes[d*f32Lanes+l])
-			}
-		}
-		for d := range out {
-			out[d] = quant.Reduce16((*[f32Lanes]float32)(lanes[d*f32Lanes:]))
-		}
-		return
-	}
-	// ggml_vec_dot_f32: four 16-lane accumulators per output, cell c in accumulator (c mod 64)/16
-	clear(acc[:vs*accLanes])
+	lanes := acc[:vs*f32Lanes]
+	clear(lanes)
 	for j, e := range probs {
 		c := first + j
-		p, l := e*inv, c%accLanes
+		p, l := e*inv, c%f32Lanes
 		row := v[(s.row(i, c)*s.kvHeads+g)*s.vstride:][:vs]
 		for d, x := range row {
-			acc[d*accLanes+l] = fma32(p, x, acc[d*accLanes+l])
+			lanes[d*f32Lanes+l] = fma32(p, x, lanes[d*f32Lanes+l])
 		}
 	}
 	for d := range out {
-		out[d] = foldAcc((*[accLanes]float32)(acc[d*accLanes:]))
+		out[d] = quant.Reduce16((*[f32Lanes]float32)(lanes[d*f32Lanes:]))
 	}
 }
 
-// Lanes of the reference build's vectors: 16 floats; ggml_vec_dot_f32 keeps four of them.
-const (
-	f32Lanes = 16
-	accLanes = 4 * f32Lanes
-)
-
-// foldAcc is GGML_F32x16_REDUCE: accumulators 0+2 and 1+3, then 0+1, then the 16 lanes.
-func foldAcc(a *[accLanes]float32) float32 {
-	var r [f32Lanes]float32
-	for e := range r {
-		r[e] = (a[e] + a[2*f32Lanes+e]) + (a[f32Lanes+e] + a[3*f32Lanes+e])
-	}
-	return quant.Reduce16(&r)
-}
+// f32Lanes is the number of float32 lanes of the reference build's vectors (AVX-512).
+const f32Lanes = 16
 
 // dotF16 is q·k with k in F16 (q already F16-exact): exact products, float32 sum.
 func dotF16(q []float32, k []uint16) float32 {

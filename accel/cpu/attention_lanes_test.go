@@ -54,7 +54,7 @@ func TestAttentionLanes(t *testing.T) {
 				want := make([]float32, c.nq*c.heads*c.vsize)
 				ref := *s
 				ref.kF16 = false // any value but F16/F16 takes the reference path's workspace
-				ws := make([]float32, ref.ctx+ref.size+ref.vsize*accLanes)
+				ws := make([]float32, ref.ctx+ref.size+ref.vsize*f32Lanes)
 				group := c.heads / c.kvHeads
 				for u := 0; u < c.nq*c.heads; u++ {
 					i, h := u/c.heads, u%c.heads

@@ -3,7 +3,6 @@ package cpu
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"unsafe"
 
@@ -87,39 +86,12 @@ type weight struct {
 
 func (w *weight) Desc() accel.TensorDesc { return w.desc }
 
-// checkShape validates a tensor shape of up to four positive dimensions and returns its element count.
-func checkShape(shape []int) (int, error) {
-	if len(shape) == 0 || len(shape) > 4 {
-		return 0, fmt.Errorf("shape %v: want 1 to 4 dimensions", shape)
-	}
-	n := 1
-	for _, d := range shape {
-		if d <= 0 || n > math.MaxInt/d {
-			return 0, fmt.Errorf("bad shape %v", shape)
-		}
-		n *= d
-	}
-	return n, nil
-}
-
 // Upload refers to w.Data in place (it must stay valid and unchanged until the backend is closed).
 func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
-	caps := accel.Caps{WeightTypes: weightTypes}
-	if !caps.SupportsWeight(w.Type) {
-		return nil, fmt.Errorf("cpu: weight %q: type %s is not supported", w.Name, w.Type)
+	if _, _, err := accel.CheckWeight(w, accel.Caps{Name: "cpu", WeightTypes: weightTypes}); err != nil {
+		return nil, err
 	}
-	n, err := checkShape(w.Shape)
-	if err != nil {
-		return nil, fmt.Errorf("cpu: weight %q: %w", w.Name, err)
-	}
-	cols := w.Shape[len(w.Shape)-1]
-	rowBytes, err := w.Type.RowBytes(cols)
-	if err != nil {
-		return nil, fmt.Errorf("cpu: weight %q: %w", w.Name, err)
-	}
-	if want := n / cols * rowBytes; len(w.Data) != want {
-		return nil, fmt.Errorf("cpu: weight %q: %d bytes of data, want %d for %s %v", w.Name, len(w.Data), want, w.Type, w.Shape)
-	}
+	var err error
 	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, data: w.Data}
 	if w.Type == quant.F32 && uintptr(unsafe.Pointer(unsafe.SliceData(w.Data)))%4 != 0 {
 		// Kernels view F32 weights as []float32; realign the (rare) unaligned ones outside the Go heap. (Weights
@@ -150,11 +122,10 @@ func (w *weight) free() {
 
 // buffer is persistent native memory.
 type buffer struct {
-	b      *Backend
-	desc   accel.TensorDesc
-	mu     sync.Mutex
-	mem    []byte
-	closed bool
+	b    *Backend
+	desc accel.TensorDesc
+	mem  []byte
+	life accel.Lifetime
 }
 
 func (bf *buffer) Desc() accel.TensorDesc { return bf.desc }
@@ -168,33 +139,23 @@ func (bf *buffer) Close() error {
 }
 
 func (bf *buffer) free() error {
-	bf.mu.Lock()
-	defer bf.mu.Unlock()
-	if bf.closed {
+	if !bf.life.End() {
 		return nil
 	}
-	bf.closed = true
 	err := freeNative(bf.mem)
 	bf.mem = nil
 	return err
 }
 
-func (bf *buffer) isClosed() bool {
-	bf.mu.Lock()
-	defer bf.mu.Unlock()
-	return bf.closed
-}
+func (bf *buffer) isClosed() bool { return bf.life.Closed() }
 
 // NewBuffer allocates a zeroed F16 or F32 buffer outside the Go heap.
 func (b *Backend) NewBuffer(d accel.TensorDesc) (accel.Buffer, error) {
-	if d.Type != quant.F16 && d.Type != quant.F32 {
-		return nil, fmt.Errorf("cpu: buffer %q: type %s, want F16 or F32", d.Name, d.Type)
-	}
-	n, err := checkShape(d.Shape)
+	n, err := accel.CheckBuffer(d, "cpu")
 	if err != nil {
-		return nil, fmt.Errorf("cpu: buffer %q: %w", d.Name, err)
+		return nil, err
 	}
-	mem, err := allocNative(n * storageBytes(d.Type, 1))
+	mem, err := allocNative(int(n) * storageBytes(d.Type, 1))
 	if err != nil {
 		return nil, fmt.Errorf("cpu: buffer %q: %w", d.Name, err)
 	}

@@ -116,3 +116,63 @@ func BenchmarkDispatch(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100, "ns/step")
 }
+
+// BenchmarkAttention is one decode step's attention (one query) and a 64-token prompt chunk's, at the end of
+// a cache of 2048 positions (32 heads of 128, 8 KV heads), with F32 and F16 caches.
+func BenchmarkAttention(b *testing.B) {
+	be, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	const heads, kvHeads, size, ctx = 32, 8, 128, 2048
+	rng := rand.New(rand.NewPCG(5, 6))
+	normal := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		return v
+	}
+	for _, cache := range []accel.DType{quant.F32, quant.F16} {
+		kb, err := be.NewBuffer(accel.TensorDesc{Name: "k", Type: cache, Shape: []int{ctx, kvHeads, size}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		vb, err := be.NewBuffer(accel.TensorDesc{Name: "v", Type: cache, Shape: []int{ctx, kvHeads, size}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range []int{1, 64} {
+			b.Run(fmt.Sprintf("%s/%dq", strings.ToLower(cache.String()), n), func(b *testing.B) {
+				bld := accel.NewBuilder()
+				q, pos := bld.Input("q", quant.F32, n, heads, size), bld.Input("pos", quant.I32, n)
+				bld.Output(bld.Attention(q, bld.Buffer(kb), bld.Buffer(vb), pos, accel.AttentionParams{Scale: 0.088}))
+				g, err := bld.Build()
+				if err != nil {
+					b.Fatal(err)
+				}
+				prog, err := be.Compile(g, accel.CompileOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer prog.Close()
+				ps := make([]int32, n)
+				for i := range ps {
+					ps[i] = int32(ctx - n + i)
+				}
+				if err := prog.SetFloat32(q, normal(n*heads*size)); err != nil {
+					b.Fatal(err)
+				}
+				if err := prog.SetInt32(pos, ps); err != nil {
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if err := prog.Run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

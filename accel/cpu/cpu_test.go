@@ -37,3 +37,18 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchInvariance: every op gives a row the same bits alone, in batches of any size and composition, and
+// with 1, 2, 3 or 5 threads (backendtest.Invariance).
+func TestBatchInvariance(t *testing.T) {
+	var bes []accel.Backend
+	for _, threads := range []int{1, 2, 3, 5} {
+		be, err := New(Options{Threads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer be.Close()
+		bes = append(bes, be)
+	}
+	backendtest.Invariance(t, bes...)
+}

@@ -25,19 +25,23 @@
 // The kernels follow llama.cpp's CPU backend (ggml-cpu) as built for x86-64 with AVX-512, the build that made
 // forma's reference logits, so that logits match llama.cpp bit for bit where its arithmetic is reproduced:
 //   - MatMul converts each activation row once to quant.ActivationType of the weight (Q8_0, Q8_1, Q8_K, F16,
-//     BF16 or F32) and multiplies with the reference dot products of gguf/quant (integer sums per block). Like
-//     the reference, it uses llamafile's tiled order (quant.DotF32F32Tiled, DotF16F16Tiled) for F32 and F16
-//     weights on batches of two or more rows when the row length is a multiple of 16 and the row count a
-//     multiple of 4, and the repacked Q4_0 order (quant.DotQ4_0Q8_0Interleaved) for Q4_0 weights whose row
-//     count is a multiple of 8.
+//     BF16 or F32) and multiplies with the reference dot products of gguf/quant (integer sums per block). The
+//     order is chosen by the weight's type and shape, never by the number of rows (see Batch invariance):
+//     llamafile's tiled order (quant.DotF32F32Tiled, DotF16F16Tiled) for F32 and F16 weights whose row length
+//     is a multiple of 16 and row count a multiple of 4, the repacked orders (quant.DotQ4_0Q8_0Interleaved,
+//     DotQ4_KQ8_KRepacked) for Q4_0 and Q4_K weights whose row count is a multiple of 8, else ggml_vec_dot's.
+//   - MatMulID (mixture of experts) multiplies each (row, chosen expert) pair as mul_mat_id does, one row at a
+//     time: ggml_vec_dot's order, or the repacked orders for Q4_0 and Q4_K experts of a multiple of 8 rows
+//     (idOrder), the same bits for a pair whatever else the pass holds.
 //   - RMSNorm and LayerNorm sum in float64 (ggml_float) and scale by 1/sqrtf(mean+eps) in float32.
 //   - SiLU, SwiGLU and Softmax use ggml's vectorised exponential in its AVX-512 form (ggml_v_expf); the last
 //     n mod 16 elements of a SiLU or SwiGLU row take ggml's scalar path (libm's expf). Softmax sums in float64.
 //   - GELU and GeGLU read ggml's F16 table: x rounded to F16, the result stored as F16, x ≤ -10 gives 0 and
 //     x ≥ 10 gives x (GGML_GELU_FP16).
 //   - RoPE is ggml_compute_forward_rope: θ accumulated per pair by float32 multiplication with
-//     powf(base, -2/dims), frequency factors dividing θ, YaRN ramp and magnitude scaling; each rotated value
-//     is one product fused into the other (x0·cos - x1·sin as the compiler contracts it).
+//     powf(base, -2/dims), frequency factors dividing θ, YaRN ramp and magnitude scaling, cos and sin of θ as
+//     GNU libc's cosf and sinf compute them (internal/libm); each rotated value is one product fused into the
+//     other (x0·cos - x1·sin as the compiler contracts it).
 //   - Attention is llama.cpp's graph without flash attention: for an F16 cache q is rounded to F16, scores are
 //     float32 dot products, soft-capped, scaled, masked (causal and sliding window), softmaxed, and for an F16
 //     cache the probabilities are rounded to F16 before they weight V. With an F32 cache the sums are formed
@@ -46,6 +50,17 @@
 //
 // Float32 expressions are written with explicit conversions where ggml rounds and explicit fused
 // multiply-adds (fma32) where it fuses, so the results are the same on amd64 and arm64.
+//
+// # Batch invariance
+//
+// A row's result depends only on its own inputs and its cache, never on the other rows of its batch, their
+// number, or the number of threads: every op computes each output element with one order chosen by shapes
+// that do not include the number of rows (tokens) or queries, and work is split between threads by whole
+// outputs, never inside a sum. Where the reference build picks different kernels for a batch than for a single
+// row (F32 and F16 weights, repacked Q4_K, the F32 V product of attention), the batch kernel's order is used for
+// every row, so a prompt evaluated at once reproduces the reference's prefill and a generated token differs
+// from the reference's by float rounding (docs/architecture.md has the measurements). backendtest.Invariance
+// checks this for every op and weight type.
 //
 // # Errors
 //

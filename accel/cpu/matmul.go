@@ -6,7 +6,7 @@ import (
 )
 
 // matKernel is how the CPU multiplies by one weight type, as ggml's type traits: the activation type rows are
-// converted to (vec_dot_type) and the converter. The dot products themselves depend on the shape (see
+// converted to (vec_dot_type) and the converter. The dot products themselves depend on the weight's shape (see
 // orderFor) and come from gguf/quant: quant.Dot, SIMD kernels that return the bits of the scalar references
 // (quant.RefDot), and quant.GemmFor, batched kernels with the same bits.
 type matKernel struct {
@@ -38,33 +38,34 @@ var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
 	return ks
 }()
 
-// Shapes for which the reference build takes other kernels than its row-by-row dot products (the
-// arithmetic differs, so forma follows the same rule):
-//   - llamafile's tinyBLAS for F32 and F16 weights multiplies batches of two or more rows when the row length
-//     is a multiple of tinyBLAS's 16-float vectors and the weight's row count a multiple of its 4-row tiles;
-//   - Q4_0 weights whose row count is a multiple of 8 are repacked into interleaved 8×8 blocks.
+// The order of each product is chosen by the weight's type and shape alone, never by the number of activation
+// rows, so that a row's result does not depend on the batch it is computed in (batch invariance): the same
+// bits alone, in a prompt of any length, or beside other sequences' rows. Where the reference build uses
+// other kernels for batches than for single rows, forma takes the batch kernels' order for every row (see
+// docs/architecture.md, "Batch invariance", for the measurements behind that choice):
+//   - llamafile's tinyBLAS for F32 and F16 weights (the reference's batch kernel when the row length is a
+//     multiple of tinyBLAS's 16-float vectors and the weight's row count a multiple of its 4-row tiles;
+//     single rows take ggml_vec_dot there);
+//   - the repacked orders for Q4_0 and Q4_K weights whose row count is a multiple of 8, which the reference
+//     stores interleaved 8 rows at a time (q4_0_8x8: one order for batches and single rows; q4_K_8x8: the
+//     order of its batch kernel, per pair of groups, where single rows and a batch's last n mod 4 rows fuse
+//     once per super-block);
+//   - ggml_vec_dot's order for every other type and shape (the Q8_0 batch kernel's equals it).
 const (
-	tiledMinRows = 2
-	tiledK       = 16
-	tiledM       = 4
-	repackQ4_0M  = 8
+	tiledK    = 16
+	tiledM    = 4
+	repackedM = 8
 )
 
-// orderFor returns the reference build's order for n activation rows of length in against out weight rows
-// of type t.
-func orderFor(t quant.Type, n, in, out int) quant.Order {
+// orderFor returns the order of a product with weight rows of type t, in elements each, out rows.
+func orderFor(t quant.Type, in, out int) quant.Order {
 	switch {
-	case (t == quant.F32 || t == quant.F16) && n >= tiledMinRows && in%tiledK == 0 && out%tiledM == 0:
+	case (t == quant.F32 || t == quant.F16) && in%tiledK == 0 && out%tiledM == 0:
 		return quant.OrderTiled
-	case t == quant.Q4_0 && out%repackQ4_0M == 0:
+	case (t == quant.Q4_0 || t == quant.Q4_K) && out%repackedM == 0:
 		return quant.OrderRepacked
 	}
 	return quant.OrderVecDot
-}
-
-// kernelFor returns the dot product for n activation rows of length in against out weight rows of type t.
-func kernelFor(t quant.Type, n, in, out int) quant.DotFn {
-	return quant.Dot(t, orderFor(t, n, in, out))
 }
 
 // matGrain is the least number of multiply-adds worth a worker.
@@ -99,7 +100,7 @@ func newMatMul(g *accel.Graph, id int) *matMulStep {
 		n: nd.Shape[0], in: w.Shape[1], out: w.Shape[0]}
 	s.wRow = storageBytes(w.Type, s.in)
 	s.aRow = storageBytes(s.k.act, s.in)
-	o := orderFor(w.Type, s.n, s.in, s.out)
+	o := orderFor(w.Type, s.in, s.out)
 	s.dot = quant.Dot(w.Type, o)
 	if g := quant.GemmFor(w.Type, o); g != nil {
 		s.gemm = g

@@ -75,7 +75,7 @@ func newMatMulID(g *accel.Graph, id int) (*matMulIDStep, error) {
 		}
 		s.idsInput = r.Op == accel.OpInput
 	} else {
-		o = orderFor(w.Type, s.n, s.in, s.out)
+		o = orderFor(w.Type, s.in, s.out)
 	}
 	s.dot = quant.Dot(w.Type, o)
 	s.wRow = storageBytes(w.Type, s.in)
@@ -233,13 +233,14 @@ func (s *matMulIDStep) multiply(e, r0, r1 int, tmp []float32, pack []byte) {
 	}
 }
 
-// Expert matrices with a multiple of repackRows rows of Q4_0 or Q4_K are repacked by the reference build
-// (ggml's CPU_REPACK buffer), whose mul_mat_id then takes each row through the repacked single-row kernel.
-const repackRows = 8
-
-// idOrder is the reference build's order for mul_mat_id over weights of type t with out rows per expert.
+// idOrder is the order of mul_mat_id over weights of type t with out rows per expert. The reference build
+// takes every (row, expert) pair through a single-row kernel: ggml_vec_dot, or for the Q4_0 and Q4_K experts
+// it repacks (a multiple of repackedM rows) the repacked single-row kernel. forma's repacked Q4_K order is the
+// batch kernel's (per pair of groups, see orderFor), the one MatMul takes, so an expert's product equals the
+// dense product of the same matrix; the reference's single-row kernel fuses once per super-block instead, a
+// difference of float32 rounding that the golden cases bound.
 func idOrder(t quant.Type, out int) quant.Order {
-	if (t == quant.Q4_0 || t == quant.Q4_K) && out%repackRows == 0 {
+	if (t == quant.Q4_0 || t == quant.Q4_K) && out%repackedM == 0 {
 		return quant.OrderRepacked
 	}
 	return quant.OrderVecDot

@@ -2,7 +2,6 @@ package cpu
 
 import (
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/forma-llm/forma/accel"
@@ -39,8 +38,7 @@ type program struct {
 	debugAfter [][]int // named nodes whose values are ready after each step
 	debugBuf   []float32
 
-	mu     sync.Mutex // guards closed against a concurrent Close
-	closed bool
+	life accel.Lifetime
 }
 
 // compile builds the program: plan, memory, one step per computed node, workers.
@@ -169,18 +167,8 @@ func (p *program) input(t accel.Tensor, typ accel.DType, n int) ([]byte, error) 
 	if p.isClosed() {
 		return nil, accel.ErrClosed
 	}
-	if !t.Valid() || t.ID() >= len(p.g.Nodes) {
-		return nil, fmt.Errorf("cpu: tensor %d is not in the program's graph", t.ID())
-	}
-	nd := &p.g.Nodes[t.ID()]
-	if nd.Op != accel.OpInput {
-		return nil, fmt.Errorf("cpu: node %s is not an input", nd.Label(t.ID()))
-	}
-	if nd.Type != typ {
-		return nil, fmt.Errorf("cpu: input %s is %s, not %s", nd.Label(t.ID()), nd.Type, typ)
-	}
-	if n != nd.Elements() {
-		return nil, fmt.Errorf("cpu: input %s takes %d values, got %d", nd.Label(t.ID()), nd.Elements(), n)
+	if _, err := p.g.Input(t, typ, n); err != nil {
+		return nil, fmt.Errorf("cpu: %w", err)
 	}
 	return p.mem[t.ID()], nil // nil when no output depends on the input: the values are not needed
 }
@@ -275,22 +263,15 @@ func (p *program) Close() error {
 }
 
 func (p *program) free() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
+	if !p.life.End() {
 		return nil
 	}
-	p.closed = true
 	err := freeNative(p.arena)
 	p.arena, p.mem = nil, nil
 	return err
 }
 
-func (p *program) isClosed() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.closed
-}
+func (p *program) isClosed() bool { return p.life.Closed() }
 
 // prepareDebug finds, for every named computed node or view, the step after which its values are ready.
 // Index len(steps) collects views of leaves, reported before the first step.

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/internal/libm"
 )
 
 // ropeStep rotates x [n, heads, size] by positions, as ggml_compute_forward_rope_f32. Each worker keeps a table
@@ -89,7 +90,8 @@ func (s *ropeStep) fillCache(cache []float32, pos int32) {
 }
 
 // ropeYarn is ggml's rope_yarn: the interpolated angle, blended with the extrapolated one by the YaRN ramp when
-// ExtFactor ≠ 0, and cos and sin scaled by the attention factor (and YaRN's magnitude correction).
+// ExtFactor ≠ 0, and the C library's cosf and sinf of it (libm) scaled by the attention factor (and YaRN's
+// magnitude correction).
 func ropeYarn(thetaExtrap float32, p accel.RoPEParams, corr [2]float32, i0 int) (cos, sin float32) {
 	thetaInterp := p.FreqScale * thetaExtrap
 	theta := thetaInterp
@@ -99,7 +101,7 @@ func ropeYarn(thetaExtrap float32, p accel.RoPEParams, corr [2]float32, i0 int) 
 		theta = float32(thetaInterp*(1-mix)) + float32(thetaExtrap*mix)
 		mscale *= 1 + float32(0.1*logf(1/p.FreqScale))
 	}
-	return float32(math.Cos(float64(theta))) * mscale, float32(math.Sin(float64(theta))) * mscale
+	return libm.Cosf(theta) * mscale, libm.Sinf(theta) * mscale
 }
 
 // yarnRamp is ggml's rope_yarn_ramp.

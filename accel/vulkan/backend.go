@@ -3,7 +3,6 @@ package vulkan
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/forma-llm/forma/accel"
@@ -122,21 +121,6 @@ func (b *Backend) Close() error {
 	return errors.Join(errs...)
 }
 
-// checkShape validates a tensor shape of up to four positive dimensions and returns its element count.
-func checkShape(shape []int) (int64, error) {
-	if len(shape) == 0 || len(shape) > 4 {
-		return 0, fmt.Errorf("shape %v: want 1 to 4 dimensions", shape)
-	}
-	n := int64(1)
-	for _, d := range shape {
-		if d <= 0 || n > math.MaxInt64/int64(d) {
-			return 0, fmt.Errorf("bad shape %v", shape)
-		}
-		n *= int64(d)
-	}
-	return n, nil
-}
-
 // weight is an uploaded weight: its rows split into parts of at most maxBind bytes, one buffer each.
 type weight struct {
 	b     *Backend
@@ -161,18 +145,11 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := checkShape(w.Shape)
+	n, rowBytes, err := accel.CheckWeight(w, accel.Caps{Name: "vulkan", WeightTypes: []accel.DType{w.Type}})
 	if err != nil {
-		return nil, fmt.Errorf("vulkan: weight %q: %w", w.Name, err)
+		return nil, err
 	}
 	cols := int64(w.Shape[len(w.Shape)-1])
-	rowBytes, err := w.Type.RowBytes(int(cols))
-	if err != nil {
-		return nil, fmt.Errorf("vulkan: weight %q: %w", w.Name, err)
-	}
-	if want := n / cols * int64(rowBytes); int64(len(w.Data)) != want {
-		return nil, fmt.Errorf("vulkan: weight %q: %d bytes of data, want %d for %s %v", w.Name, len(w.Data), want, w.Type, w.Shape)
-	}
 	devRow := lay.deviceBytes(w.Type, cols)
 	rowsPer := b.partBytes / devRow
 	if rowsPer == 0 {
@@ -233,23 +210,19 @@ func (w *weight) free() {
 
 // kvBuffer is a persistent F16 or F32 buffer (a KV cache) in device memory, F16 packed two to a word.
 type kvBuffer struct {
-	b      *Backend
-	desc   accel.TensorDesc
-	buf    *Buffer
-	mu     sync.Mutex
-	closed bool
+	b    *Backend
+	desc accel.TensorDesc
+	buf  *Buffer
+	life accel.Lifetime
 }
 
 func (k *kvBuffer) Desc() accel.TensorDesc { return k.desc }
 
 // NewBuffer allocates a zeroed F16 or F32 buffer in device memory.
 func (b *Backend) NewBuffer(d accel.TensorDesc) (accel.Buffer, error) {
-	if d.Type != quant.F16 && d.Type != quant.F32 {
-		return nil, fmt.Errorf("vulkan: buffer %q: type %s, want F16 or F32", d.Name, d.Type)
-	}
-	n, err := checkShape(d.Shape)
+	n, err := accel.CheckBuffer(d, "vulkan")
 	if err != nil {
-		return nil, fmt.Errorf("vulkan: buffer %q: %w", d.Name, err)
+		return nil, err
 	}
 	size := (n*int64(elemSize(d.Type)) + 3) &^ 3
 	if size > b.maxBind {
@@ -284,20 +257,13 @@ func (k *kvBuffer) Close() error {
 }
 
 func (k *kvBuffer) free() error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.closed {
+	if !k.life.End() {
 		return nil
 	}
-	k.closed = true
 	return k.buf.Close()
 }
 
-func (k *kvBuffer) isClosed() bool {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.closed
-}
+func (k *kvBuffer) isClosed() bool { return k.life.Closed() }
 
 // elemSize is the byte size of an element of a computed tensor, input or buffer.
 func elemSize(t accel.DType) int {

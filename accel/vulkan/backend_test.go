@@ -46,3 +46,10 @@ func TestConformance(t *testing.T) {
 	d := sharedDevice(t)
 	backendtest.Run(t, func(t *testing.T) accel.Backend { return newTestBackend(t, d) })
 }
+
+// TestBatchInvariance: every op gives a row the same bits alone and in batches of any size and composition
+// (mat-vec and tiled products, backendtest.Invariance).
+func TestBatchInvariance(t *testing.T) {
+	d := sharedDevice(t)
+	backendtest.Invariance(t, newTestBackend(t, d))
+}

@@ -31,7 +31,7 @@
 // device memory through WriteFunc, chunk by chunk, never holding it on the Go heap. F32, F16, BF16, Q4_K and Q5_K
 // keep GGUF's bytes; Q4_0, Q8_0 and Q6_K get two bytes of padding per block so every field is word-aligned (no
 // 8- or 16-bit storage access is needed); Q4_1, Q5_0, Q5_1, Q2_K, Q3_K, IQ4_NL, IQ4_XS and MXFP4 become Q8S, int8
-// quants with float32 scales and minimums per 16 elements (q8s.go), which holds their values exactly in 12 bits
+// quants with float32 scales and minimums per 16 elements (shaders/layout), which holds their values exactly in 12 bits
 // per weight. A weight larger than the device's maxStorageBufferRange is split by rows into several buffers, and
 // products and lookups run one dispatch per part.
 //
@@ -54,17 +54,22 @@
 // IQ4_XS products (scaled per half block rather than in ggml's association, correct to float32 rounding):
 //   - Activations are converted to the weight's activation type on the GPU (Q8_0 and Q8_1 as llama.cpp's x86
 //     code, Q8_K as ggml's reference, F16, BF16) with integer-exact rounding and correctly rounded divisions.
-//   - Products keep each type's accumulators as the reference kernels do (shaders/matq.glsl): eight lanes of
-//     four elements with fused multiply-adds for Q4_0, Q5_0, Q8_0, Q4_1, Q5_1 (the repacked order for Q4_0
-//     matrices of a multiple of 8 rows), ggml's eight integer lanes per super-block for K-quants, 64 lanes for
-//     F32 and F16 rows (ggml_vec_dot_f32) and 16 for F32 and F16 batches (llamafile's tinyBLAS), double sums for
-//     BF16. Blocks are applied in order — in the mat-vec through shared memory rather than subgroup operations,
-//     whose order is the hardware's.
+//   - Products keep each type's accumulators as the reference kernels do (shaders/matq.glsl), with the order
+//     the CPU backend chooses by the weight's type and shape alone, whatever the number of rows (batch
+//     invariance): eight lanes of four elements with fused multiply-adds for Q4_0, Q5_0, Q8_0, Q4_1, Q5_1 (the
+//     repacked order for Q4_0 matrices of a multiple of 8 rows), ggml's eight integer lanes per super-block for
+//     K-quants (for Q4_K matrices of a multiple of 8 rows the repacked order: a fused multiply-add per pair of
+//     groups), 16 lanes for F32 and F16 weights whose rows are a multiple of 16 and row count of 4
+//     (llamafile's tinyBLAS) and 64 lanes for other F32 and F16 rows (ggml_vec_dot_f32), double sums for BF16.
+//     Blocks are applied in order — in the mat-vec through shared memory rather than subgroup operations, whose
+//     order is the hardware's.
 //   - Norms and softmax sum in double-float (hi + lo float32 pairs) where ggml sums in double; attention follows
-//     the reference's per-16-cell softmax sums and V lanes.
+//     the reference's per-16-cell softmax sums and, for an F32 V, tinyBLAS's 16 lanes for every query.
 //   - exp is ggml_v_expf in its AVX-512 form (and C's expf, correctly rounded, for the elements ggml's vector
-//     loops leave); tanh (GELU, soft-capping), sin and cos (RoPE) are correctly rounded, computed in
-//     double-float; division and square root are correctly rounded. Fused multiply-adds use the GPU's fma()
+//     loops leave); tanh (GELU, soft-capping) is correctly rounded, computed in double-float; sin and cos (RoPE)
+//     are GNU libc's sinf and cosf (internal/libm), their float64 steps in double-float, which gives libc's
+//     float32 results but where its float64 value lies within about 2^-46 of a rounding boundary (a few
+//     angles in ten million); division and square root are correctly rounded. Fused multiply-adds use the GPU's fma()
 //     where a probe at NewBackendOn finds it fused, and an exact emulation elsewhere (lavapipe). Vulkan's own
 //     transcendentals are not used: their precision is the driver's.
 //

@@ -15,22 +15,19 @@ import (
 )
 
 // The acceptance criteria, as runtime's TestGolden holds the CPU backend to them: golden.Strict with an F32 KV
-// cache, and a looser bound with an F16 cache, a different
-// computation from the reference's F32 cache (see runtime/golden_test.go for the measurements behind both).
-var (
-	f16Cache        = golden.Criteria{MaxKL: 1e-2, TieGap: 0.2}
-	knownDeviations = map[string]golden.Criteria{}
-)
+// cache, and a looser bound with an F16 cache, a different computation from the reference's F32 cache (see
+// runtime/golden_test.go for the measurements behind it).
+var f16Cache = golden.Criteria{MaxKL: 1e-2, TieGap: 0.2}
 
-// TestGolden runs every case of testdata/golden on the Vulkan backend with an F32 and an F16 KV cache (batch
-// cases only for F16; with -short, batch cases and the F32 cache only) under the criteria the CPU backend is
-// held to. The shaders compute what the CPU backend computes, bit for bit, so a case may fail on Vulkan only
-// where it fails on the CPU too: a failing case is run on the CPU, and fails the test unless the CPU fails it
-// as well. One validated device serves every case, and any validation message fails the test.
+// TestGolden runs every case of testdata/golden and testdata/extra/golden on the Vulkan backend with an F32 and
+// an F16 KV cache (batch cases only for F16; with -short, batch cases and the F32 cache only) under the criteria
+// the CPU backend is held to. The shaders compute what the CPU backend computes, bit for bit, so a case may fail
+// on Vulkan only where it fails on the CPU too: a failing case is run on the CPU, and fails the test unless the
+// CPU fails it as well. One validated device serves every case, and any validation message fails the test.
 func TestGolden(t *testing.T) {
 	dir := testdir.Dir(t)
-	names, err := golden.Cases(dir)
-	if err != nil || len(names) == 0 {
+	refs, err := golden.AllCases(dir)
+	if err != nil || len(refs) == 0 {
 		t.Fatalf("no golden cases in %s: %v", dir, err)
 	}
 	dev := goldenDevice(t)
@@ -38,8 +35,9 @@ func TestGolden(t *testing.T) {
 		name string
 		typ  runtime.KVType
 	}{{"kv=f32", runtime.KVF32}, {"kv=f16", runtime.KVF16}} {
-		for _, name := range names {
-			t.Run(kv.name+"/"+name, func(t *testing.T) {
+		for _, ref := range refs {
+			name := ref.Name
+			t.Run(kv.name+"/"+ref.Label(), func(t *testing.T) {
 				seq := strings.HasSuffix(name, ".seq")
 				if kv.typ == runtime.KVF16 && seq {
 					t.Skip("token-by-token cases run with the F32 cache only (lavapipe is slow)")
@@ -50,10 +48,8 @@ func TestGolden(t *testing.T) {
 				crit := golden.Strict
 				if kv.typ == runtime.KVF16 {
 					crit = f16Cache
-				} else if d, ok := knownDeviations[strings.Split(name, ".")[0]]; ok {
-					crit = d
 				}
-				c, err := golden.Load(dir, name)
+				c, err := ref.Load()
 				if err != nil {
 					t.Fatal(err)
 				}

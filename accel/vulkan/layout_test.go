@@ -1,7 +1,6 @@
 package vulkan
 
 import (
-	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -46,66 +45,6 @@ func finite(v []float32) bool {
 		}
 	}
 	return true
-}
-
-// TestQ8SExact checks that every type converted to Q8S keeps its values bit for bit: s·q + m equals
-// gguf/quant's dequantization of the source.
-func TestQ8SExact(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	for typ, conv := range q8sConverters {
-		t.Run(typ.String(), func(t *testing.T) {
-			const blocks = 40
-			src := randomBlocks(t, typ, blocks, r)
-			n := blocks * typ.BlockElems()
-			want := make([]float32, n)
-			if err := quant.Dequantize(typ, src, want); err != nil {
-				t.Fatal(err)
-			}
-			per := typ.BlockElems() / q8sElems * q8sBytes
-			dev := make([]byte, blocks*per)
-			for b := 0; b < blocks; b++ {
-				conv(src[b*typ.BlockBytes():(b+1)*typ.BlockBytes()], q8sWriter(dev[b*per:(b+1)*per]))
-			}
-			got := make([]float32, n)
-			dequantizeQ8S(dev, got)
-			for i := range want {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) && !(got[i] == 0 && want[i] == 0) {
-					t.Fatalf("element %d: %g, want %g", i, got[i], want[i])
-				}
-			}
-		})
-	}
-}
-
-// TestLayoutFillChunks converts a weight in chunks of awkward sizes (as staging does, 16 MiB at a time, with
-// block boundaries anywhere) and compares with converting it in one piece.
-func TestLayoutFillChunks(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for _, typ := range weightTypes {
-		lay := layouts[typ]
-		t.Run(typ.String(), func(t *testing.T) {
-			blocks := 9
-			if typ.BlockElems() == 1 {
-				blocks = 301
-			}
-			src := randomBlocks(t, typ, blocks, r)
-			size := (lay.deviceBytes(typ, int64(blocks*typ.BlockElems())) + 3) &^ 3
-			whole := make([]byte, size)
-			lay.fill(typ, src, whole, 0)
-			for _, chunk := range []int64{1, 7, 36, 100, 1000} {
-				got := make([]byte, size)
-				for pos := int64(0); pos < size; pos += chunk {
-					lay.fill(typ, src, got[pos:min(size, pos+chunk)], pos)
-				}
-				if !bytes.Equal(got, whole) {
-					t.Fatalf("chunks of %d bytes convert differently", chunk)
-				}
-			}
-			if lay.convert == nil && !bytes.Equal(whole[:len(src)], src) {
-				t.Fatalf("%s is stored as it is, but the device bytes differ", typ)
-			}
-		})
-	}
 }
 
 func TestPackIntervals(t *testing.T) {

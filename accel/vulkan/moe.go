@@ -5,6 +5,7 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf/quant"
+	shlayout "github.com/forma-llm/forma/shaders/layout"
 )
 
 // The mixture-of-experts ops (accel/moe.go): shaders/topk.comp, shaders/moe.comp and the matvec_id variants of
@@ -76,28 +77,10 @@ func (r *recorder) moeRows(id int) {
 	r.dispatch(name, wgElementwise, nil, groupsFor(n, wgElementwise), pc, []binding{x, b, ids}, []binding{y})
 }
 
-// idForm is the CPU backend's order for mat_mul_id (accel/cpu/matmulid.go idOrder): Q4_0 and Q4_K experts with
-// a multiple of 8 rows take the repacked forms, the others the single-row dot product (formOf's choice for a
-// row count that is not a multiple of 8).
-func idForm(t quant.Type, out int) uint32 {
-	if out%8 == 0 {
-		switch t {
-		case quant.Q4_0:
-			return formBlock
-		case quant.Q4_K:
-			return formKRepack
-		}
-	}
-	return formOf(t, 1)
-}
-
-// formKRepack is matq.glsl's FORM_KREPACK.
-const formKRepack = 5
-
 // matMulID records mat_mul_id: the activations converted to the weight's activation type (once per input and
 // type), then for each part of the weight a matvec_id dispatch over every (row, slot) pair (workgroup z), whose
 // workgroups read their pair's expert if the part holds it. Without ids (a matrix per slot) the products take
-// the order MatMul takes for the same rows: the tiled one for F32 and F16 batches.
+// the order MatMul takes for the same shape: tinyBLAS's for F32 and F16 where the shape takes it.
 func (r *recorder) matMulID(id int) {
 	p := r.p
 	nd := &p.g.Nodes[id]
@@ -136,23 +119,17 @@ func (r *recorder) matMulID(id int) {
 		}
 		return
 	}
-	var form uint32
-	tiled := uint32(0)
-	if identity == 1 {
-		t := wn.Type
-		form = formOf(t, out)
-		if (t == quant.F32 || t == quant.F16) && n >= 2 && cols%16 == 0 && out%4 == 0 {
-			tiled = 1
-		}
-	} else {
-		form = idForm(wn.Type, out)
-	}
+	// The forms are MatMul's (shlayout.Form): the CPU's idOrder differs from orderFor only for F32 and F16,
+	// which take the tiled order without ids, like MatMul, and ggml_vec_dot's with them.
+	form := shlayout.Form(wn.Type, out)
+	t := wn.Type
+	tiled := identity == 1 && (t == quant.F32 || t == quant.F16) && cols%16 == 0 && out%4 == 0
 	// One expert's matrix in the unit of w_off; parts hold whole experts (Upload).
 	eUnits := uint32(lay.index(int64(out * cols)))
 	for _, pt := range w.parts {
 		e0, e1 := pt.first/int64(out*cols), (pt.first+pt.n)/int64(out*cols)
 		wb := binding{rng: pt.buf.All()}
-		idp := push(nil).u(uint32(slots), bcast, identity, tiled, ids.elem, uint32(e0), uint32(e1), eUnits)
+		idp := push(nil).u(uint32(slots), bcast, identity, ids.elem, uint32(e0), uint32(e1), eUnits)
 		if lay.devElems > 1 {
 			kquant := lay.devElems == 256 && lay.name != "q8s"
 			units := cols / lay.devElems
@@ -170,6 +147,8 @@ func (r *recorder) matMulID(id int) {
 		tpr := 64
 		if lay.wtype == wtBF16 {
 			tpr = rowThreads(cols)
+		} else if tiled {
+			tpr = 16 // tinyBLAS's lanes (matvec_f.comp)
 		}
 		per := wgRow / tpr
 		pc := push(nil).u(uint32(out), uint32(cols), 1, 0, act.elem, y.elem, uint32(out), uint32(tpr))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf/quant"
+	shlayout "github.com/forma-llm/forma/shaders/layout"
 )
 
 // quantizeShaders name the activation conversion of each activation type.
@@ -65,16 +66,20 @@ func (r *recorder) matMul(id int) {
 		switch {
 		case lay.devElems > 1:
 			r.matMulQ(lay, wt, wb, sg, act, y, n, cols, out)
-		case lay.wtype != wtBF16 && n >= 2 && cols%16 == 0 && out%4 == 0:
-			// llamafile's tinyBLAS in the reference build: 16 lanes per output.
+		case lay.wtype != wtBF16 && cols%16 == 0 && out%4 == 0 && n > matvecMaxRows:
+			// llamafile's tinyBLAS, the reference build's order for batches (taken for every number of rows,
+			// with the mat-vec below for few): 16 lanes per output.
 			pc := push(nil).u(uint32(sg.rows), uint32(cols), uint32(n), uint32(sg.wOff), act.elem, y.elem+uint32(sg.r0), uint32(out))
 			groups := [3]uint32{uint32((sg.rows + 31) / 32), uint32((n + 7) / 8), 1}
 			r.dispatch("matmul_"+lay.name, wgTile, nil, groups, pc, []binding{wb, act}, []binding{y})
 		default:
-			// Row by row (ggml_vec_dot_*), up to 8 activation rows per dispatch.
+			// Row by row, up to 8 activation rows per dispatch: tinyBLAS's 16 lanes where the shape takes
+			// that order, else ggml_vec_dot's.
 			tpr := 64
 			if lay.wtype == wtBF16 {
 				tpr = rowThreads(cols)
+			} else if cols%16 == 0 && out%4 == 0 {
+				tpr = 16
 			}
 			per := wgRow / tpr
 			for r0 := 0; r0 < n; r0 += matvecMaxRows {
@@ -99,34 +104,6 @@ func (r *recorder) quantizeRows(act quant.Type, src, dst binding, n, cols int) {
 	r.dispatch(quantizeShaders[act], wgElementwise, nil, groupsFor(units, wgElementwise), pc, []binding{src}, []binding{dst})
 }
 
-// Forms of the quantized products (shaders/matq.glsl), by how the CPU backend forms each weight type's blocks.
-const (
-	formGeneric   = 0
-	formLanes     = 1
-	formLanesMin  = 2
-	formBlock     = 3
-	formHalves    = 4
-	repackQ4_0Out = 8 // Q4_0 weights with a multiple of 8 rows: the reference build's repacked order
-)
-
-// formOf returns the form of a product with weight type t and out rows.
-func formOf(t quant.Type, out int) uint32 {
-	switch t {
-	case quant.Q4_0:
-		if out%repackQ4_0Out == 0 {
-			return formBlock
-		}
-		return formLanes
-	case quant.Q5_0, quant.Q8_0:
-		return formLanes
-	case quant.Q4_1, quant.Q5_1:
-		return formLanesMin
-	case quant.IQ4_NL, quant.MXFP4:
-		return formGeneric
-	}
-	return formHalves // Q2_K, Q3_K, IQ4_XS (K-quant shaders ignore the form)
-}
-
 // matMulQ records a quantized product over one weight part: a mat-vec for up to 8 activation rows, else tiles.
 func (r *recorder) matMulQ(lay *layout, wt quant.Type, wb binding, sg segment, act, y binding, n, cols, out int) {
 	kquant := lay.devElems == 256 && lay.name != "q8s"
@@ -134,7 +111,7 @@ func (r *recorder) matMulQ(lay *layout, wt quant.Type, wb binding, sg segment, a
 	if kquant {
 		units = cols / 256
 	}
-	spec := []uint32{formOf(wt, out)}
+	spec := []uint32{shlayout.Form(wt, out)}
 	pc := push(nil).u(uint32(sg.rows), uint32(cols/32), uint32(n), uint32(sg.wOff), act.elem, y.elem+uint32(sg.r0), uint32(out))
 	if n <= matvecMaxRows {
 		tpr := rowThreads(units)
@@ -346,18 +323,12 @@ func (r *recorder) attention(id int) {
 	if a.SoftCap > 0 {
 		capInv = 1 / a.SoftCap
 	}
-	// A single query over an F32 V writes its probabilities to the workspace (attention.comp); otherwise the
-	// binding is there but unused.
-	pw := y
-	if iv, ok := p.ws[wsKey{id, attnKey}]; ok {
-		pw = r.bind(p.scratch, p.wsBase+iv.off, iv.size, 4)
-	}
 	sinks, hasSinks := q, uint32(0) // bound to q when there are none
 	if l.Sinks {
 		sinks, hasSinks = r.operand(nd.Args[len(nd.Args)-1].ID()), 1
 	}
 	pc := push(nil).u(uint32(l.Queries), uint32(l.Heads), uint32(l.KVHeads), uint32(l.Size), uint32(l.VSize), uint32(l.Rows),
-		uint32(a.Window), q.elem, k.elem, v.elem, pos.elem, y.elem, pw.elem, paged, uint32(l.PageSize), uint32(l.MaxPages),
+		uint32(a.Window), q.elem, k.elem, v.elem, pos.elem, y.elem, paged, uint32(l.PageSize), uint32(l.MaxPages),
 		seq.elem, pages.elem, uint32(l.VStride), hasSinks, sinks.elem).f(a.Scale, a.SoftCap, capInv)
-	r.dispatch(name, wgRow, nil, flat(l.Queries*l.Heads), pc, []binding{q, k, v, pos, seq, pages}, []binding{y, pw}, sinks)
+	r.dispatch(name, wgRow, nil, flat(l.Queries*l.Heads), pc, []binding{q, k, v, pos, seq, pages}, []binding{y}, sinks)
 }

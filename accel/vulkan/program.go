@@ -2,7 +2,6 @@ package vulkan
 
 import (
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/forma-llm/forma/accel"
@@ -37,8 +36,7 @@ type program struct {
 	debugNodes []outputSlot
 	debugBuf   []float32
 
-	mu     sync.Mutex
-	closed bool
+	life accel.Lifetime
 }
 
 // place is where a node's values live: a byte offset into a buffer, or (weights and their views) an element
@@ -194,24 +192,11 @@ func (p *program) layoutInputs() (int64, error) {
 	return off, nil
 }
 
-// attnKey marks the workspace of an attention's probabilities (a single query over an F32 V cache).
-const attnKey = quant.I32
-
-// planWorkspace sizes the converted activations of every matrix product (and the probabilities of single-query
-// attention over an F32 V) and packs them by lifetime.
+// planWorkspace sizes the converted activations of every matrix product and packs them by lifetime.
 func (p *program) planWorkspace() int64 {
 	var all []*interval
 	for s, t := range p.plan.Order {
 		nd := p.g.Node(t)
-		if nd.Op == accel.OpAttention {
-			if v := p.g.Node(nd.Args[2]); v.Type == quant.F32 && nd.Shape[0] == 1 {
-				l := accel.AttnLayoutOf(p.g, t.ID())
-				iv := &interval{first: s, last: s, size: int64(4 * l.Heads * l.Cells())}
-				p.ws[wsKey{t.ID(), attnKey}] = iv
-				all = append(all, iv)
-			}
-			continue
-		}
 		if nd.Op != accel.OpMatMul && nd.Op != accel.OpMatMulID {
 			continue
 		}
@@ -301,18 +286,8 @@ func (p *program) input(t accel.Tensor, typ accel.DType, n int) (*inputSlot, err
 	if p.isClosed() {
 		return nil, accel.ErrClosed
 	}
-	if !t.Valid() || t.ID() >= len(p.g.Nodes) {
-		return nil, fmt.Errorf("vulkan: tensor %d is not in the program's graph", t.ID())
-	}
-	nd := &p.g.Nodes[t.ID()]
-	if nd.Op != accel.OpInput {
-		return nil, fmt.Errorf("vulkan: node %s is not an input", nd.Label(t.ID()))
-	}
-	if nd.Type != typ {
-		return nil, fmt.Errorf("vulkan: input %s is %s, not %s", nd.Label(t.ID()), nd.Type, typ)
-	}
-	if n != nd.Elements() {
-		return nil, fmt.Errorf("vulkan: input %s takes %d values, got %d", nd.Label(t.ID()), nd.Elements(), n)
+	if _, err := p.g.Input(t, typ, n); err != nil {
+		return nil, fmt.Errorf("vulkan: %w", err)
 	}
 	return &p.ins[t.ID()], nil
 }
@@ -424,12 +399,9 @@ func (p *program) Close() error {
 }
 
 func (p *program) free() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
+	if !p.life.End() {
 		return nil
 	}
-	p.closed = true
 	var err error
 	if p.cmds != nil {
 		err = p.cmds.Close()
@@ -442,8 +414,4 @@ func (p *program) free() error {
 	return err
 }
 
-func (p *program) isClosed() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.closed
-}
+func (p *program) isClosed() bool { return p.life.Closed() }

@@ -90,8 +90,8 @@ func TestSameBitsAsCPU(t *testing.T) {
 				continue
 			}
 			shapes := [][3]int{{1, 96, 2048}, {3, 40, 512}, {17, 33, 256}}
-			if typ == quant.F32 || typ == quant.F16 {
-				shapes = append(shapes, [3]int{1, 8, 80}) // ggml_vec_dot's leftover elements after 64
+			if typ.BlockElems() == 1 { // float rows whose length leaves elements after the last 64 (and 16)
+				shapes = append(shapes, [3]int{1, 12, 172}, [3]int{5, 12, 88}, [3]int{2, 8, 120})
 			}
 			for _, s := range shapes {
 				n, rows, cols := s[0], s[1], s[2]
@@ -188,13 +188,16 @@ func TestSameBitsAsCPU(t *testing.T) {
 		}
 	})
 	t.Run("attention", func(t *testing.T) {
-		// A batch and a single query (their F32 V sums differ), in a short context and in one longer than the
-		// shader keeps in shared memory.
+		// A batch and a single query, in a short context and in one longer than the shader keeps in shared
+		// memory; heads of 64, and of 8 and 88 (elements after ggml_vec_dot_f32's last 64-element step).
 		for _, c := range []struct {
-			ctx int
-			pos []int32
-		}{{40, []int32{39, 0, 17, 5}}, {40, []int32{37}}, {2100, []int32{2099, 2050}}, {2100, []int32{2099}}} {
-			const heads, kvHeads, size = 4, 2, 64
+			ctx  int
+			pos  []int32
+			size int
+		}{{40, []int32{39, 0, 17, 5}, 64}, {40, []int32{37}, 64}, {2100, []int32{2099, 2050}, 64}, {2100, []int32{2099}, 64},
+			{40, []int32{39, 3}, 8}, {40, []int32{30}, 88}} {
+			const heads, kvHeads = 4, 2
+			size := c.size
 			ctx := c.ctx
 			kv, vv := normal(ctx*kvHeads*size, 1), normal(ctx*kvHeads*size, 1)
 			rows := make([]int32, ctx)

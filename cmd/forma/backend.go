@@ -24,6 +24,18 @@ var backendOpeners = map[string]backendOpener{
 // autoOrder is the preference of --backend auto: GPUs first, the CPU last.
 var autoOrder = []string{"metal", "vulkan", "cpu"}
 
+// errNotHere, wrapped by an opener's error (notHere), says the backend cannot exist on this system (Metal off
+// macOS): auto passes over it without a word.
+var errNotHere = errors.New("not on this system")
+
+// notHere wraps err as errNotHere without changing its message.
+func notHere(err error) error { return notHereError{err} }
+
+type notHereError struct{ err error }
+
+func (e notHereError) Error() string   { return e.err.Error() }
+func (e notHereError) Unwrap() []error { return []error{e.err, errNotHere} }
+
 // autoOpeners, where a backend has one, replace its opener under --backend auto: they may decline a device that
 // an explicit --backend would use (Vulkan's software rasterizer, slower than the CPU backend).
 var autoOpeners = map[string]backendOpener{}
@@ -47,7 +59,7 @@ func addBackendFlags(fs *flag.FlagSet, stderr io.Writer) *backendFlags {
 }
 
 func knownBackends() string {
-	names := []string{"auto", "metal"}
+	names := []string{"auto"}
 	for n := range backendOpeners {
 		names = append(names, n)
 	}
@@ -79,22 +91,26 @@ func (b *backendFlags) open() (accel.Backend, error) {
 			if err == nil {
 				return be, nil
 			}
+			if errors.Is(err, errNotHere) {
+				continue
+			}
 			fmt.Fprintf(b.stderr, "forma: %s backend unavailable (%v); trying the next\n", n, err)
 		}
 		return nil, errors.New("no backend could be opened")
 	}
 	open, ok := backendOpeners[b.name]
 	if !ok {
-		if b.name == "metal" || b.name == "vulkan" {
-			return nil, fmt.Errorf("the %s backend is not available in this build", b.name)
-		}
 		return nil, fmt.Errorf("unknown backend %q (known: %s)", b.name, knownBackends())
 	}
 	return open(b.threads)
 }
 
-// load opens the backend and the model; the returned function closes both, in order.
-func (b *backendFlags) load(path string) (*runtime.Model, func(), error) {
+// load resolves the model name, opens the backend and the model; the returned function closes both, in order.
+func (b *backendFlags) load(name string) (*runtime.Model, func(), error) {
+	path, err := resolveModel(name)
+	if err != nil {
+		return nil, nil, err
+	}
 	be, err := b.open()
 	if err != nil {
 		return nil, nil, err
@@ -115,14 +131,14 @@ func (b *backendFlags) loadModel(path string, opt runtime.Options, bar bool) (*r
 		return nil, nil, err
 	}
 	opt.Backend = be
-	var pb *progressBar
+	var lb *loadBar
 	if bar {
-		pb = newProgressBar(b.stderr, "loading "+filepath.Base(path))
-		opt.Progress = pb.update
+		lb = newLoadBar(b.stderr, "loading "+filepath.Base(path))
+		opt.Progress = lb.update
 	}
 	m, err := runtime.Load(path, opt)
-	if pb != nil {
-		pb.clear()
+	if lb != nil {
+		lb.finish()
 	}
 	if err != nil {
 		be.Close()

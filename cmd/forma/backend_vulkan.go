@@ -1,3 +1,8 @@
+//go:build !novulkan
+
+// The Vulkan backend is left out of builds tagged novulkan: purego, which loads the Vulkan library, makes the
+// binary ask for the system's dynamic loader, and a static binary (the container image) must not.
+
 package main
 
 import (
@@ -14,6 +19,16 @@ import (
 func init() {
 	backendOpeners["vulkan"] = func(int) (accel.Backend, error) { return vulkan.NewBackend(vulkan.Options{}) }
 	autoOpeners["vulkan"] = openVulkanAuto
+	selftestDevices["vulkan"] = func() (*selftestDevice, error) {
+		d, err := vulkan.Open(vulkan.Options{})
+		if err != nil {
+			return nil, err
+		}
+		inf := d.Info()
+		desc := fmt.Sprintf("%s (%s), Vulkan %s, %s, subgroup %d", inf.Name, inf.Type, inf.APIVersion, inf.Driver, inf.SubgroupSize)
+		return &selftestDevice{desc: desc, close: d.Close,
+			newBackend: func() (accel.Backend, error) { return vulkan.NewBackendOn(d) }}, nil
+	}
 }
 
 func openVulkanAuto(int) (accel.Backend, error) {

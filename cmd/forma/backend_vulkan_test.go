@@ -1,3 +1,5 @@
+//go:build !novulkan
+
 package main
 
 import (

@@ -38,10 +38,16 @@ type benchResult struct {
 	Stddev    float64   `json:"stddev_ts"`
 	Samples   []float64 `json:"samples_ts"`
 	SamplesNS []int64   `json:"samples_ns"`
+	// With --json-schema, the tgN+schema row: the constraint's time per token (mean, 99th percentile, and the
+	// mean of the first, cold run).
+	SamplesCPUNS []int64 `json:"samples_cpu_ns,omitempty"` // process CPU time of each run (tgN+sample, tgN+schema)
+	MaskMeanUS   float64 `json:"constraint_mean_us,omitempty"`
+	MaskP99US    float64 `json:"constraint_p99_us,omitempty"`
+	ColdMaskUS   float64 `json:"constraint_cold_us,omitempty"`
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench", "-m MODEL [-p 512] [-n 128] [-r 3] [--parallel N] [-t N] [--backend NAME] [--json] [--cpuprofile FILE]", stderr)
+	fs := newFlags("bench", "-m MODEL [-p 512] [-n 128] [-r 3] [--parallel N] [-t N] [--backend NAME] [--json-schema FILE|JSON] [--json] [--cpuprofile FILE]", stderr)
 	modelArg := fs.String("m", "", "model `file` or name")
 	nPrompt := fs.Int("p", 512, "prompt `tokens` evaluated in one batch (0: skip)")
 	nGen := fs.Int("n", 128, "`tokens` generated one at a time (0: skip)")
@@ -49,6 +55,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	cpuProfile := fs.String("cpuprofile", "", "write a Go CPU profile of the measured runs to `file` (go tool pprof)")
 	parallel := fs.Int("parallel", 0, "run `N` sequences together, as llama-batched-bench (aggregate and single-sequence t/s)")
+	var cf constraintFlags
+	fs.StringVar(&cf.schema, "json-schema", "", "also measure sampled generation without and with this JSON Schema (a `file`, or the schema itself)")
 	be := addBackendFlags(fs, stderr)
 	if _, err := parseFlags(fs, args); err != nil {
 		return errUsage
@@ -59,6 +67,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *nPrompt < 0 || *nGen < 0 || *reps < 1 || *nPrompt+*nGen == 0 || *parallel < 0 {
 		return errors.New("need -p ≥ 0, -n ≥ 0 (not both 0), -r ≥ 1 and --parallel ≥ 0")
+	}
+	if err := cf.read(); err != nil {
+		return err
 	}
 	path, err := resolveModel(*modelArg)
 	if err != nil {
@@ -116,6 +127,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		results = append(results, r)
+		if cf.schemaJSON != nil {
+			rs, err := benchSchema(s, base, *nGen, *reps, cf.schemaJSON)
+			if err != nil {
+				return err
+			}
+			results = append(results, rs...)
+		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -123,6 +141,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return enc.Encode(results)
 	}
 	printBenchTable(stdout, results)
+	printMaskStats(stdout, results)
 	return nil
 }
 

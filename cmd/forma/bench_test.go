@@ -32,6 +32,20 @@ func TestBench(t *testing.T) {
 	}
 }
 
+func TestBenchSchema(t *testing.T) {
+	schema := `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer"}}},"required":["a"]}`
+	rc, out, errs := forma("bench", "-m", storiesPath(t), "-p", "0", "-n", "16", "-r", "2", "-t", "1", "--json-schema", schema)
+	if rc != 0 {
+		t.Fatalf("rc %d: %s", rc, errs)
+	}
+	if !strings.Contains(out, "tg16+sample") || !strings.Contains(out, "tg16+schema") || !strings.Contains(out, "µs/token mean") {
+		t.Errorf("table:\n%s", out)
+	}
+	if rc, _, errs := forma("bench", "-m", storiesPath(t), "-n", "4", "--json-schema", `{"not":{}}`); rc != 2 || !strings.Contains(errs, `"not"`) {
+		t.Errorf("invalid schema: rc %d %q", rc, errs)
+	}
+}
+
 func TestBenchStats(t *testing.T) {
 	med, mean, sd := stats([]float64{3, 1, 2, 10})
 	if med != 2.5 || mean != 4 || sd < 4.08 || sd > 4.09 {

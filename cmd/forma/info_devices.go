@@ -1,3 +1,5 @@
+//go:build !novulkan
+
 package main
 
 import (
@@ -33,7 +35,7 @@ func init() {
 
 func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("info", "--devices", stderr)
-	fs.Bool("devices", true, "list the compute devices: CPU and Vulkan, with memory and features")
+	fs.Bool("devices", true, "list the compute devices: CPU, Metal and Vulkan, with memory and features")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -45,9 +47,10 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 	return writeDevices(stdout)
 }
 
-// writeDevices prints the CPU and every Vulkan device, or why Vulkan is unavailable.
+// writeDevices prints the CPU, every Metal device and every Vulkan device, or why there are none.
 func writeDevices(w io.Writer) error {
 	fmt.Fprintf(w, "cpu: %d threads by default\n", cpu.DefaultThreads())
+	writeMetalDevices(w)
 	devs, err := vulkan.Devices()
 	if err != nil {
 		fmt.Fprintf(w, "vulkan: unavailable: %v\n", err)

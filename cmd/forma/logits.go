@@ -19,7 +19,7 @@ func init() {
 
 func runLogits(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("logits", "-m MODEL --ids \"1 2 3\" [-n N] -o PREFIX", stderr)
-	modelPath := fs.String("m", "", "model `file` (GGUF)")
+	modelPath := fs.String("m", "", "model `file` (GGUF) or name")
 	idsFlag := fs.String("ids", "", "prompt token `ids`, space- or comma-separated")
 	all := fs.Bool("all", false, "write the logits of every prompt position (default: the last)")
 	seq := fs.Bool("seq", false, "feed the prompt one token per step")

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"time"
 )
 
 // command is one subcommand. run receives the arguments after the subcommand's name and its output streams;
@@ -27,7 +28,26 @@ func register(c command) { commands[c.name] = c }
 // errUsage is returned after a usage message has been printed; main then exits with status 2.
 var errUsage = errors.New("usage")
 
-func main() { os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr)) }
+// started is when forma's main package was initialized: after the Go runtime and the packages it imports
+// (GODEBUG=inittrace=1 shows what those take). forma run --verbose reports start-up from here.
+var started = time.Now()
+
+// badInput marks an error in what the user gave beyond the flags' syntax (a grammar, a JSON schema): main prints
+// it and exits with status 2, as for a usage error.
+type badInput struct{ error }
+
+func (e badInput) Unwrap() error { return e.error }
+
+func main() { os.Exit(entry(os.Args[1:])) }
+
+// entry runs forma with the command line's arguments: a desktop launch (see desktopLaunch) runs the app with
+// them, anything else is a command.
+func entry(args []string) int {
+	if desktopLaunch(args) {
+		args = append([]string{"app"}, args...)
+	}
+	return mainArgs(args, os.Stdout, os.Stderr)
+}
 
 func mainArgs(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
@@ -48,6 +68,9 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 	case err == nil:
 		return 0
 	case errors.Is(err, errUsage), errors.Is(err, flag.ErrHelp):
+		return 2
+	case errors.As(err, new(badInput)):
+		fmt.Fprintf(stderr, "forma %s: %v\n", c.name, err)
 		return 2
 	default:
 		fmt.Fprintf(stderr, "forma %s: %v\n", c.name, err)

@@ -11,7 +11,12 @@ const selfExecEnv = "FORMA_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(selfExecEnv) == "1" {
-		os.Exit(mainArgs(os.Args[1:], os.Stdout, os.Stderr))
+		testHooks()
+		os.Exit(entry(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }

@@ -17,7 +17,7 @@ func init() {
 
 func runPerplexity(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("perplexity", "-m MODEL -f TEXT [-c CTX] [--kv f32|f16]", stderr)
-	modelPath := fs.String("m", "", "model `file` (GGUF)")
+	modelPath := fs.String("m", "", "model `file` (GGUF) or name")
 	textPath := fs.String("f", "", "text `file` to score")
 	ctx := fs.Int("c", 512, "tokens per chunk (`ctx`)")
 	be := addBackendFlags(fs, stderr)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,8 +45,14 @@ type runFlags struct {
 	ignoreEOS  bool
 	noPrompt   bool
 	stop       stringList
+	constraint constraintFlags
 	sampling   sample.Options
 	samplerSet map[string]bool
+	draft      string // --draft MODEL
+	spec       runtime.Speculation
+
+	loadTime    time.Duration // of the model, for --verbose's start-up line
+	showStartup bool          // --verbose, not interactive (the user's typing would count), and no answer yet
 }
 
 type stringList []string
@@ -73,11 +80,21 @@ func addRunFlags(fs *flag.FlagSet, stderr io.Writer) *runFlags {
 		})
 	fs.StringVar(&f.template, "chat-template", "", "chat template: Jinja `file` or a built-in name ("+builtinList()+")")
 	fs.BoolVar(&f.raw, "raw", false, "plain completion: no chat template")
-	fs.BoolVar(&f.verbose, "verbose", false, "print load time and prompt/generation speed on stderr")
+	fs.BoolVar(&f.verbose, "verbose", false, "print load and start-up times and prompt/generation speed on stderr")
 	fs.BoolVar(&f.printIDs, "print-ids", false, "print the generated token ids on stderr (debugging)")
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, "keep generating past end-of-generation tokens")
-	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation")
+	fs.BoolVar(&f.noPrompt, "no-display-prompt", false, "with --raw, do not print the prompt before its continuation (never printed before constrained output)")
 	fs.Var(&f.stop, "stop", "stop at this `text` (repeatable)")
+	fs.StringVar(&f.draft, "draft", "", "speculative decoding: a smaller `model` with the same vocabulary drafts tokens")
+	fs.IntVar(&f.spec.Max, "draft-max", runtime.DefaultDraftMax, "most draft `tokens` per step")
+	fs.IntVar(&f.spec.Min, "draft-min", 0, "fewest draft `tokens` worth a step")
+	fs.Func("draft-p-min", fmt.Sprintf("stop drafting below this `probability` (default %g)", runtime.DefaultDraftPMin), func(v string) error {
+		p, err := strconv.ParseFloat(v, 32)
+		f.spec.PMin = float32(p)
+		return err
+	})
+	fs.IntVar(&f.spec.Lookup, "lookup", 0, "speculative decoding without a draft model: draft from earlier n-grams of the context up to `N` tokens")
+	f.constraint.add(fs)
 	f.addSamplingFlags(fs)
 	return f
 }
@@ -137,7 +154,10 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := f.sampling.Validate(); err != nil {
 		return err
 	}
-	path, err := resolveModel(pos[0])
+	if err := f.constraint.read(); err != nil {
+		return err
+	}
+	path, err := resolveOrPull(pos[0], stderr)
 	if err != nil {
 		return err
 	}
@@ -150,14 +170,15 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	start := time.Now()
-	m, closeAll, err := f.be.loadModel(path, runtime.Options{ChatTemplate: tmplSrc}, isTerminal(stderr))
+	m, closeAll, err := f.be.loadModel(path, runtime.Options{ChatTemplate: tmplSrc, Parallel: 1}, isTerminal(stderr))
 	if err != nil {
 		return err
 	}
 	defer closeAll()
+	f.loadTime = time.Since(start)
 	if f.verbose {
 		fmt.Fprintf(stderr, "loaded %s (%s, %s backend) in %.0f ms\n", filepath.Base(path), m.HParams().Arch,
-			m.Backend.Caps().Name, msSince(start))
+			m.Backend.Caps().Name, ms(f.loadTime))
 	}
 	if !f.raw && tmplSrc == "" && !m.File.Has(chat.KeyTemplate) {
 		f.raw = true // as llama-cli: no chat template, no conversation
@@ -172,20 +193,40 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	defer s.Close()
 	gen := runtime.GenerateOptions{MaxTokens: f.n, Stop: f.stop, IgnoreEOG: f.ignoreEOS}
+	if f.draft != "" || f.spec.Lookup > 0 {
+		if f.draft != "" {
+			dpath, err := resolveOrPull(f.draft, stderr)
+			if err != nil {
+				return err
+			}
+			dm, closeDraft, err := f.be.loadModel(dpath, runtime.Options{Parallel: 1}, false)
+			if err != nil {
+				return fmt.Errorf("draft model: %w", err)
+			}
+			defer closeDraft()
+			f.spec.Draft = dm
+		}
+		gen.Speculation = &f.spec
+	}
+	f.constraint.apply(&gen)
 	so := f.samplerOptions(m)
 	gen.Sampling = &so
+	f.showStartup = f.verbose && !interactive
 	if interactive {
 		r := &repl{m: m, s: s, f: f, gen: gen, in: stdin, out: stdout, errOut: stderr}
 		return r.run()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if f.raw && !f.noPrompt {
-		fmt.Fprint(stdout, prompt)
+	if f.raw && !f.noPrompt && !f.constraint.set() {
+		fmt.Fprint(stdout, prompt) // not before constrained output, which should parse as it is
 	}
 	if err := answer(ctx, s, prompt, f, gen, stdout, stderr); err != nil {
 		if errors.Is(err, context.Canceled) {
 			return errors.New("interrupted")
+		}
+		if errors.Is(err, runtime.ErrConstraint) {
+			return badInput{err} // a token the grammar names that this vocabulary lacks, say
 		}
 		return err
 	}
@@ -244,6 +285,11 @@ func answer(ctx context.Context, s *runtime.Session, prompt string, f *runFlags,
 	if f.verbose {
 		printStats(stderr, s.Stats())
 	}
+	if st := s.Stats(); f.showStartup && !st.PromptStart.IsZero() {
+		fmt.Fprintf(stderr, "start-up: the first prompt token went to evaluation %.0f ms after forma started "+
+			"(load %.0f ms)\n", ms(st.PromptStart.Sub(started)), ms(f.loadTime))
+	}
+	f.showStartup = false
 	return err
 }
 
@@ -257,6 +303,9 @@ func printStats(w io.Writer, st runtime.Stats) {
 	evaluated := st.PromptTokens - st.CachedTokens
 	fmt.Fprintf(w, "prompt: %d tokens (%d cached), %.1f ms, %.2f t/s\n", st.PromptTokens, st.CachedTokens,
 		float64(st.PromptTime.Microseconds())/1e3, rate(evaluated, st.PromptTime))
+	if st.Drafted > 0 {
+		fmt.Fprintf(w, "speculation: %d drafts, %d accepted (%.0f%%)\n", st.Drafted, st.Accepted, 100*float64(st.Accepted)/float64(st.Drafted))
+	}
 	fmt.Fprintf(w, "generation: %d tokens, %.1f ms, %.2f t/s\n", st.Generated,
 		float64(st.GenTime.Microseconds())/1e3, rate(st.Generated, st.GenTime))
 	fmt.Fprintf(w, "stop: %s, seed %d", st.Stop, st.Seed)
@@ -266,7 +315,9 @@ func printStats(w io.Writer, st runtime.Stats) {
 	fmt.Fprintln(w)
 }
 
-func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1e3 }
+func msSince(t time.Time) float64 { return ms(time.Since(t)) }
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w any) bool {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/forma-llm/forma/hub"
 	"github.com/forma-llm/forma/internal/golden"
 	"github.com/forma-llm/forma/internal/testdir"
 )
@@ -97,7 +98,8 @@ func TestRunStory(t *testing.T) {
 		t.Errorf("--seed 7 twice:\n%q\n%q", out, out2)
 	}
 	rc, verbose, errs := forma("run", "--verbose", "--temp", "0", "-n", "8", storiesPath(t), "Once upon a time")
-	if rc != 0 || !strings.Contains(errs, "generation: 8 tokens") || !strings.Contains(errs, "t/s") {
+	if rc != 0 || !strings.Contains(errs, "generation: 8 tokens") || !strings.Contains(errs, "t/s") ||
+		!strings.Contains(errs, "start-up: the first prompt token went to evaluation ") {
 		t.Errorf("--verbose: rc %d, %q, %q", rc, verbose, errs)
 	}
 }
@@ -182,7 +184,7 @@ func TestRunModelNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv(modelsDirEnv, dir)
+	t.Setenv(hub.EnvModels, dir)
 	for _, tc := range []struct {
 		name, want string
 		ok         bool
@@ -192,7 +194,7 @@ func TestRunModelNames(t *testing.T) {
 		{"stories-b.gguf", "stories-b.gguf", true},
 		{"oth", "other.gguf", true},
 		{"stories", "Stories-A.gguf, stories-b.gguf", false},
-		{"llama", "no such file", false},
+		{"llama", "not found; try `forma pull llama`", false},
 	} {
 		p, err := resolveModel(tc.name)
 		switch {

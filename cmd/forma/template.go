@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/runtime/chat"
 )
 
@@ -17,7 +17,7 @@ func init() {
 
 func runTemplate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("template", "-m MODEL [--chat-template FILE|NAME] CONVERSATION.json|-", stderr)
-	model := fs.String("m", "", "model `file` (GGUF)")
+	model := fs.String("m", "", "model `file` (GGUF) or name")
 	override := fs.String("chat-template", "", "Jinja template `file`, or a built-in name ("+builtinList()+")")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -44,7 +44,11 @@ func runTemplate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := gguf.Open(*model)
+	path, err := resolveModel(*model)
+	if err != nil {
+		return err
+	}
+	f, err := bundle.OpenModel(path)
 	if err != nil {
 		return err
 	}

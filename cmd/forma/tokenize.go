@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/forma-llm/forma/gguf"
+	"github.com/forma-llm/forma/internal/bundle"
 	"github.com/forma-llm/forma/runtime/tokenizer"
 )
 
@@ -18,7 +18,7 @@ func init() {
 
 func runTokenize(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tokenize", "-m MODEL [--no-bos] [--no-special] [--pieces] TEXT|-", stderr)
-	model := fs.String("m", "", "model `file` (GGUF)")
+	model := fs.String("m", "", "model `file` (GGUF) or name")
 	noBOS := fs.Bool("no-bos", false, "add no BOS/EOS even where the vocabulary asks for them")
 	noSpecial := fs.Bool("no-special", false, "treat special-token text such as <|im_start|> as plain text")
 	pieces := fs.Bool("pieces", false, "print one `id<TAB>piece` per line")
@@ -66,7 +66,11 @@ func runTokenize(args []string, stdout, stderr io.Writer) error {
 // loadTokenizer opens a GGUF file and reads its tokenizer; the file is closed again (the tokenizer copies what it
 // needs).
 func loadTokenizer(path string) (*tokenizer.Tokenizer, error) {
-	f, err := gguf.Open(path)
+	path, err := resolveModel(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := bundle.OpenModel(path)
 	if err != nil {
 		return nil, err
 	}

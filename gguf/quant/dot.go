@@ -73,9 +73,9 @@ const (
 	OrderVecDot Order = iota
 	// OrderTiled is llamafile's tinyBLAS for F32 and F16 weights (one 16-lane accumulator).
 	OrderTiled
-	// OrderRepacked is the x86 build's repacked Q4_0 (q4_0_8x8) and Q4_K (q4_K_8x8, one row at a time as
-	// mul_mat_id takes them): per block one fused multiply-add of the
-	// whole integer block sum.
+	// OrderRepacked is the x86 build's repacked Q4_0 and Q4_K (q4_0_8x8, q4_K_8x8): for Q4_0 per block one
+	// fused multiply-add of the whole integer block sum, for Q4_K per pair of groups (the order of its batch
+	// kernel, DotQ4_KQ8_KRepacked).
 	OrderRepacked
 	numOrders
 )

@@ -34,10 +34,10 @@ func init() {
 	setFast(Q5_1, OrderVecDot, dotQ5_1Fast)
 	setFast(Q8_0, OrderVecDot, dotQ8_0Fast)
 	setFast(Q4_0, OrderRepacked, dotQ4_0RepackedFast)
-	setFast(Q4_K, OrderRepacked, dotQ4_KRepackedFast)
 	setFast(Q2_K, OrderVecDot, dotQ2_KFast)
 	setFast(Q3_K, OrderVecDot, dotQ3_KFast)
 	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
+	setFast(Q4_K, OrderRepacked, dotQ4_KRepackedFast)
 	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
 	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
 	setFast(IQ4_NL, OrderVecDot, dotIQ4_NLFast)
@@ -45,7 +45,6 @@ func init() {
 	setFast(BF16, OrderVecDot, dotBF16Fast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
-		setFast(Q4_K, OrderRepacked, dotQ4_KRepackedFastVNNI)
 	}
 }
 
@@ -71,15 +70,6 @@ func dotQ4_KRepackedFast(n int, w, a []byte) float32 {
 	}
 	_, _ = w[nb*144-1], a[nb*292-1]
 	return dotQ4_KQ8_KRepackedAVX2(nb, &w[0], &a[0], 292)
-}
-
-func dotQ4_KRepackedFastVNNI(n int, w, a []byte) float32 {
-	nb := n / QKK
-	if nb <= 0 {
-		return 0
-	}
-	_, _ = w[nb*144-1], a[nb*292-1]
-	return dotQ4_KQ8_KRepackedVNNI(nb, &w[0], &a[0], 292)
 }
 
 func dotQ2_KFast(n int, w, a []byte) float32 { return blocks(dotQ2_KQ8_KAVX2, n, QKK, 84, 292, w, a) }
@@ -161,16 +151,10 @@ func dotQ8_0Q8_0VNNI(nb int, w, a *byte) float32
 //go:noescape
 func dotQ4_0Q8_0RepackedAVX2(nb int, w, a *byte) float32
 
-// dotQ4_KQ8_KRepackedAVX2 is DotQ4_KQ8_KRepacked, the activation's Q8_K blocks aStride bytes apart.
+// dotQ4_KQ8_KRepackedAVX2 reads the activation's Q8_K blocks aStride bytes apart.
 //
 //go:noescape
 func dotQ4_KQ8_KRepackedAVX2(nb int, w, a *byte, aStride int) float32
-
-// dotQ4_KQ8_KRepackedVNNI is DotQ4_KQ8_KRepacked with AVX-512 VNNI, the activation's Q8_K blocks aStride bytes
-// apart.
-//
-//go:noescape
-func dotQ4_KQ8_KRepackedVNNI(nb int, w, a *byte, aStride int) float32
 
 // dotQ4_KQ8_KAVX2 reads the activation's Q8_K blocks aStride bytes apart.
 //

@@ -22,8 +22,6 @@ func archVariants() []dotVariant {
 		{Q8_0, OrderVecDot, "avx2", dotQ8_0Fast, hasAVX2},
 		{Q8_0, OrderVecDot, "vnni", dotQ8_0FastVNNI, hasVNNI},
 		{Q4_0, OrderRepacked, "avx2", dotQ4_0RepackedFast, hasAVX2},
-		{Q4_K, OrderRepacked, "avx2", dotQ4_KRepackedFast, hasAVX2},
-		{Q4_K, OrderRepacked, "vnni", dotQ4_KRepackedFastVNNI, hasVNNI},
 		{Q2_K, OrderVecDot, "avx2", dotQ2_KFast, hasAVX2},
 		{Q3_K, OrderVecDot, "avx2", dotQ3_KFast, hasAVX2},
 		{Q4_K, OrderVecDot, "avx2", dotQ4_KFast, hasAVX2},
@@ -70,7 +68,7 @@ func TestDotBF16Order(t *testing.T) {
 // TestGemvQ4_KWithoutVBMI runs the Q4_K Gemm as on a CPU without AVX-512 VBMI: quants in Q8_K's order, the
 // AVX2 kernel for the vector path.
 func TestGemvQ4_KWithoutVBMI(t *testing.T) {
-	g := GemmFor(Q4_K, OrderVecDot)
+	g := GemmFor(Q4_K, OrderRepacked)
 	if g == nil {
 		t.Skip("no Q4_K Gemm on this CPU")
 	}

@@ -6,9 +6,8 @@ package quant
 // accumulators of 16 lanes take steps of 64 elements with fused multiply-adds (element i goes to accumulator
 // (i mod 64)/16, lane i mod 16), the accumulators are folded (0+2, 1+3, then 0+1) and the 16 lanes reduced as
 // _mm512_reduce_add_ps does (halves, then quarters, then pairs). The elements after the last full step are
-// added one at a time: in float32 for F32, each product rounded before it is added (the reference build does
-// not contract sumf += x·y into a fused multiply-add: its q·k over 80-element heads agrees only so), in
-// float64 for F16.
+// added one at a time: for F16 in float64; for F32 in float32 as the reference build's compiler vectorized that
+// loop (see tailF32).
 //
 // TiledDotF32 / DotF32F32Tiled and DotF16F16Tiled are llamafile's tinyBLAS (used for batches of two or more
 // rows when the row length is a multiple of 16 and the weight's row count a multiple of 4): one 16-lane
@@ -58,9 +57,22 @@ func VecDotF32(x, y []float32) float32 {
 			}
 		}
 	}
-	sum := acc.fold()
-	for i := np; i < len(x); i++ {
-		sum += float32(x[i] * y[i])
+	x, y = x[np:], y[np:]
+	return tailF32(acc.fold(), len(x), func(i int) (float32, float32) { return x[i], y[i] })
+}
+
+// tailF32 adds the products of the n pairs at(0)…at(n-1) to sum in order, as the reference build's
+// ggml_vec_dot_f32 adds the elements after its last 64-element step: GCC vectorized that loop (sumf +=
+// x[i]*y[i]) into blocks of 16, then one of 8, whose products are rounded before the in-order additions, and
+// used fused multiply-adds for the last n mod 8.
+func tailF32(sum float32, n int, at func(i int) (float32, float32)) float32 {
+	for i := 0; i < n; i++ {
+		x, y := at(i)
+		if i < n&^7 {
+			sum += float32(x * y)
+		} else {
+			sum = fma32(x, y, sum)
+		}
 	}
 	return sum
 }
@@ -87,11 +99,9 @@ func DotF32F32(n int, w, a []byte) float32 {
 			}
 		}
 	}
-	sum := acc.fold()
-	for i := np; i < n; i++ {
-		sum += float32(f32at(w, 4*i) * f32at(a, 4*i))
-	}
-	return sum
+	return tailF32(acc.fold(), n-np, func(i int) (float32, float32) {
+		return f32at(w, 4*(np+i)), f32at(a, 4*(np+i))
+	})
 }
 
 // DotF32F32Tiled is tinyBLAS<16> on F32 rows (n a multiple of 16).

@@ -50,3 +50,37 @@ func TestFloatDotLayouts(t *testing.T) {
 		t.Errorf("TiledDotF32 lanes: %v, want %v", got, want)
 	}
 }
+
+// TestVecDotF32Tail checks the reference build's order for the elements after the last 64-element step:
+// products rounded in blocks of 16 and 8, fused multiply-adds for the last fewer than 8. Two elements at i and
+// i+1 carry -(1+2^-11) and (1+2^-12)² = 1+2^-11+2^-24: a fused multiply-add keeps the 2^-24 the rounded
+// product loses.
+func TestVecDotF32Tail(t *testing.T) {
+	for _, c := range []struct {
+		n, i  int
+		fused bool // element i+1 is added by a fused multiply-add
+	}{
+		{2, 0, true}, {7, 5, true}, {8, 6, false}, {9, 7, true}, {15, 13, true}, {16, 14, false},
+		{18, 16, true}, {24, 22, false}, {31, 29, true}, {40, 38, false}, {47, 45, true}, {64 + 2, 64, true},
+		{64 + 8, 70, false}, {64 + 63, 64 + 61, true}, {64 + 62, 64 + 54, false}, {64, 62, false},
+	} {
+		x, y := make([]float32, c.n), make([]float32, c.n)
+		x[c.i], y[c.i] = -1, 1+0x1p-11
+		x[c.i+1], y[c.i+1] = 1+0x1p-12, 1+0x1p-12
+		want := float32(0)
+		if c.fused {
+			want = 0x1p-24
+		}
+		if got := VecDotF32(x, y); got != want {
+			t.Errorf("n=%d, elements %d and %d: %g, want %g", c.n, c.i, c.i+1, got, want)
+		}
+		xb, yb := make([]byte, 4*c.n), make([]byte, 4*c.n)
+		for k := range x {
+			binary.LittleEndian.PutUint32(xb[4*k:], math.Float32bits(x[k]))
+			binary.LittleEndian.PutUint32(yb[4*k:], math.Float32bits(y[k]))
+		}
+		if got := Dot(F32, OrderVecDot)(c.n, xb, yb); got != want {
+			t.Errorf("n=%d, elements %d and %d: Dot(F32) %g, want %g", c.n, c.i, c.i+1, got, want)
+		}
+	}
+}

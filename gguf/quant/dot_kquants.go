@@ -1,9 +1,11 @@
 package quant
 
 // Dot products of the 256-element super-block formats with Q8_K activations (ggml's generic
-// ggml_vec_dot_q<k>_K_q8_K and ggml_vec_dot_iq4_xs_q8_K). Q3_K…Q6_K keep ggml's eight integer lanes: lane l
+// ggml_vec_dot_q<k>_K_q8_K and ggml_vec_dot_iq4_xs_q8_K). Q3_K…Q5_K keep ggml's eight integer lanes: lane l
 // sums the products of elements ≡ l (mod 8), each group of 16 or 32 weighted by its scale; the lanes are
-// scaled per super-block into eight float32 accumulators that are added up at the very end.
+// scaled per super-block into eight float32 accumulators that are added up at the very end. Q6_K follows the
+// reference build's AVX2 kernel (DotQ6_KQ8_K), and Q4_K matrices of a multiple of 8 rows its repacked one
+// (DotQ4_KQ8_KRepacked).
 
 import "encoding/binary"
 
@@ -128,33 +130,6 @@ func DotQ4_KQ8_K(n int, w, a []byte) float32 {
 	return addLanes(sum, &sums)
 }
 
-// DotQ4_KQ8_KRepacked returns Σ w·a for n elements of a Q4_K row and a Q8_K row as the x86 build's repacked
-// Q4_K (q4_K_8x8, ggml_gemv_q4_K_8x8_q8_K) computes it: per super-block the whole integer sum Σ scale·q·y and
-// the minimums' Σ min·bsums, each fused into one float32 accumulator with its block's d·yd and dmin·yd; the
-// result is the first accumulator minus the second.
-func DotQ4_KQ8_KRepacked(n int, w, a []byte) float32 {
-	var acc, accMin float32
-	for i := 0; i < n/QKK; i++ {
-		x := w[i*144 : i*144+144]
-		yd, q8, bs := q8KBlock(a, i)
-		sc := x[4:16]
-		s := int32(0)
-		for j := 0; j < 8; j++ { // groups of 32
-			qs := x[16+32*(j/2) : 16+32*(j/2)+32]
-			shift := 4 * (j % 2)
-			g := int32(0)
-			for l := 0; l < 32; l++ {
-				g += int32(qs[l]>>shift&0xf) * int32(int8(q8[32*j+l]))
-			}
-			k, _ := scaleMinK4(j, sc)
-			s += int32(k) * g
-		}
-		acc = fma32(float32(s), f16at(x, 0)*yd, acc)
-		accMin = fma32(float32(minsTerm(sc, bs)), f16at(x, 2)*yd, accMin)
-	}
-	return acc - accMin
-}
-
 // DotQ5_KQ8_K returns Σ w·a for n elements of a Q5_K row and a Q8_K row.
 func DotQ5_KQ8_K(n int, w, a []byte) float32 {
 	var sums [8]float32
@@ -185,30 +160,47 @@ func DotQ5_KQ8_K(n int, w, a []byte) float32 {
 	return addLanes(sum, &sums)
 }
 
-// DotQ6_KQ8_K returns Σ w·a for n elements of a Q6_K row and a Q8_K row.
+// q6Quant returns element e (0…255) of a Q6_K super-block x as its unsigned 6-bit quant (0…63): half h = e/128
+// takes its low nibble from ql[64h + 32(k%2) + l] (the high nibble for k ≥ 2), k = e%128/32, l = e%32, and its
+// two high bits from bits 2k, 2k+1 of qh[32h + l].
+func q6Quant(x []byte, e int) int32 {
+	h, k, l := e/128, e%128/32, e%32
+	lo := x[64*h+32*(k%2)+l] >> (4 * (k / 2)) & 0xf
+	hi := x[128+32*h+l] >> (2 * k) & 3
+	return int32(lo | hi<<4)
+}
+
+// hsum8 adds eight float32 lanes as the reference's hsum_float_8: lanes i and i+4, then the pairs 0+2 and 1+3,
+// then those two.
+func hsum8(a *[8]float32) float32 {
+	r0, r1, r2, r3 := a[0]+a[4], a[1]+a[5], a[2]+a[6], a[3]+a[7]
+	return (r0 + r2) + (r1 + r3)
+}
+
+// DotQ6_KQ8_K returns Σ w·a for n elements of a Q6_K row and a Q8_K row in the reference build's AVX2 order: per
+// super-block eight integer lanes, lane m summing scale·q·y over the elements e with e%32/4 = m (four
+// neighbouring bytes of each 32-element quarter), q unsigned (0…63), minus 32·(scale·bsum) of groups 2m and
+// 2m+1 (the quants' offset of 32, taken off through the activations' group sums); each lane fused into its own
+// float32 accumulator with d·d_y; the accumulators added as hsum_float_8 at the end.
 func DotQ6_KQ8_K(n int, w, a []byte) float32 {
-	var sums [8]float32
-	var q [16]int8
+	var acc [8]float32
 	for i := 0; i < n/QKK; i++ {
 		x := w[i*210 : i*210+210]
-		yd, q8, _ := q8KBlock(a, i)
+		yd, q8, bs := q8KBlock(a, i)
+		sc := x[192:208]
 		var lanes [8]int32
-		for g := 0; g < 16; g++ {
-			half, e0 := g/8, 16*(g%8) // group start within its half of 128
-			ql := x[64*half : 64*half+64]
-			qh := x[128+32*half : 128+32*half+32]
-			k := e0 / 32 // which quarter of the half: selects nibble and qh bits
-			for l := 0; l < 16; l++ {
-				e := e0%32 + l
-				lo := ql[e+32*(k%2)] >> (4 * (k / 2)) & 0xf
-				hi := qh[e] >> (2 * k) & 3
-				q[l] = int8(lo|hi<<4) - 32
-			}
-			laneSum(&lanes, int32(int8(x[192+g])), q8[16*g:16*g+16], q[:])
+		for e := 0; e < QKK; e++ {
+			lanes[e%32/4] += int32(int8(sc[e/16])) * q6Quant(x, e) * int32(int8(q8[e]))
 		}
-		finishLanes(&sums, f16at(x, 208)*yd, &lanes)
+		for m := range lanes {
+			lanes[m] -= 32 * (int32(int8(sc[2*m]))*int32(bsum(bs, 2*m)) + int32(int8(sc[2*m+1]))*int32(bsum(bs, 2*m+1)))
+		}
+		d := yd * f16at(x, 208)
+		for m := range acc {
+			acc[m] = fma32(d, float32(lanes[m]), acc[m])
+		}
 	}
-	return addLanes(0, &sums)
+	return hsum8(&acc)
 }
 
 // DotIQ4_XSQ8_K returns Σ w·a for n elements of an IQ4_XS row and a Q8_K row.
@@ -231,4 +223,42 @@ func DotIQ4_XSQ8_K(n int, w, a []byte) float32 {
 		}
 	}
 	return sum
+}
+
+// q4KGroups returns, for one Q4_K super-block x and its Q8_K block (quants q8, bsums bs), each group's
+// integer sum scale·Σ q·y and each group's minimum term min·(bsum of its 32 quants).
+func q4KGroups(x, q8, bs []byte) (sums, mins [8]int32) {
+	sc := x[4:16]
+	for j := 0; j < 8; j++ {
+		qs := x[16+32*(j/2) : 16+32*(j/2)+32]
+		shift := 4 * (j % 2)
+		s := int32(0)
+		for l := 0; l < 32; l++ {
+			s += int32(int8(q8[32*j+l])) * int32(qs[l]>>shift&0xf)
+		}
+		scale, m := scaleMinK4(j, sc)
+		sums[j] = int32(scale) * s
+		mins[j] = int32(m) * int32(bsum(bs, 2*j)+bsum(bs, 2*j+1))
+	}
+	return sums, mins
+}
+
+// DotQ4_KQ8_KRepacked returns Σ w·a for n elements of a Q4_K row and a Q8_K row as the x86 build's batched
+// kernel for repacked Q4_K (q4_K_8x8, ggml_gemm_q4_K_8x8_q8_K) computes it: per pair of groups (64 elements)
+// the whole integer sum and the whole minimum term, each added by one fused multiply-add with d·d_y and
+// dmin·d_y, and their difference at the end. (The reference build multiplies a batch's rows in groups of
+// four this way and the rest, and single rows, with ggml_gemv_q4_K_8x8_q8_K, which fuses once per
+// super-block; forma uses one order for every row.)
+func DotQ4_KQ8_KRepacked(n int, w, a []byte) float32 {
+	var acc, accMin float32
+	for i := 0; i < n/QKK; i++ {
+		x := w[i*144 : i*144+144]
+		yd, q8, bs := q8KBlock(a, i)
+		sums, mins := q4KGroups(x, q8, bs)
+		for j := 0; j < 8; j += 2 {
+			acc = fma32(float32(sums[j]+sums[j+1]), f16at(x, 0)*yd, acc)
+			accMin = fma32(float32(mins[j]+mins[j+1]), f16at(x, 2)*yd, accMin)
+		}
+	}
+	return acc - accMin
 }

@@ -34,10 +34,7 @@ func f32VecDot(k floatKernel) DotFn {
 		if np > 0 {
 			sum = k(np, &w[0], &a[0])
 		}
-		for i := np; i < n; i++ {
-			sum += float32(f32at(w, 4*i) * f32at(a, 4*i))
-		}
-		return sum
+		return tailF32(sum, n-np, func(i int) (float32, float32) { return f32at(w, 4*(np+i)), f32at(a, 4*(np+i)) })
 	}
 }
 
@@ -81,8 +78,6 @@ func vecDotF32sWith(k func(n int, x, y *float32) float32, x, y []float32) float3
 		return VecDotF32(x, y)
 	}
 	sum := k(np, &x[0], &y[0])
-	for i := np; i < n; i++ {
-		sum += float32(x[i] * y[i])
-	}
-	return sum
+	x, y = x[np:], y[np:]
+	return tailF32(sum, len(x), func(i int) (float32, float32) { return x[i], y[i] })
 }

@@ -6,6 +6,9 @@
 
 // K-quant dot products in the reference's arithmetic (dot_kquants.go), AVX2 + FMA + F16C, hand-written.
 //
+// (dotQ4_KQ8_KRepackedAVX2 keeps the same integer lanes but adds them up per pair of groups; dotQ6_KQ8_KAVX2
+// has the reference build's own lanes; see there.)
+//
 // The reference keeps eight integer lanes per super-block, lane l summing scale·q·y over the elements e ≡ l
 // (mod 8). VPMADDUBSW adds neighbouring bytes, so both sides are first shuffled within each 16-byte half
 // (VPSHUFB with kShuf: bytes 0, 8, 1, 9, …, 7, 15) so that neighbours are elements e and e+8 of the same
@@ -31,9 +34,6 @@ GLOBL kBit4<>(SB), RODATA|NOPTR, $4
 DATA kBits45<>+0(SB)/4, $0x30303030
 GLOBL kBits45<>(SB), RODATA|NOPTR, $4
 
-DATA k32<>+0(SB)/4, $0x20202020
-GLOBL k32<>(SB), RODATA|NOPTR, $4
-
 DATA k03<>+0(SB)/4, $0x03030303
 GLOBL k03<>(SB), RODATA|NOPTR, $4
 
@@ -51,16 +51,30 @@ DATA kEvOd<>+0(SB)/8, $0x0e0c0a0806040200
 DATA kEvOd<>+8(SB)/8, $0x0f0d0b0907050301
 GLOBL kEvOd<>(SB), RODATA|NOPTR, $16
 
-// kQ6Sc orders the 16 Q6_K scales as s0, s4, s2, s6, s8, s12, s10, s14 | s1, s5, s3, s7, s9, s13, s11, s15
-// (see dotQ6_KQ8_KAVX2).
-DATA kQ6Sc<>+0(SB)/8, $0x0e0a0c0806020400
-DATA kQ6Sc<>+8(SB)/8, $0x0f0b0d0907030501
-GLOBL kQ6Sc<>(SB), RODATA|NOPTR, $16
+// kQ6ScW spreads the Q6_K scales of quarter k of half h (groups g = 8h+2k and g+1) over the 16 bytes of a
+// pattern p = 4h+k for VPSHUFB: g in bytes 0…7, g+1 in 8…15.
+DATA kQ6ScW<>+0(SB)/8, $0x0000000000000000
+DATA kQ6ScW<>+8(SB)/8, $0x0101010101010101
+DATA kQ6ScW<>+16(SB)/8, $0x0202020202020202
+DATA kQ6ScW<>+24(SB)/8, $0x0303030303030303
+DATA kQ6ScW<>+32(SB)/8, $0x0404040404040404
+DATA kQ6ScW<>+40(SB)/8, $0x0505050505050505
+DATA kQ6ScW<>+48(SB)/8, $0x0606060606060606
+DATA kQ6ScW<>+56(SB)/8, $0x0707070707070707
+DATA kQ6ScW<>+64(SB)/8, $0x0808080808080808
+DATA kQ6ScW<>+72(SB)/8, $0x0909090909090909
+DATA kQ6ScW<>+80(SB)/8, $0x0a0a0a0a0a0a0a0a
+DATA kQ6ScW<>+88(SB)/8, $0x0b0b0b0b0b0b0b0b
+DATA kQ6ScW<>+96(SB)/8, $0x0c0c0c0c0c0c0c0c
+DATA kQ6ScW<>+104(SB)/8, $0x0d0d0d0d0d0d0d0d
+DATA kQ6ScW<>+112(SB)/8, $0x0e0e0e0e0e0e0e0e
+DATA kQ6ScW<>+120(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL kQ6ScW<>(SB), RODATA|NOPTR, $128
 
-// K4SCALES reads the 12 packed scale bytes at 4(SI) (scaleMinK4): the eight 6-bit scales as int16 words in
-// both halves of Y13, and leaves Σ_k bsums_k·min_{k/2} (the bsums at 260(DI)) as an int32 in AX.
-// Clobbers BX, DX, R8, R9, R10, X4, X5.
-#define K4SCALES \
+// K4SC reads the 12 packed scale bytes at 4(SI) (scaleMinK4): the eight 6-bit scales as int16 words in both
+// halves of Y13, and the minimum terms of the group pairs (min_2i·gsum_2i + min_2i+1·gsum_2i+1, gsum_j the sum
+// of the bsums of group j at 260(DI)) as int32 dword i of M. Clobbers AX, BX, DX, R8, R9, R10, X4, X5.
+#define K4SC(M) \
 	MOVL        4(SI), R8        \
 	MOVL        8(SI), R9        \
 	MOVL        12(SI), R10      \
@@ -92,7 +106,11 @@ GLOBL kQ6Sc<>(SB), RODATA|NOPTR, $16
 	VPMOVZXBW   X4, X4           \
 	VMOVDQU     260(DI), X5      \
 	VPHADDW     276(DI), X5, X5  \
-	VPMADDWD    X4, X5, X5       \
+	VPMADDWD    X4, X5, M
+
+// K4SCALES is K4SC, leaving Σ_k bsums_k·min_{k/2} (the pairs' terms added) as an int32 in AX.
+#define K4SCALES \
+	K4SC(X5)                     \
 	VPSHUFD     $0x4e, X5, X4    \
 	VPADDD      X4, X5, X5       \
 	VPSHUFD     $0xb1, X5, X4    \
@@ -197,6 +215,75 @@ q4kloop:
 	MOVSS      X0, ret+32(FP)
 	RET
 
+// KPSUM leaves float32 of the sum of the residue lanes Y11, Y12 in X1 (every sum exact). Clobbers X2.
+#define KPSUM \
+	VPADDD       Y12, Y11, Y1 \
+	VEXTRACTI128 $1, Y1, X2   \
+	VPADDD       X2, X1, X1   \
+	VPSHUFD      $0x4e, X1, X2 \
+	VPADDD       X2, X1, X1   \
+	VPSHUFD      $0xb1, X1, X2 \
+	VPADDD       X2, X1, X1   \
+	VCVTDQ2PS    X1, X1
+
+// Q4KRPAIR adds pair i (groups 2i, 2i+1) into X0 as the repacked kernels do: acc = fma(float32(s), d·yd, acc)
+// with s the pair's whole integer sum; d·yd in X8.
+#define Q4KRPAIR(qo, ya, i) \
+	VPXOR       Y11, Y11, Y11 \
+	VPXOR       Y12, Y12, Y12 \
+	Q4KPAIR(qo, ya, i)        \
+	KPSUM                     \
+	VFMADD231SS X8, X1, X0
+
+// func dotQ4_KQ8_KRepackedAVX2(nb int, w, a *byte, aStride int) float32
+//
+// Reference: DotQ4_KQ8_KRepacked, the activation's Q8_K blocks aStride bytes apart. Per pair of groups the
+// residue lanes of dotQ4_KQ8_KAVX2 are added up (exactly) into the pair's sum; the pairs' minimum terms are
+// left by K4SC in X9 and fused into X10 after the super-block's four pairs (the two sums are independent).
+TEXT ·dotQ4_KQ8_KRepackedAVX2(SB), NOSPLIT, $0-36
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	MOVQ         aStride+24(FP), R11
+	VPBROADCASTD kNib<>(SB), Y15
+	VMOVDQU      kShuf<>(SB), Y14
+	VXORPS       X0, X0, X0
+	VXORPS       X10, X10, X10
+
+q4krloop:
+	PREFETCHT0  PFD(SI)
+	PREFETCHT0  PFD+64(SI)
+	PREFETCHT0  PFD+128(SI)
+	K4SC(X9)
+	MOVWLZX     0(SI), BX
+	VMOVD       BX, X8
+	VCVTPH2PS   X8, X8
+	VMULSS      0(DI), X8, X8
+	Q4KRPAIR(16, 4, 0)
+	Q4KRPAIR(48, 68, 1)
+	Q4KRPAIR(80, 132, 2)
+	Q4KRPAIR(112, 196, 3)
+	MOVWLZX     2(SI), BX
+	VMOVD       BX, X2
+	VCVTPH2PS   X2, X2
+	VMULSS      0(DI), X2, X2
+	VCVTDQ2PS   X9, X9
+	VFMADD231SS X2, X9, X10
+	VMOVSHDUP   X9, X1
+	VFMADD231SS X2, X1, X10
+	VMOVHLPS    X9, X9, X1
+	VFMADD231SS X2, X1, X10
+	VPSHUFD     $0xff, X9, X1
+	VFMADD231SS X2, X1, X10
+	ADDQ        $144, SI
+	ADDQ        R11, DI
+	DECQ        CX
+	JNZ         q4krloop
+	VSUBSS      X10, X0, X0
+	VZEROUPPER
+	MOVSS       X0, ret+32(FP)
+	RET
+
 // Q5KPAIR is Q4KPAIR for Q5_K: the quant bytes at qo(SI) are shuffled, split into nibbles, and the fifth bits
 // of groups 2i and 2i+1 (bits 2i and 2i+1 of the shuffled qh bytes in Y8) are moved to bit 4 by sh0 $n0 and
 // sh1 $n1 (word shifts; the mask Y9 = 0x10 keeps only each byte's own bit).
@@ -213,60 +300,6 @@ q4kloop:
 	VPAND   Y9, Y3, Y3    \
 	VPOR    Y3, Y2, Y2    \
 	KPAIR(ya, i)
-
-// func dotQ4_KQ8_KRepackedAVX2(nb int, w, a *byte, aStride int) float32
-//
-// Reference: DotQ4_KQ8_KRepacked (the repacked q4_K_8x8 order). The integer work is dotQ4_KQ8_KAVX2's; per
-// super-block its eight residues are added into one int32 sum, fused with f16(d)·yd into the float32 X0, and
-// the minimums' sum with f16(dmin)·yd into X10; the result is X0 − X10.
-TEXT ·dotQ4_KQ8_KRepackedAVX2(SB), NOSPLIT, $0-36
-	MOVQ         nb+0(FP), CX
-	MOVQ         w+8(FP), SI
-	MOVQ         a+16(FP), DI
-	MOVQ         aStride+24(FP), R11
-	VPBROADCASTD kNib<>(SB), Y15
-	VMOVDQU      kShuf<>(SB), Y14
-	VXORPS       X0, X0, X0
-	VXORPS       X10, X10, X10
-
-q4krloop:
-	PREFETCHT0   PFD(SI)
-	PREFETCHT0   PFD+64(SI)
-	PREFETCHT0   PFD+128(SI)
-	K4SCALES
-	VPXOR        Y11, Y11, Y11
-	VPXOR        Y12, Y12, Y12
-	Q4KPAIR(16, 4, 0)
-	Q4KPAIR(48, 68, 1)
-	Q4KPAIR(80, 132, 2)
-	Q4KPAIR(112, 196, 3)
-	VPADDD       Y12, Y11, Y11
-	VEXTRACTI128 $1, Y11, X1
-	VPADDD       X1, X11, X11
-	VPSHUFD      $0x4e, X11, X1
-	VPADDD       X1, X11, X11
-	VPSHUFD      $0xb1, X11, X1
-	VPADDD       X1, X11, X11
-	VCVTDQ2PS    X11, X1
-	MOVWLZX      0(SI), BX
-	VMOVD        BX, X2
-	VCVTPH2PS    X2, X2
-	VMULSS       0(DI), X2, X2
-	VFMADD231SS  X2, X1, X0
-	MOVWLZX      2(SI), BX
-	VMOVD        BX, X2
-	VCVTPH2PS    X2, X2
-	VMULSS       0(DI), X2, X2
-	VCVTSI2SSL   AX, X1, X1
-	VFMADD231SS  X2, X1, X10
-	ADDQ         $144, SI
-	ADDQ         R11, DI
-	DECQ         CX
-	JNZ          q4krloop
-	VSUBSS       X10, X0, X0
-	VZEROUPPER
-	MOVSS        X0, ret+32(FP)
-	RET
 
 // func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
 //
@@ -305,81 +338,88 @@ q5kloop:
 	MOVSS      X0, ret+24(FP)
 	RET
 
-// Q6KY multiplies the quants q (q+c, unsigned, shuffled) by the activations at ya(DI) and subtracts c·y,
-// with c in every byte of Y8 (32 for Q6_K, 4 for Q3_K), leaving int16 words Σ q·y over residue pairs in q:
-// |(q+32)·y pair| ≤ 2·63·128, |32·y pair| ≤ 2·32·128, and their difference ≤ 2·32·128. Clobbers Y3.
-#define Q6KY(ya, q) \
+// Q3KY multiplies the quants q (q+c, unsigned, shuffled) by the activations at ya(DI) and subtracts c·y,
+// with c = 4 in every byte of Y8 (Q3_K), leaving int16 words Σ q·y over residue pairs in q. Clobbers Y3.
+#define Q3KY(ya, q) \
 	VMOVDQU    ya(DI), Y3  \
 	VPSHUFB    Y14, Y3, Y3 \
 	VPMADDUBSW Y3, q, q    \
 	VPMADDUBSW Y3, Y8, Y3  \
 	VPSUBW     Y3, q, q
 
-// Q6KPAIR adds the two quarters (32 elements each, groups of 16 in the 16-byte halves) whose low nibbles are
-// the low and high nibbles of the 32 ql bytes at qo(SI): their high bits are the shuffled qh bytes in Y10
-// moved to bits 4-5 by sh0 $n0 and sh1 $n1 (word shifts; the mask Y9 = 0x30 keeps each byte's own bits);
-// their activations are at ya(DI) and yb(DI), their scales dword i of each half of Y13.
-#define Q6KPAIR(qo, ya, yb, i, sh0, n0, sh1, n1) \
-	VMOVDQU qo(SI), Y1    \
-	VPSHUFB Y14, Y1, Y1   \
-	VPSRLW  $4, Y1, Y2    \
-	VPAND   Y15, Y1, Y1   \
-	VPAND   Y15, Y2, Y2   \
-	sh0     $n0, Y10, Y3  \
-	VPAND   Y9, Y3, Y3    \
-	VPOR    Y3, Y1, Y1    \
-	sh1     $n1, Y10, Y3  \
-	VPAND   Y9, Y3, Y3    \
-	VPOR    Y3, Y2, Y2    \
-	Q6KY(ya, Y1)          \
-	Q6KY(yb, Y2)          \
-	KMADD(i)
+// Q6KQ adds quarter k (32 elements) of half h into the lanes Y11: the quants (low nibbles from LO, shifted
+// right by 4 with hi4 = 1; high bits from the qh bytes Y7 moved to bits 4-5 by sh $n, the mask Y9 = 0x30
+// keeping each byte's own) times the activations at 4+128h+32k(DI) (VPMADDUBSW: the quants unsigned, ≤ 63),
+// times the quarter's two group scales (kQ6ScW, VPMADDWD): dword m sums bytes 4m…4m+3. Clobbers Y1, Y3, Y4.
+#define Q6KQ(LO, hi4, sh, n, h, k) \
+	VPSRLW      $(4*hi4), LO, Y1          \
+	VPAND       Y15, Y1, Y1               \
+	sh          $n, Y7, Y3                \
+	VPAND       Y9, Y3, Y3                \
+	VPOR        Y3, Y1, Y1                \
+	VPMADDUBSW  (4+128*h+32*k)(DI), Y1, Y1 \
+	VPSHUFB     kQ6ScW<>+(16*(4*h+k))(SB), X13, X4 \
+	VPMOVSXBW   X4, Y4                    \
+	VPMADDWD    Y4, Y1, Y1                \
+	VPADDD      Y1, Y11, Y11
+
+// Q6KHALF adds half h (128 elements: ql at 64h, qh at 128+32h) into the lanes Y11.
+#define Q6KHALF(h) \
+	VMOVDQU (64*h)(SI), Y5      \
+	VMOVDQU (64*h+32)(SI), Y6   \
+	VMOVDQU (128+32*h)(SI), Y7  \
+	Q6KQ(Y5, 0, VPSLLW, 4, h, 0) \
+	Q6KQ(Y6, 0, VPSLLW, 2, h, 1) \
+	Q6KQ(Y5, 1, VPSRLW, 0, h, 2) \
+	Q6KQ(Y6, 1, VPSRLW, 2, h, 3)
 
 // func dotQ6_KQ8_KAVX2(nb int, w, a *byte) float32
 //
-// Reference: DotQ6_KQ8_K. Quarter k of half h (elements 128h+32k…+31, groups 8h+2k and 8h+2k+1 in the two
-// 16-byte halves of a register) takes its low nibbles from ql[64h+32(k%2)…] (the high nibble for k ≥ 2)
-// and its high bits from bits 2k, 2k+1 of qh[32h…]. Quarters k and k+2 (k = 0, 1) are paired, so pair
-// i = 2h+k needs the scales (s_{8h+2k}, s_{8h+2k+4}) in dword i of the low halves and (s_{8h+2k+1},
-// s_{8h+2k+5}) in the high halves: kQ6Sc's order, sign-extended to words.
-// With signed int8 scales the residue sums stay within int32 (|lane| ≤ 32·128·32·128).
+// Reference: DotQ6_KQ8_K, the reference build's own AVX2 arithmetic: per super-block the eight lanes of
+// VPMADDUBSW/VPMADDWD (dword m of every 32-element quarter sums its bytes 4m…4m+3, times the group's scale),
+// minus 32·(scales·bsums) in pairs of groups (VPMADDWD of the sign-extended scales with the bsums, ·32), fused
+// into eight float32 lanes with d·yd, and hsum_float_8 at the end. VPMADDUBSW cannot saturate: |q·y pair| ≤
+// 2·63·128.
 TEXT ·dotQ6_KQ8_KAVX2(SB), NOSPLIT, $0-28
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	VPBROADCASTD kNib<>(SB), Y15
-	VMOVDQU      kShuf<>(SB), Y14
 	VPBROADCASTD kBits45<>(SB), Y9
-	VPBROADCASTD k32<>(SB), Y8
-	VMOVDQU      kQ6Sc<>(SB), X4
 	VXORPS       Y0, Y0, Y0
 
 q6kloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	PREFETCHT0 PFD+128(SI)
-	PREFETCHT0 PFD+192(SI)
-	VMOVDQU    192(SI), X13
-	VPSHUFB    X4, X13, X13
-	VPMOVSXBW  X13, Y13
-	VPXOR      Y11, Y11, Y11
-	VPXOR      Y12, Y12, Y12
-	VMOVDQU    128(SI), Y10
-	VPSHUFB    Y14, Y10, Y10
-	Q6KPAIR(0, 4, 68, 0, VPSLLW, 4, VPSRLW, 0)
-	Q6KPAIR(32, 36, 100, 1, VPSLLW, 2, VPSRLW, 2)
-	VMOVDQU    160(SI), Y10
-	VPSHUFB    Y14, Y10, Y10
-	Q6KPAIR(64, 132, 196, 2, VPSLLW, 4, VPSRLW, 0)
-	Q6KPAIR(96, 164, 228, 3, VPSLLW, 2, VPSRLW, 2)
-	KFINISH(208)
-	ADDQ       $210, SI
-	ADDQ       $292, DI
-	DECQ       CX
-	JNZ        q6kloop
-	VXORPS     X10, X10, X10
-	KDONE
-	MOVSS      X0, ret+24(FP)
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	PREFETCHT0   PFD+128(SI)
+	PREFETCHT0   PFD+192(SI)
+	VMOVDQU      192(SI), X13
+	VPXOR        Y11, Y11, Y11
+	Q6KHALF(0)
+	Q6KHALF(1)
+	VPMOVSXBW    X13, Y4
+	VPMADDWD     260(DI), Y4, Y4
+	VPSLLD       $5, Y4, Y4
+	VPSUBD       Y4, Y11, Y11
+	VCVTDQ2PS    Y11, Y1
+	MOVWLZX      208(SI), BX
+	VMOVD        BX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VFMADD231PS  Y2, Y1, Y0
+	ADDQ         $210, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q6kloop
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X0, X1, X1
+	VMOVHLPS     X1, X1, X2
+	VADDPS       X2, X1, X1
+	VMOVSHDUP    X1, X2
+	VADDSS       X2, X1, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
 	RET
 
 // Q3KQ leaves quarter j's q+4 = low2 | 4·hbit in dst: low2 = bits 2j, 2j+1 of the shuffled qs bytes in Y4
@@ -396,8 +436,8 @@ q6kloop:
 #define Q3KPAIR(ya, i, n0, sh0, hn0, n1, sh1, hn1) \
 	Q3KQ(n0, sh0, hn0, Y1) \
 	Q3KQ(n1, sh1, hn1, Y2) \
-	Q6KY(ya, Y1)           \
-	Q6KY(ya+32, Y2)        \
+	Q3KY(ya, Y1)           \
+	Q3KY(ya+32, Y2)        \
 	KMADD(i)
 
 // func dotQ3_KQ8_KAVX2(nb int, w, a *byte) float32
@@ -619,11 +659,28 @@ GLOBL k4ScIdx<>(SB), RODATA|NOPTR, $256
 	VPDPBUSD (4+64*v)(DI), Z, Z27 \
 	VPDPWSSD SC, Z27, Z11
 
-// func dotQ4_KQ8_KWVNNI(nb int, w, a *byte, aStride int) float32
+// K4RHALVES adds the two halves of the residue lanes Z11 (pair 2k in dwords 0…7, pair 2k+1 in 8…15) into
+// X0 in that order: acc = fma(float32(pair sum), d·yd (X8), acc). Clobbers X1…X4.
+#define K4RHALVES \
+	VEXTRACTI64X4 $1, Z11, Y2 \
+	VPHADDD      Y2, Y11, Y3  \
+	VPHADDD      Y3, Y3, Y3   \
+	VEXTRACTI128 $1, Y3, X4   \
+	VPADDD       X4, X3, X3   \
+	VCVTDQ2PS    X3, X3       \
+	VFMADD231SS  X8, X3, X0   \
+	VMOVSHDUP    X3, X1       \
+	VFMADD231SS  X8, X1, X0
+
+// func dotQ4_KQ8_KWRepackedVNNI(nb int, w, a *byte, aStride int) float32
 //
-// Reference: DotQ4_KQ8_K, the activations in Q8_KW blocks with permuted quants (q8kwPermute) aStride bytes
-// apart. Needs AVX-512 VNNI and VBMI.
-TEXT ·dotQ4_KQ8_KWVNNI(SB), NOSPLIT, $0-36
+// Reference: DotQ4_KQ8_KRepacked, the activations in Q8_KW blocks with permuted quants (q8kwPermute) aStride
+// bytes apart. The weights' nibbles are permuted with one VPERMB per 64 bytes (k4PermB) so that each dword
+// holds the four elements of one residue of one group, as the activations; vectors v = 2k+h hold
+// groups 4k+h (dwords 0…7) and 4k+h+2 (8…15): after vectors 2k and 2k+1 the low halves of the lanes sum
+// pair 2k and the high halves pair 2k+1. The pairs' minimum terms are fused into X10 after the super-block.
+// Needs AVX-512 VNNI and VBMI.
+TEXT ·dotQ4_KQ8_KWRepackedVNNI(SB), NOSPLIT, $0-36
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
@@ -634,49 +691,58 @@ TEXT ·dotQ4_KQ8_KWVNNI(SB), NOSPLIT, $0-36
 	VMOVDQU64    k4ScIdx<>+64(SB), Z17
 	VMOVDQU64    k4ScIdx<>+128(SB), Z18
 	VMOVDQU64    k4ScIdx<>+192(SB), Z19
-	VXORPS       Y0, Y0, Y0
+	VXORPS       X0, X0, X0
 	VXORPS       X10, X10, X10
 
-q4kwloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	PREFETCHT0 PFD+128(SI)
-	K4SCALES
-	VPMOVZXWD  X13, Y20
-	VPERMD     Z20, Z16, Z21
-	VPERMD     Z20, Z17, Z22
-	VPERMD     Z20, Z18, Z23
-	VPERMD     Z20, Z19, Z24
-	VPXORD     Z11, Z11, Z11
-	VMOVDQU64  16(SI), Z25
-	VPSRLW     $4, Z25, Z26
-	VPANDQ     Z15, Z25, Z25
-	VPANDQ     Z15, Z26, Z26
+q4kwrloop:
+	PREFETCHT0  PFD(SI)
+	PREFETCHT0  PFD+64(SI)
+	PREFETCHT0  PFD+128(SI)
+	K4SC(X9)
+	VPMOVZXWD   X13, Y20
+	VPERMD      Z20, Z16, Z21
+	VPERMD      Z20, Z17, Z22
+	VPERMD      Z20, Z18, Z23
+	VPERMD      Z20, Z19, Z24
+	MOVWLZX     0(SI), BX
+	VMOVD       BX, X8
+	VCVTPH2PS   X8, X8
+	VMULSS      0(DI), X8, X8
+	VPXORD      Z11, Z11, Z11
+	VMOVDQU64   16(SI), Z25
+	VPSRLW      $4, Z25, Z26
+	VPANDQ      Z15, Z25, Z25
+	VPANDQ      Z15, Z26, Z26
 	K4VEC(Z25, 0, Z21)
 	K4VEC(Z26, 1, Z22)
-	VMOVDQU64  80(SI), Z25
-	VPSRLW     $4, Z25, Z26
-	VPANDQ     Z15, Z25, Z25
-	VPANDQ     Z15, Z26, Z26
+	K4RHALVES
+	VPXORD      Z11, Z11, Z11
+	VMOVDQU64   80(SI), Z25
+	VPSRLW      $4, Z25, Z26
+	VPANDQ      Z15, Z25, Z25
+	VPANDQ      Z15, Z26, Z26
 	K4VEC(Z25, 2, Z23)
 	K4VEC(Z26, 3, Z24)
-	VEXTRACTI64X4 $1, Z11, Y25
-	VPADDD     Y25, Y11, Y11
-	VCVTDQ2PS  Y11, Y1
-	MOVWLZX    0(SI), BX
-	VMOVD      BX, X2
-	VCVTPH2PS  X2, X2
-	VMULSS     0(DI), X2, X2
-	VBROADCASTSS X2, Y2
-	VMULPS     Y2, Y1, Y1
-	VADDPS     Y1, Y0, Y0
-	KMINS
-	ADDQ       $144, SI
-	ADDQ       R11, DI
-	DECQ       CX
-	JNZ        q4kwloop
-	KDONE
-	MOVSS      X0, ret+32(FP)
+	K4RHALVES
+	MOVWLZX     2(SI), BX
+	VMOVD       BX, X2
+	VCVTPH2PS   X2, X2
+	VMULSS      0(DI), X2, X2
+	VCVTDQ2PS   X9, X9
+	VFMADD231SS X2, X9, X10
+	VMOVSHDUP   X9, X1
+	VFMADD231SS X2, X1, X10
+	VMOVHLPS    X9, X9, X1
+	VFMADD231SS X2, X1, X10
+	VPSHUFD     $0xff, X9, X1
+	VFMADD231SS X2, X1, X10
+	ADDQ        $144, SI
+	ADDQ        R11, DI
+	DECQ        CX
+	JNZ         q4kwrloop
+	VSUBSS      X10, X0, X0
+	VZEROUPPER
+	MOVSS       X0, ret+32(FP)
 	RET
 
 // func q8kwPermuted(q *byte)
@@ -704,117 +770,4 @@ TEXT ·q8kwPermuted(SB), NOSPLIT, $0-8
 	VPERMB       Z3, Z14, Z3
 	VMOVDQU64    Z3, 192(SI)
 	VZEROUPPER
-	RET
-
-// VPERMD indices of the repacked VNNI kernel's scale vectors: vector c of a super-block holds groups 2c and
-// 2c+1 (the low and the high nibbles of quant bytes 32c…32c+31), so its dwords 0…7 take scale 2c and 8…15
-// scale 2c+1.
-DATA k4RScIdx<>+0(SB)/8, $0x0000000000000000
-DATA k4RScIdx<>+8(SB)/8, $0x0000000000000000
-DATA k4RScIdx<>+16(SB)/8, $0x0000000000000000
-DATA k4RScIdx<>+24(SB)/8, $0x0000000000000000
-DATA k4RScIdx<>+32(SB)/8, $0x0000000100000001
-DATA k4RScIdx<>+40(SB)/8, $0x0000000100000001
-DATA k4RScIdx<>+48(SB)/8, $0x0000000100000001
-DATA k4RScIdx<>+56(SB)/8, $0x0000000100000001
-DATA k4RScIdx<>+64(SB)/8, $0x0000000200000002
-DATA k4RScIdx<>+72(SB)/8, $0x0000000200000002
-DATA k4RScIdx<>+80(SB)/8, $0x0000000200000002
-DATA k4RScIdx<>+88(SB)/8, $0x0000000200000002
-DATA k4RScIdx<>+96(SB)/8, $0x0000000300000003
-DATA k4RScIdx<>+104(SB)/8, $0x0000000300000003
-DATA k4RScIdx<>+112(SB)/8, $0x0000000300000003
-DATA k4RScIdx<>+120(SB)/8, $0x0000000300000003
-DATA k4RScIdx<>+128(SB)/8, $0x0000000400000004
-DATA k4RScIdx<>+136(SB)/8, $0x0000000400000004
-DATA k4RScIdx<>+144(SB)/8, $0x0000000400000004
-DATA k4RScIdx<>+152(SB)/8, $0x0000000400000004
-DATA k4RScIdx<>+160(SB)/8, $0x0000000500000005
-DATA k4RScIdx<>+168(SB)/8, $0x0000000500000005
-DATA k4RScIdx<>+176(SB)/8, $0x0000000500000005
-DATA k4RScIdx<>+184(SB)/8, $0x0000000500000005
-DATA k4RScIdx<>+192(SB)/8, $0x0000000600000006
-DATA k4RScIdx<>+200(SB)/8, $0x0000000600000006
-DATA k4RScIdx<>+208(SB)/8, $0x0000000600000006
-DATA k4RScIdx<>+216(SB)/8, $0x0000000600000006
-DATA k4RScIdx<>+224(SB)/8, $0x0000000700000007
-DATA k4RScIdx<>+232(SB)/8, $0x0000000700000007
-DATA k4RScIdx<>+240(SB)/8, $0x0000000700000007
-DATA k4RScIdx<>+248(SB)/8, $0x0000000700000007
-GLOBL k4RScIdx<>(SB), RODATA|NOPTR, $256
-
-// K4RVEC adds groups 2c and 2c+1 of a super-block into Z11 as Σ scale·(q·y): the quant bytes at 16+32c(SI)
-// split into low nibbles (group 2c) and high nibbles (group 2c+1) side by side in Z25, times the activation
-// quants of both groups, contiguous at 4+64c(DI), give four-element sums per dword (VPDPBUSD, exact,
-// |sum| ≤ 7680), which VPDPWSSD multiplies by their group's scale (SC). Clobbers Y26, Z25, Z27.
-#define K4RVEC(c, SC) \
-	VMOVDQU64    (16+32*c)(SI), Y25   \
-	VPSRLW       $4, Y25, Y26         \
-	VPANDQ       Y15, Y25, Y25        \
-	VPANDQ       Y15, Y26, Y26        \
-	VINSERTI64X4 $1, Y26, Z25, Z25    \
-	VPXORD       Z27, Z27, Z27        \
-	VPDPBUSD     (4+64*c)(DI), Z25, Z27 \
-	VPDPWSSD     SC, Z27, Z11
-
-// func dotQ4_KQ8_KRepackedVNNI(nb int, w, a *byte, aStride int) float32
-//
-// Reference: DotQ4_KQ8_KRepacked, the activation's Q8_K blocks aStride bytes apart. The super-block's integer
-// sum Σ scale·(q·y) is exact in any order, so it is taken in whole 64-element vectors; the float steps are
-// the reference's. Needs AVX-512 VNNI.
-TEXT ·dotQ4_KQ8_KRepackedVNNI(SB), NOSPLIT, $0-36
-	MOVQ         nb+0(FP), CX
-	MOVQ         w+8(FP), SI
-	MOVQ         a+16(FP), DI
-	MOVQ         aStride+24(FP), R11
-	VPBROADCASTD kNib<>(SB), Y15
-	VMOVDQU64    k4RScIdx<>+0(SB), Z16
-	VMOVDQU64    k4RScIdx<>+64(SB), Z17
-	VMOVDQU64    k4RScIdx<>+128(SB), Z18
-	VMOVDQU64    k4RScIdx<>+192(SB), Z19
-	VXORPS       X0, X0, X0
-	VXORPS       X10, X10, X10
-
-q4krvloop:
-	PREFETCHT0    PFD(SI)
-	PREFETCHT0    PFD+64(SI)
-	PREFETCHT0    PFD+128(SI)
-	K4SCALES
-	VPMOVZXWD     X13, Y20
-	VPERMD        Z20, Z16, Z21
-	VPERMD        Z20, Z17, Z22
-	VPERMD        Z20, Z18, Z23
-	VPERMD        Z20, Z19, Z24
-	VPXORD        Z11, Z11, Z11
-	K4RVEC(0, Z21)
-	K4RVEC(1, Z22)
-	K4RVEC(2, Z23)
-	K4RVEC(3, Z24)
-	VEXTRACTI64X4 $1, Z11, Y25
-	VPADDD        Y25, Y11, Y11
-	VEXTRACTI128  $1, Y11, X1
-	VPADDD        X1, X11, X11
-	VPSHUFD       $0x4e, X11, X1
-	VPADDD        X1, X11, X11
-	VPSHUFD       $0xb1, X11, X1
-	VPADDD        X1, X11, X11
-	VCVTDQ2PS     X11, X1
-	MOVWLZX       0(SI), BX
-	VMOVD         BX, X2
-	VCVTPH2PS     X2, X2
-	VMULSS        0(DI), X2, X2
-	VFMADD231SS   X2, X1, X0
-	MOVWLZX       2(SI), BX
-	VMOVD         BX, X2
-	VCVTPH2PS     X2, X2
-	VMULSS        0(DI), X2, X2
-	VCVTSI2SSL    AX, X1, X1
-	VFMADD231SS   X2, X1, X10
-	ADDQ          $144, SI
-	ADDQ          R11, DI
-	DECQ          CX
-	JNZ           q4krvloop
-	VSUBSS        X10, X0, X0
-	VZEROUPPER
-	MOVSS         X0, ret+32(FP)
 	RET

@@ -10,10 +10,12 @@
 // (mod 8). That is the layout of SMULL/SMLAL on eight bytes: int16 product k of SMULL Vd.8H, Vn.8B, Vm.8B
 // (or SMLAL2 on the upper eight bytes) comes from element k of the eight, and every group of 16 or 32
 // elements starts at a multiple of 8, so int16 lane k of a group's SMULL/SMLAL2 chain is its residue k. A
-// group's residues (|Σ| ≤ 4·31·128 for Q4_K/Q5_K, 2·32·128 for Q6_K: no int16 overflow) are then multiplied
+// group's residues (|Σ| ≤ 4·31·128 for Q4_K/Q5_K: no int16 overflow) are then multiplied
 // by the group's scale and widened into the int32 residue lanes (SMLAL/SMLAL2 by element: residues 0…3 in
 // V30, 4…7 in V31). Products of different groups are never mixed in int16, so the integer lanes are the
 // reference's exactly. SDOT does not help here: it adds four neighbouring bytes, which are four residues.
+// (Q6_K follows the reference build's own AVX2 lanes instead, and Q4_K's repacked order adds the residues up
+// per pair of groups: see dotQ6_KQ8_KNEON and dotQ4_KQ8_KRepackedNEON.)
 //
 // Per super-block the lanes are converted to float32 (exactly, |lane| < 2^24), multiplied by d·yd and added
 // to the float lanes V28 (0…3), V29 (4…7) with FMUL then FADD, as the reference's
@@ -172,6 +174,71 @@ q4kpair:
 	FMOVS F27, ret+24(FP)
 	RET
 
+// func dotQ4_KQ8_KRepackedNEON(nb int, w, a *byte) float32
+//
+// Reference: DotQ4_KQ8_KRepacked. The residue lanes of dotQ4_KQ8_KNEON are added up per pair of groups
+// (exactly) and fused into F27 with d·yd (F24); the pairs' minimum terms (SMULL/SMULL2 of the group bsums by
+// the minimums, added in pairs) are fused into F28 with dmin·yd (F25) after the super-block's pairs; the
+// result is F27 - F28.
+TEXT ·dotQ4_KQ8_KRepackedNEON(SB), NOSPLIT, $0-28
+	KSTART
+
+q4krsb:
+	PRFM  4096(R1), PLDL1KEEP
+	PRFM  4160(R1), PLDL1KEEP
+	PRFM  4224(R1), PLDL1KEEP
+	KD(0)
+	K4SCALES
+	MOVHU  2(R1), R4
+	FMOVS  R4, F25
+	FCVTHS F25, F25
+	FMOVS  (R2), F26
+	FMULS  F26, F25, F25
+	VMOV   R11, V12.D[0]
+	VUXTL  V12.B8, V12.H8
+	ADD    $260, R2, R13
+	VLD1   (R13), [V0.H8, V1.H8]
+	VADDP  V1.H8, V0.H8, V0.H8
+	WORD $0x0e6cc010 /* SMULL V16.4S, V0.4H, V12.4H */
+	WORD $0x4e6cc011 /* SMULL2 V17.4S, V0.8H, V12.8H */
+	VADDP  V17.S4, V16.S4, V16.S4
+	WORD $0x4e21da10 /* SCVTF V16.4S, V16.4S */
+	ADD   $16, R1, R5
+	ADD   $4, R2, R13
+	MOVD  $4, R10
+
+q4krpair:
+	VEOR   V30.B16, V30.B16, V30.B16
+	VEOR   V31.B16, V31.B16, V31.B16
+	VLD1.P 32(R5), [V0.B16, V1.B16]
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16]
+	VAND   V15.B16, V0.B16, V6.B16
+	VAND   V15.B16, V1.B16, V7.B16
+	VUSHR  $4, V0.B16, V8.B16
+	VUSHR  $4, V1.B16, V9.B16
+	K32PAIR
+	VADD   V31.S4, V30.S4, V30.S4
+	VADDV  V30.S4, V30
+	VMOV   V30.S[0], R4
+	SCVTFWS R4, F26
+	FMADDS F24, F27, F26, F27
+	SUBS   $1, R10
+	BNE    q4krpair
+	FMADDS F25, F28, F16, F28
+	VDUP   V16.S[1], V0.S4
+	FMADDS F25, F28, F0, F28
+	VDUP   V16.S[2], V0.S4
+	FMADDS F25, F28, F0, F28
+	VDUP   V16.S[3], V0.S4
+	FMADDS F25, F28, F0, F28
+	ADD   $144, R1
+	ADD   $292, R2
+	SUBS  $1, R0
+	BNE   q4krsb
+	FSUBS F28, F27, F27
+	FMOVS F27, ret+24(FP)
+	RET
+
 // func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
 //
 // Reference: DotQ5_KQ8_K. Q5_K block (176 bytes): as Q4_K with 32 bytes of fifth bits at 16 (bit j of
@@ -228,28 +295,27 @@ q5kpair:
 	FMOVS F27, ret+24(FP)
 	RET
 
-// Q6Q sets V6, V7 to the 6-bit quants minus 32 (signed bytes) of two groups of 16: low four bits already
-// in V6, V7, the two high bits at bits 4-5 of HA, HB (other bits anything). Needs V11 = 0x30 bytes and
-// V10 = 32 bytes.
-#define Q6Q(HA, HB) \
+// Q6U sets V6, V7 to the 6-bit quants (unsigned, 0…63) of two groups of 16: low four bits already in V6, V7,
+// the two high bits at bits 4-5 of HA, HB (other bits anything). Needs V11 = 0x30 bytes.
+#define Q6U(HA, HB) \
 	VAND V11.B16, HA.B16, V8.B16 \
 	VAND V11.B16, HB.B16, V9.B16 \
 	VORR V8.B16, V6.B16, V6.B16  \
-	VORR V9.B16, V7.B16, V7.B16  \
-	VSUB V10.B16, V6.B16, V6.B16 \
-	VSUB V10.B16, V7.B16, V7.B16
+	VORR V9.B16, V7.B16, V7.B16
 
 // func dotQ6_KQ8_KNEON(nb int, w, a *byte) float32
 //
 // Reference: DotQ6_KQ8_K. Q6_K block (210 bytes): ql (128 bytes, low four bits) at 0, qh (64 bytes, two
 // high bits) at 128, 16 int8 group scales at 192, d (f16) at 208. Each half of 128 elements takes 64 bytes
 // of ql and 32 of qh; its quarter k (groups 2k and 2k+1 of 16 elements) takes the low (k = 0, 1) or high
-// (k = 2, 3) nibbles of ql bytes 32·(k mod 2)… and bits 2k, 2k+1 of qh. V13 holds the current half's eight
-// scales, V14 the second half's.
+// (k = 2, 3) nibbles of ql bytes 32·(k mod 2)… and bits 2k, 2k+1 of qh. The eight integer lanes are the
+// reference's (AVX2) ones: lane m sums the products of bytes 4m…4m+3 of every quarter (SMULL/SMULL2, ADDP
+// then SADDLP: bytes 0…15 of a quarter in V30, 16…31 in V31), times the group's scale (MLA by element, the
+// scales as int32 in V12 and V25 per half), minus 32·(scale·bsum) of groups 2m and 2m+1. Per super-block the
+// lanes are fused into the float lanes V28, V29 with d·yd (FMLA); at the end hsum_float_8.
 TEXT ·dotQ6_KQ8_KNEON(SB), NOSPLIT, $0-28
 	KSTART
 	VMOVI $0x30, V11.B16
-	VMOVI $32, V10.B16
 
 q6ksb:
 	PRFM  4096(R1), PLDL1KEEP
@@ -261,80 +327,110 @@ q6ksb:
 	VLD1  (R4), [V12.B16]
 	WORD $0x0f08a58d // SXTL V13.8H, V12.8B
 	WORD $0x4f08a58e // SXTL2 V14.8H, V12.16B
+	// the quants' offset: lanes 0…3 and 4…7 start at -32·(scale·bsum) of their pairs of groups
+	ADD   $260, R2, R4
+	VLD1  (R4), [V0.H8, V1.H8]
+	WORD $0x0e6dc002 // SMULL V2.4S, V0.4H, V13.4H
+	WORD $0x4e6dc003 // SMULL2 V3.4S, V0.8H, V13.8H
+	VADDP V3.S4, V2.S4, V2.S4
+	WORD $0x0e6ec024 // SMULL V4.4S, V1.4H, V14.4H
+	WORD $0x4e6ec025 // SMULL2 V5.4S, V1.8H, V14.8H
+	VADDP V5.S4, V4.S4, V4.S4
+	VSHL  $5, V2.S4, V2.S4
+	VSHL  $5, V4.S4, V4.S4
 	VEOR  V30.B16, V30.B16, V30.B16
 	VEOR  V31.B16, V31.B16, V31.B16
+	VSUB  V2.S4, V30.S4, V30.S4
+	VSUB  V4.S4, V31.S4, V31.S4
 	MOVD  R1, R5                      // ql
 	ADD   $128, R1, R6                // qh
 	ADD   $4, R2, R13                 // activation quants
 	MOVD  $2, R10
 
 q6khalf:
+	WORD $0x0f10a5ac // SXTL V12.4S, V13.4H
+	WORD $0x4f10a5b9 // SXTL2 V25.4S, V13.8H
 	VLD1.P 64(R5), [V0.B16, V1.B16, V2.B16, V3.B16]
 	VLD1.P 32(R6), [V4.B16, V5.B16]
 	VLD1.P 64(R13), [V16.B16, V17.B16, V18.B16, V19.B16]
 	VLD1.P 64(R13), [V20.B16, V21.B16, V22.B16, V23.B16]
-	// quarter 0: low nibbles of ql[0:32], qh bits 0-1; activations V16, V17; scales 0, 1
 	VAND  V15.B16, V0.B16, V6.B16
 	VAND  V15.B16, V1.B16, V7.B16
 	VSHL  $4, V4.B16, V8.B16
 	VSHL  $4, V5.B16, V9.B16
-	Q6Q(V8, V9)
+	Q6U(V8, V9)
+	// quarter 0: activations V16, V17; scales V12.S[0], .S[1]
 	WORD $0x0e30c0c8 // SMULL V8.8H, V6.8B, V16.8B
-	WORD $0x4e3080c8 // SMLAL2 V8.8H, V6.16B, V16.16B
-	WORD $0x0e31c0e9 // SMULL V9.8H, V7.8B, V17.8B
-	WORD $0x4e3180e9 // SMLAL2 V9.8H, V7.16B, V17.16B
-	WORD $0x0f4d211e // SMLAL V30.4S, V8.4H, V13.H[0]
-	WORD $0x4f4d211f // SMLAL2 V31.4S, V8.8H, V13.H[0]
-	WORD $0x0f5d213e // SMLAL V30.4S, V9.4H, V13.H[1]
-	WORD $0x4f5d213f // SMLAL2 V31.4S, V9.8H, V13.H[1]
-	// quarter 1: low nibbles of ql[32:64], qh bits 2-3; activations V18, V19; scales 2, 3
+	WORD $0x4e30c0c9 // SMULL2 V9.8H, V6.16B, V16.16B
+	VADDP V9.H8, V8.H8, V8.H8
+	WORD $0x4e602908 // SADDLP V8.4S, V8.8H
+	WORD $0x6f8c011e // MLA V30.4S, V8.4S, V12.S[0]
+	WORD $0x0e31c0e8 // SMULL V8.8H, V7.8B, V17.8B
+	WORD $0x4e31c0e9 // SMULL2 V9.8H, V7.16B, V17.16B
+	VADDP V9.H8, V8.H8, V8.H8
+	WORD $0x4e602908 // SADDLP V8.4S, V8.8H
+	WORD $0x6fac011f // MLA V31.4S, V8.4S, V12.S[1]
 	VAND  V15.B16, V2.B16, V6.B16
 	VAND  V15.B16, V3.B16, V7.B16
 	VSHL  $2, V4.B16, V8.B16
 	VSHL  $2, V5.B16, V9.B16
-	Q6Q(V8, V9)
+	Q6U(V8, V9)
+	// quarter 1: activations V18, V19; scales V12.S[2], .S[3]
 	WORD $0x0e32c0c8 // SMULL V8.8H, V6.8B, V18.8B
-	WORD $0x4e3280c8 // SMLAL2 V8.8H, V6.16B, V18.16B
-	WORD $0x0e33c0e9 // SMULL V9.8H, V7.8B, V19.8B
-	WORD $0x4e3380e9 // SMLAL2 V9.8H, V7.16B, V19.16B
-	WORD $0x0f6d211e // SMLAL V30.4S, V8.4H, V13.H[2]
-	WORD $0x4f6d211f // SMLAL2 V31.4S, V8.8H, V13.H[2]
-	WORD $0x0f7d213e // SMLAL V30.4S, V9.4H, V13.H[3]
-	WORD $0x4f7d213f // SMLAL2 V31.4S, V9.8H, V13.H[3]
-	// quarter 2: high nibbles of ql[0:32], qh bits 4-5; activations V20, V21; scales 4, 5
+	WORD $0x4e32c0c9 // SMULL2 V9.8H, V6.16B, V18.16B
+	VADDP V9.H8, V8.H8, V8.H8
+	WORD $0x4e602908 // SADDLP V8.4S, V8.8H
+	WORD $0x6f8c091e // MLA V30.4S, V8.4S, V12.S[2]
+	WORD $0x0e33c0e8 // SMULL V8.8H, V7.8B, V19.8B
+	WORD $0x4e33c0e9 // SMULL2 V9.8H, V7.16B, V19.16B
+	VADDP V9.H8, V8.H8, V8.H8
+	WORD $0x4e602908 // SADDLP V8.4S, V8.8H
+	WORD $0x6fac091f // MLA V31.4S, V8.4S, V12.S[3]
 	VUSHR $4, V0.B16, V6.B16
 	VUSHR $4, V1.B16, V7.B16
-	Q6Q(V4, V5)
+	Q6U(V4, V5)
+	// quarter 2: activations V20, V21; scales V25.S[0], .S[1]
 	WORD $0x0e34c0c8 // SMULL V8.8H, V6.8B, V20.8B
-	WORD $0x4e3480c8 // SMLAL2 V8.8H, V6.16B, V20.16B
-	WORD $0x0e35c0e9 // SMULL V9.8H, V7.8B, V21.8B
-	WORD $0x4e3580e9 // SMLAL2 V9.8H, V7.16B, V21.16B
-	WORD $0x0f4d291e // SMLAL V30.4S, V8.4H, V13.H[4]
-	WORD $0x4f4d291f // SMLAL2 V31.4S, V8.8H, V13.H[4]
-	WORD $0x0f5d293e // SMLAL V30.4S, V9.4H, V13.H[5]
-	WORD $0x4f5d293f // SMLAL2 V31.4S, V9.8H, V13.H[5]
-	// quarter 3: high nibbles of ql[32:64], qh bits 6-7; activations V22, V23; scales 6, 7
+	WORD $0x4e34c0c9 // SMULL2 V9.8H, V6.16B, V20.16B
+	VADDP V9.H8, V8.H8, V8.H8
+	WORD $0x4e602908 // SADDLP V8.4S, V8.8H
+	WORD $0x6f99011e // MLA V30.4S, V8.4S, V25.S[0]
+	WORD $0x0e35c0e8 // SMULL V8.8H, V7.8B, V21.8B
+	WORD $0x4e35c0e9 // SMULL2 V9.8H, V7.16B, V21.16B
+	VADDP V9.H8, V8.H8, V8.H8
+	WORD $0x4e602908 // SADDLP V8.4S, V8.8H
+	WORD $0x6fb9011f // MLA V31.4S, V8.4S, V25.S[1]
 	VUSHR $4, V2.B16, V6.B16
 	VUSHR $4, V3.B16, V7.B16
 	VUSHR $2, V4.B16, V8.B16
 	VUSHR $2, V5.B16, V9.B16
-	Q6Q(V8, V9)
+	Q6U(V8, V9)
+	// quarter 3: activations V22, V23; scales V25.S[2], .S[3]
 	WORD $0x0e36c0c8 // SMULL V8.8H, V6.8B, V22.8B
-	WORD $0x4e3680c8 // SMLAL2 V8.8H, V6.16B, V22.16B
-	WORD $0x0e37c0e9 // SMULL V9.8H, V7.8B, V23.8B
-	WORD $0x4e3780e9 // SMLAL2 V9.8H, V7.16B, V23.16B
-	WORD $0x0f6d291e // SMLAL V30.4S, V8.4H, V13.H[6]
-	WORD $0x4f6d291f // SMLAL2 V31.4S, V8.8H, V13.H[6]
-	WORD $0x0f7d293e // SMLAL V30.4S, V9.4H, V13.H[7]
-	WORD $0x4f7d293f // SMLAL2 V31.4S, V9.8H, V13.H[7]
+	WORD $0x4e36c0c9 // SMULL2 V9.8H, V6.16B, V22.16B
+	VADDP V9.H8, V8.H8, V8.H8
+	WORD $0x4e602908 // SADDLP V8.4S, V8.8H
+	WORD $0x6f99091e // MLA V30.4S, V8.4S, V25.S[2]
+	WORD $0x0e37c0e8 // SMULL V8.8H, V7.8B, V23.8B
+	WORD $0x4e37c0e9 // SMULL2 V9.8H, V7.16B, V23.16B
+	VADDP V9.H8, V8.H8, V8.H8
+	WORD $0x4e602908 // SADDLP V8.4S, V8.8H
+	WORD $0x6fb9091f // MLA V31.4S, V8.4S, V25.S[3]
 	VMOV  V14.B16, V13.B16
 	SUBS  $1, R10
 	BNE   q6khalf
-	KFINISH
+	WORD $0x4e21dbde // SCVTF V30.4S, V30.4S
+	WORD $0x4e21dbff // SCVTF V31.4S, V31.4S
+	VDUP  V24.S[0], V26.S4
+	VFMLA V26.S4, V30.S4, V28.S4
+	VFMLA V26.S4, V31.S4, V29.S4
 	ADD   $210, R1
 	ADD   $292, R2
 	SUBS  $1, R0
 	BNE   q6ksb
-	KDONE
+	WORD $0x4e3dd780 // FADD V0.4S, V28.4S, V29.4S
+	VEXT  $8, V0.B16, V0.B16, V1.B16
+	WORD $0x4e21d400 // FADD V0.4S, V0.4S, V1.4S
+	WORD $0x7e30d81b // FADDP S27, V0.2S
 	FMOVS F27, ret+24(FP)
 	RET

@@ -15,7 +15,7 @@ func init() {
 	gemms[OrderVecDot][Q8_0] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, packBlock: q8PackBlock,
 		quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128), pack: gatherPack(packQ8_0G, packQ8_0, 34), kernel: gemmCols(gemm2Q8G, gemm1Q8G, 2),
 		vec: gemvQ8G, minCols: 2}
-	gemms[OrderVecDot][Q4_K] = &Gemm{w: Q4_K, o: OrderVecDot, actBlock: q8kwBlock, packBlock: q4kPackBlock,
+	gemms[OrderRepacked][Q4_K] = &Gemm{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, packBlock: q4kPackBlock,
 		extra: q4kAccCols * q4kAccBytes, quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_K,
 		kernel: gemmQ4_K, vec: gemvQ4_K, minCols: 12}
 	q8kwPermute = hasVBMI
@@ -51,12 +51,12 @@ func gemmQ4_K(nb int, packed, a []byte, aStride, cols int, out []float32, outStr
 func gemvQ4_K(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
 	if !q8kwPermute {
 		for r := 0; r < rows; r++ {
-			out[r] = dotQ4_KQ8_KAVX2(nb, &w[r*wStride], &a[0], q8kwBlock)
+			out[r] = dotQ4_KQ8_KRepackedAVX2(nb, &w[r*wStride], &a[0], q8kwBlock)
 		}
 		return
 	}
 	for r := 0; r < rows; r++ {
-		out[r] = dotQ4_KQ8_KWVNNI(nb, &w[r*wStride], &a[0], q8kwBlock)
+		out[r] = dotQ4_KQ8_KWRepackedVNNI(nb, &w[r*wStride], &a[0], q8kwBlock)
 	}
 }
 
@@ -161,8 +161,8 @@ func dotQ8_0Q8GVNNI(nb int, w, a *byte) float32
 //go:noescape
 func gemmQ4K16(nb int, packed, a *byte, aStride, cols int, acc *byte)
 
-// gemmQ4K16Finish writes sum + sums[0] + … + sums[7] of cols columns' accumulators to out[c*outStride+r] for
-// the rows r of mask.
+// gemmQ4K16Finish writes the sum minus the minimum terms of cols columns' accumulators to out[c*outStride+r]
+// for the rows r of mask.
 //
 //go:noescape
 func gemmQ4K16Finish(cols int, acc *byte, out *float32, outStride, mask int)
@@ -186,11 +186,11 @@ func packQ4_0G(nb int, w *byte, wStride int, dst *byte, mask int)
 //go:noescape
 func packQ8_0G(nb int, w *byte, wStride int, dst *byte, mask int)
 
-// dotQ4_KQ8_KWVNNI is DotQ4_KQ8_K of one Q4_K row with Q8_KW activation blocks (quants permuted) aStride
-// bytes apart (AVX-512 VNNI and VBMI).
+// dotQ4_KQ8_KWRepackedVNNI is DotQ4_KQ8_KRepacked of one Q4_K row with Q8_KW activation blocks (quants
+// permuted) aStride bytes apart (AVX-512 VNNI and VBMI).
 //
 //go:noescape
-func dotQ4_KQ8_KWVNNI(nb int, w, a *byte, aStride int) float32
+func dotQ4_KQ8_KWRepackedVNNI(nb int, w, a *byte, aStride int) float32
 
 // q8kwPermuted puts the 256 quants at q into the decode kernel's order, in place.
 //

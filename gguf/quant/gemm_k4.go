@@ -1,14 +1,14 @@
 package quant
 
-// Gemm layouts of Q4_K (see gemm.go), for DotQ4_KQ8_K's order: per super-block, eight integer lanes (lane l
-// sums scale·q·y over the elements ≡ l mod 8), then sums[l] += d·lane and sum −= dmin·Σ mins·bsums in
-// float32, and at the end sum + sums[0] + … + sums[7].
+// Gemm layouts of Q4_K (see gemm.go), for DotQ4_KQ8_KRepacked's order: per pair of groups (64 elements) the
+// whole integer sum and the minimum term, each fused into a float32 accumulator (with d·d_y and dmin·d_y),
+// and the accumulators' difference at the end.
 //
-// The kernel keeps lane r of every vector for weight row r and one int32 accumulator vector per residue l.
-// The weights are packed pre-multiplied by their group's scale (≤ 63·15, an int16), two elements of one
-// residue per dword, and VPDPWSSD multiplies them with the column's matching pair of int16 activations,
-// broadcast to all rows: every product and sum is an exact integer, so each lane gets the reference's lane
-// sums, and the float work per super-block is the reference's, lane by lane.
+// The kernel keeps lane r of every vector for weight row r and, per pair, one int32 accumulator vector per
+// residue l (added up at the end of the pair). The weights are packed pre-multiplied by their group's scale
+// (≤ 63·15, an int16), two elements of one residue per dword, and VPDPWSSD multiplies them with the column's
+// matching pair of int16 activations, broadcast to all rows: every product and sum is an exact integer, so
+// each lane gets the reference's pair sums, and the float work is the reference's, lane by lane.
 
 // Activation layout ("Q8_KW"), 832 bytes per 256 elements:
 //
@@ -43,10 +43,10 @@ const (
 	q4kPackMins  = q4kPackDmin + 4*GemmRows
 	q4kPackBlock = q4kPackMins + 4*GemmRows*4
 	// q4kAccCols is the number of columns the kernel runs through per pass over the packed rows; their
-	// float accumulators (q4kAccBytes each: sums[0…7] and sum, per row) stay in the L1 cache with one packed
-	// super-block.
+	// float accumulators (q4kAccBytes each: the sum and the minimum terms, per row) stay in the L1 cache with
+	// one packed super-block.
 	q4kAccCols  = 32
-	q4kAccBytes = 9 * GemmRows * 4
+	q4kAccBytes = 2 * GemmRows * 4
 )
 
 // quantizeQ8KW quantizes src into Q8_KW blocks.

@@ -4,9 +4,10 @@
 #include "textflag.h"
 
 // The batched Q4_K kernel (see gemm_k4.go for the layouts), AVX-512 VNNI, hand-written. Lane r of every
-// vector is weight row r. Per super-block and column, Z0…Z7 gather the residue lanes (VPDPWSSD of the
-// scale-multiplied weight pairs with the column's broadcast int16 quant pairs) and Z8 the mins term; then
-// every lane does the reference's float32 steps into the column's accumulators in memory.
+// vector is weight row r. Per pair of groups and column, Z0…Z7 gather the residue lanes (VPDPWSSD of the
+// scale-multiplied weight pairs with the column's broadcast int16 quant pairs), added up into the pair's
+// integer sum, and the pair's minimum term; then every lane does the reference's two fused multiply-adds
+// (DotQ4_KQ8_KRepacked) into the column's accumulators in memory.
 
 // KS adds the weight pair vector at wo(SI) times the activation pair at ao(R11) into ACC (T: scratch).
 #define KS(wo, ao, T, ACC) \
@@ -57,21 +58,76 @@
 	KS2(wo+896, ao+56, Z22, Z7, Z15) \
 	KS2(wo+960, ao+60, Z23, Z7, Z15)
 
-// KFIN adds float32(d·float32(lane)) (d in D) to the accumulator at off(R12).
-#define KFIN(off, Z, D) \
-	VCVTDQ2PS Z, Z          \
-	VMULPS    D, Z, Z       \
-	VADDPS    off(R12), Z, Z \
-	VMOVUPS   Z, off(R12)
+// KTREE adds the residue lanes A…H into A (exact). 
+#define KTREE(A, B, C, D, E, F, G, H) \
+	VPADDD B, A, A \
+	VPADDD D, C, C \
+	VPADDD F, E, E \
+	VPADDD H, G, G \
+	VPADDD C, A, A \
+	VPADDD G, E, E \
+	VPADDD E, A, A
 
-// KMINS subtracts float32(dmin·yd·float32(M)) (M in Z, yd at ya(R), dmin in Z25) from the sum at off(R12).
-#define KMINS(R, Z, off) \
-	VMULPS.BCST 0(R), Z25, Z30 \
-	VCVTDQ2PS   Z, Z           \
-	VMULPS      Z30, Z, Z      \
-	VMOVUPS     off(R12), Z31  \
-	VSUBPS      Z, Z31, Z31    \
+// KACC fuses float32(Z) (int32 lanes) times D into the accumulator at off(R12): acc = fma(float32(Z), D, acc).
+#define KACC(Z, D, off) \
+	VCVTDQ2PS   Z, Z          \
+	VMOVUPS     off(R12), Z31 \
+	VFMADD231PS D, Z, Z31     \
 	VMOVUPS     Z31, off(R12)
+
+// KPAIR1 adds pair p (groups 2p, 2p+1) of one column (activations at R11) into its accumulators at 0(R12)
+// (the sums) and 64(R12) (the minimum terms): the pair's integer sums from the residue lanes Z0…Z7, the
+// minimum term from the packed mins and the bsum pairs; d·yd in Z28.
+#define KPAIR1(p) \
+	VPXORD      Z0, Z0, Z0 \
+	VPXORD      Z1, Z1, Z1 \
+	VPXORD      Z2, Z2, Z2 \
+	VPXORD      Z3, Z3, Z3 \
+	VPXORD      Z4, Z4, Z4 \
+	VPXORD      Z5, Z5, Z5 \
+	VPXORD      Z6, Z6, Z6 \
+	VPXORD      Z7, Z7, Z7 \
+	VPXORD      Z8, Z8, Z8 \
+	KG(2048*p, 320+128*p) \
+	KG(2048*p+1024, 384+128*p) \
+	KTREE(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7) \
+	KACC(Z0, Z28, 0) \
+	KS(8320+64*p, 296+4*p, Z16, Z8) \
+	VMULPS.BCST 0(R11), Z25, Z30 \
+	KACC(Z8, Z30, 64)
+
+// KPAIR2 is KPAIR1 for two columns (activations at R11 and R13, accumulators at 0(R12) and 128(R12), d·yd
+// in Z28 and Z29).
+#define KPAIR2(p) \
+	VPXORD      Z0, Z0, Z0 \
+	VPXORD      Z1, Z1, Z1 \
+	VPXORD      Z2, Z2, Z2 \
+	VPXORD      Z3, Z3, Z3 \
+	VPXORD      Z4, Z4, Z4 \
+	VPXORD      Z5, Z5, Z5 \
+	VPXORD      Z6, Z6, Z6 \
+	VPXORD      Z7, Z7, Z7 \
+	VPXORD      Z8, Z8, Z8 \
+	VPXORD      Z9, Z9, Z9 \
+	VPXORD      Z10, Z10, Z10 \
+	VPXORD      Z11, Z11, Z11 \
+	VPXORD      Z12, Z12, Z12 \
+	VPXORD      Z13, Z13, Z13 \
+	VPXORD      Z14, Z14, Z14 \
+	VPXORD      Z15, Z15, Z15 \
+	VPXORD      Z26, Z26, Z26 \
+	VPXORD      Z27, Z27, Z27 \
+	KG2(2048*p, 320+128*p) \
+	KG2(2048*p+1024, 384+128*p) \
+	KTREE(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7) \
+	KTREE(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15) \
+	KACC(Z0, Z28, 0) \
+	KACC(Z8, Z29, 128) \
+	KS2(8320+64*p, 296+4*p, Z16, Z26, Z27) \
+	VMULPS.BCST 0(R11), Z25, Z30 \
+	KACC(Z26, Z30, 64) \
+	VMULPS.BCST 0(R13), Z25, Z30 \
+	KACC(Z27, Z30, 192)
 
 // func gemmQ4K16(nb int, packed, a *byte, aStride, cols int, acc *byte)
 TEXT ·gemmQ4K16(SB), NOSPLIT, $0-48
@@ -92,97 +148,27 @@ k4block:
 	JLT     k4one
 
 k4two:
-	LEAQ (R11)(R8*1), R13
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	VPXORD Z26, Z26, Z26
-	VPXORD Z27, Z27, Z27
-	KG2(0, 320)
-	KG2(1024, 384)
-	KG2(2048, 448)
-	KG2(3072, 512)
-	KG2(4096, 576)
-	KG2(5120, 640)
-	KG2(6144, 704)
-	KG2(7168, 768)
-	KS2(8320, 296, Z16, Z26, Z27)
-	KS2(8384, 300, Z17, Z26, Z27)
-	KS2(8448, 304, Z18, Z26, Z27)
-	KS2(8512, 308, Z19, Z26, Z27)
+	LEAQ        (R11)(R8*1), R13
 	VMULPS.BCST 0(R11), Z24, Z28
 	VMULPS.BCST 0(R13), Z24, Z29
-	KFIN(0, Z0, Z28)
-	KFIN(64, Z1, Z28)
-	KFIN(128, Z2, Z28)
-	KFIN(192, Z3, Z28)
-	KFIN(256, Z4, Z28)
-	KFIN(320, Z5, Z28)
-	KFIN(384, Z6, Z28)
-	KFIN(448, Z7, Z28)
-	KFIN(576, Z8, Z29)
-	KFIN(640, Z9, Z29)
-	KFIN(704, Z10, Z29)
-	KFIN(768, Z11, Z29)
-	KFIN(832, Z12, Z29)
-	KFIN(896, Z13, Z29)
-	KFIN(960, Z14, Z29)
-	KFIN(1024, Z15, Z29)
-	KMINS(R11, Z26, 512)
-	KMINS(R13, Z27, 1088)
-	LEAQ (R13)(R8*1), R11
-	ADDQ $1152, R12
-	SUBQ $2, DX
-	CMPQ DX, $2
-	JGE  k4two
-	TESTQ DX, DX
-	JZ   k4next
+	KPAIR2(0)
+	KPAIR2(1)
+	KPAIR2(2)
+	KPAIR2(3)
+	LEAQ        (R13)(R8*1), R11
+	ADDQ        $256, R12
+	SUBQ        $2, DX
+	CMPQ        DX, $2
+	JGE         k4two
+	TESTQ       DX, DX
+	JZ          k4next
 
 k4one:
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	KG(0, 320)
-	KG(1024, 384)
-	KG(2048, 448)
-	KG(3072, 512)
-	KG(4096, 576)
-	KG(5120, 640)
-	KG(6144, 704)
-	KG(7168, 768)
-	KS(8320, 296, Z16, Z8)
-	KS(8384, 300, Z17, Z8)
-	KS(8448, 304, Z18, Z8)
-	KS(8512, 308, Z19, Z8)
 	VMULPS.BCST 0(R11), Z24, Z28
-	KFIN(0, Z0, Z28)
-	KFIN(64, Z1, Z28)
-	KFIN(128, Z2, Z28)
-	KFIN(192, Z3, Z28)
-	KFIN(256, Z4, Z28)
-	KFIN(320, Z5, Z28)
-	KFIN(384, Z6, Z28)
-	KFIN(448, Z7, Z28)
-	KMINS(R11, Z8, 512)
+	KPAIR1(0)
+	KPAIR1(1)
+	KPAIR1(2)
+	KPAIR1(3)
 
 k4next:
 	ADDQ $const_q4kPackBlock, SI
@@ -203,17 +189,10 @@ TEXT ·gemmQ4K16Finish(SB), NOSPLIT, $0-40
 	KMOVW AX, K1
 
 k4fin:
-	VMOVUPS 512(SI), Z0
-	VADDPS  0(SI), Z0, Z0
-	VADDPS  64(SI), Z0, Z0
-	VADDPS  128(SI), Z0, Z0
-	VADDPS  192(SI), Z0, Z0
-	VADDPS  256(SI), Z0, Z0
-	VADDPS  320(SI), Z0, Z0
-	VADDPS  384(SI), Z0, Z0
-	VADDPS  448(SI), Z0, Z0
+	VMOVUPS 0(SI), Z0
+	VSUBPS  64(SI), Z0, Z0
 	VMOVUPS Z0, K1, (DI)
-	ADDQ    $576, SI
+	ADDQ    $128, SI
 	ADDQ    DX, DI
 	DECQ    CX
 	JNZ     k4fin

@@ -46,6 +46,48 @@ func Cases(dir string) ([]string, error) {
 	return names, nil
 }
 
+// ExtraDir is the folder of further golden cases inside a testdata folder (same format, its own models).
+const ExtraDir = "extra"
+
+// Ref is a case in a testdata folder.
+type Ref struct {
+	Dir  string // the testdata folder (holding golden/ and models/)
+	Name string // "<model stem>.<case>"
+	Set  string // "" for the folder's own cases, ExtraDir for those of its extra folder
+}
+
+// Label names the case in test names and reports: Name, after "extra/" for an extra case.
+func (r Ref) Label() string {
+	if r.Set == "" {
+		return r.Name
+	}
+	return r.Set + "/" + r.Name
+}
+
+// Load reads the case.
+func (r Ref) Load() (*Case, error) { return Load(r.Dir, r.Name) }
+
+// AllCases lists the cases of dir/golden and, when dir has an extra folder, those of dir/extra/golden.
+func AllCases(dir string) ([]Ref, error) {
+	var refs []Ref
+	for _, set := range []string{"", ExtraDir} {
+		d := filepath.Join(dir, set)
+		if set != "" {
+			if st, err := os.Stat(filepath.Join(d, "golden")); err != nil || !st.IsDir() {
+				continue
+			}
+		}
+		names, err := Cases(d)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			refs = append(refs, Ref{Dir: d, Name: n, Set: set})
+		}
+	}
+	return refs, nil
+}
+
 // Load reads case name from dir (the testdata folder).
 func Load(dir, name string) (*Case, error) {
 	base := filepath.Join(dir, "golden", name)

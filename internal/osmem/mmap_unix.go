@@ -9,16 +9,17 @@ import (
 )
 
 // MapFile maps size bytes of f read-only. A zero size returns an empty, non-nil slice that needs no Unmap.
-func MapFile(f *os.File, size int64) ([]byte, error) {
-	if size == 0 {
-		return []byte{}, nil
+func MapFile(f *os.File, size int64) ([]byte, error) { return MapFileAt(f, 0, size) }
+
+// MapFileAt maps size bytes of f from offset off read-only; off must be a multiple of MapAlign. A zero size
+// returns an empty, non-nil slice that needs no Unmap.
+func MapFileAt(f *os.File, off, size int64) ([]byte, error) {
+	if err := checkMap(f, off, size); err != nil || size == 0 {
+		return []byte{}, err
 	}
-	if size < 0 || int64(int(size)) != size {
-		return nil, fmt.Errorf("cannot map %d bytes of %s", size, f.Name())
-	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := syscall.Mmap(int(f.Fd()), off, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("mmap %s: %w", f.Name(), err)
+		return nil, fmt.Errorf("mmap %s at %d: %w", f.Name(), off, err)
 	}
 	return b, nil
 }

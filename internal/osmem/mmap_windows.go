@@ -10,19 +10,22 @@ import (
 )
 
 // MapFile maps size bytes of f read-only. A zero size returns an empty, non-nil slice that needs no Unmap.
-func MapFile(f *os.File, size int64) ([]byte, error) {
-	if size == 0 {
-		return []byte{}, nil
+func MapFile(f *os.File, size int64) ([]byte, error) { return MapFileAt(f, 0, size) }
+
+// MapFileAt maps size bytes of f from offset off read-only; off must be a multiple of MapAlign (Windows maps
+// views at multiples of its 64 KiB allocation granularity). A zero size returns an empty, non-nil slice that
+// needs no Unmap.
+func MapFileAt(f *os.File, off, size int64) ([]byte, error) {
+	if err := checkMap(f, off, size); err != nil || size == 0 {
+		return []byte{}, err
 	}
-	if size < 0 || int64(int(size)) != size {
-		return nil, fmt.Errorf("cannot map %d bytes of %s", size, f.Name())
-	}
+	end := uint64(off + size)
 	h, err := syscall.CreateFileMapping(syscall.Handle(f.Fd()), nil, syscall.PAGE_READONLY,
-		uint32(uint64(size)>>32), uint32(size), nil)
+		uint32(end>>32), uint32(end), nil)
 	if err != nil {
 		return nil, fmt.Errorf("CreateFileMapping %s: %w", f.Name(), err)
 	}
-	addr, err := syscall.MapViewOfFile(h, syscall.FILE_MAP_READ, 0, 0, uintptr(size))
+	addr, err := syscall.MapViewOfFile(h, syscall.FILE_MAP_READ, uint32(uint64(off)>>32), uint32(off), uintptr(size))
 	syscall.CloseHandle(h) // the view keeps the mapping alive
 	if err != nil {
 		return nil, fmt.Errorf("MapViewOfFile %s: %w", f.Name(), err)

@@ -17,6 +17,11 @@ func addMoE() {
 		WriteHeadDim: true, FFN: 6144, Experts: 128, ExpertsUsed: 8, ExpertFF: 768, VocabSize: 151936,
 		ContextLength: 40960, RopeBase: 1e6, RMSEps: 1e-6, Vocab: BPE, Pre: "qwen2", Specials: qwenSpecials,
 		BOS: "<|endoftext|>", EOS: "<|im_end|>"})
+	// Qwen3-30B-A3B's active shape as a dense model: its attention with one FFN of 8·768 = 6144 (the file's
+	// feed_forward_length), for measuring a MoE decode against the dense model that reads as much per token.
+	add(Preset{Name: "qwen3-30b-a3b-dense", Arch: Qwen3, Embd: 2048, Layers: 48, Heads: 32, KVHeads: 4, HeadDim: 128,
+		WriteHeadDim: true, FFN: 6144, VocabSize: 151936, ContextLength: 40960, RopeBase: 1e6, RMSEps: 1e-6,
+		Vocab: BPE, Pre: "qwen2", Specials: qwenSpecials, BOS: "<|endoftext|>", EOS: "<|im_end|>"})
 	add(Preset{Name: "gpt-oss-20b", Arch: GPTOSS, Embd: 2880, Layers: 24, Heads: 64, KVHeads: 8, HeadDim: 64,
 		WriteHeadDim: true, FFN: 2880, Experts: 32, ExpertsUsed: 4, ExpertFF: 2880, VocabSize: 201088,
 		ContextLength: 131072, RopeBase: 150000, RMSEps: 1e-5, SlidingWindow: 128, YaRNFactor: 32, YaRNOrigCtx: 4096,

@@ -273,3 +273,25 @@ func ExampleWrite() {
 	fmt.Println(arch, len(f.Tensors))
 	// Output: qwen3 24
 }
+
+// qwen3-30b-a3b-dense is Qwen3-30B-A3B as the dense model that reads as much per token: its parameters are the
+// MoE's active ones less the router (one layer, a small vocabulary and 8 experts of the real size here).
+func TestDenseTwinOfMoE(t *testing.T) {
+	small := Options{Type: quant.Q8_0, Seed: 1, NumLayers: 1, VocabSize: 1000}
+	moe, dense := small, small
+	moe.Preset, moe.Experts = "qwen3-30b-a3b", 8
+	dense.Preset = "qwen3-30b-a3b-dense"
+	info := func(o Options) *modelinfo.Info {
+		in, err := modelinfo.Read(open(t, write(t, o)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	m, d := info(moe), info(dense)
+	p, _ := Lookup(moe.Preset)
+	if router := uint64(p.Embd * moe.Experts); m.ActiveParams-router != d.Params || d.Params != d.ActiveParams {
+		t.Errorf("qwen3-30b-a3b: %d active parameters (%d of them the router); qwen3-30b-a3b-dense: %d", m.ActiveParams,
+			router, d.Params)
+	}
+}

@@ -1,7 +1,9 @@
 // Package testdir locates the shared reference data (llama.cpp outputs) that tests compare against.
 //
 // The folder is found as follows:
-//  1. $FORMA_TESTDATA, when set;
+//  1. $FORMA_TESTDATA, when set; a relative path is taken from the module root (the directory holding go.mod),
+//     not from the package directory `go test` runs in, so that FORMA_TESTDATA=../shared/testdata/extra typed
+//     at the module root means the same folder to every package;
 //  2. otherwise, walking up from the working directory (a package directory under `go test`) to the module
 //     root (the directory holding go.mod), <root>/../shared/testdata, then <root>/shared/testdata.
 //
@@ -10,6 +12,7 @@
 package testdir
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,11 +24,18 @@ const EnvVar = "FORMA_TESTDATA"
 // Dir returns the testdata folder, or skips the test (tb.Skip) when it cannot be found.
 func Dir(tb testing.TB) string {
 	tb.Helper()
-	dir, tried := find()
-	if dir == "" {
-		tb.Skipf("reference testdata not found (looked in %v); set %s to the shared/testdata folder", tried, EnvVar)
+	dir, err := Find()
+	if err != nil {
+		tb.Skip(err)
 	}
 	return dir
+}
+
+// Lookup returns the testdata folder and true, or false when none is found: for a test that can run on data of its
+// own making when the reference data is absent.
+func Lookup() (string, bool) {
+	dir, _ := find()
+	return dir, dir != ""
 }
 
 // Sub returns the folder name inside the testdata folder, or skips the test when it does not exist.
@@ -38,15 +48,27 @@ func Sub(tb testing.TB, name string) string {
 	return p
 }
 
+// Find returns the testdata folder, or an error saying where it looked (for tools; tests use Dir).
+func Find() (string, error) {
+	dir, tried := find()
+	if dir == "" {
+		return "", fmt.Errorf("reference testdata not found (looked in %v); set %s to the shared/testdata folder", tried, EnvVar)
+	}
+	return dir, nil
+}
+
 // find returns the testdata folder ("" if none) and the candidates it tried.
 func find() (string, []string) {
+	root := moduleRoot()
 	if env := os.Getenv(EnvVar); env != "" {
+		if !filepath.IsAbs(env) && root != "" {
+			env = filepath.Join(root, env)
+		}
 		if isDir(env) {
 			return env, []string{env}
 		}
 		return "", []string{env}
 	}
-	root := moduleRoot()
 	if root == "" {
 		return "", []string{"(no go.mod above the working directory)"}
 	}

@@ -30,3 +30,21 @@ func TestEnvMissingSkips(t *testing.T) {
 		t.Fatalf("find = %q for a missing folder, want none", got)
 	}
 }
+
+// TestEnvRelative: a relative FORMA_TESTDATA names a folder under the module root, whatever the package
+// directory the test runs in.
+func TestEnvRelative(t *testing.T) {
+	root := moduleRoot()
+	rel, err := filepath.Rel(root, t.TempDir())
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Setenv(EnvVar, rel)
+	if got, want := Dir(t), filepath.Join(root, rel); got != want {
+		t.Fatalf("Dir = %q, want %q", got, want)
+	}
+	t.Setenv(EnvVar, "internal/testdir")
+	if got, want := Dir(t), filepath.Join(root, "internal", "testdir"); got != want {
+		t.Fatalf("Dir = %q, want %q", got, want)
+	}
+}

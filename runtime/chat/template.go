@@ -47,7 +47,7 @@ func Load(f *gguf.File, override string) (*Template, error) {
 			return nil, fmt.Errorf("chat: %w", err)
 		}
 	}
-	toks, _ := f.Strings(tokenizer.KeyTokens)
+	toks, _ := f.StringArray(tokenizer.KeyTokens) // two texts: not worth decoding 150k strings
 	opt := Options{BOS: specialText(f, toks, tokenizer.KeyBOS), EOS: specialText(f, toks, tokenizer.KeyEOS)}
 	model, _ := f.String(tokenizer.KeyModel)
 	pre, _ := f.String(tokenizer.KeyPre)
@@ -62,12 +62,12 @@ func Load(f *gguf.File, override string) (*Template, error) {
 }
 
 // specialText returns the text of the token whose id the key holds, "" when there is none.
-func specialText(f *gguf.File, toks []string, key string) string {
+func specialText(f *gguf.File, toks gguf.StringArray, key string) string {
 	id, err := f.Int(key)
-	if err != nil || id < 0 || id >= int64(len(toks)) {
+	if err != nil || id < 0 || id >= int64(toks.Len()) {
 		return ""
 	}
-	return toks[id]
+	return string(toks.At(int(id)))
 }
 
 // New returns a template from Jinja source or a built-in name. A source the Jinja engine cannot compile falls

@@ -192,3 +192,60 @@ func TestRandomSeed(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyFollowsTheDistribution: the tokens Verify gives — the draft, or a token drawn without it — follow
+// the chain's distribution, whatever the draft (likely, unlikely, or cut by top-k): a chi-square test over many
+// draws, with the expected probabilities computed here from the logits (top-k 5, temperature 0.7).
+func TestVerifyFollowsTheDistribution(t *testing.T) {
+	logits := []float32{2.0, 1.5, 1.4, 0.3, -0.2, -1.0, 0.9, 0.0}
+	o := Defaults()
+	o.TopK, o.TopP, o.MinP, o.Temperature, o.RepeatPenalty, o.Seed = 5, 1, 0, 0.7, 1, 11
+	// the expected distribution: the five largest logits, softmax at temperature 0.7
+	want := make([]float64, len(logits))
+	sum := 0.0
+	for _, id := range []int{0, 1, 2, 6, 3} {
+		want[id] = math.Exp(float64(logits[id]) / 0.7)
+		sum += want[id]
+	}
+	for i := range want {
+		want[i] /= sum
+	}
+	const n = 40000
+	for _, draft := range []int32{0, 2, 3, 5} {
+		s, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float64, len(logits))
+		stood := 0
+		for range n {
+			id, ok := s.Verify(logits, nil, draft)
+			if ok != (id == draft) {
+				t.Fatalf("draft %d: Verify gave %d, stood=%v", draft, id, ok)
+			}
+			if ok {
+				stood++
+			}
+			got[id]++
+		}
+		chi2, dof := 0.0, -1
+		for i, p := range want {
+			if p == 0 {
+				if got[i] != 0 {
+					t.Errorf("draft %d: token %d, cut by top-k, came out %v times", draft, i, got[i])
+				}
+				continue
+			}
+			e := p * n
+			chi2 += (got[i] - e) * (got[i] - e) / e
+			dof++
+		}
+		// 4 degrees of freedom: P(χ² > 18.47) = 0.001
+		if chi2 > 18.47 {
+			t.Errorf("draft %d: χ² = %.1f over %d degrees of freedom: counts %v, want %v·%d", draft, chi2, dof, got, want, n)
+		}
+		if rate := float64(stood) / n; math.Abs(rate-want[draft]) > 0.02 {
+			t.Errorf("draft %d stood %.3f of the time, want its probability %.3f", draft, rate, want[draft])
+		}
+	}
+}

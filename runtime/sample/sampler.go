@@ -96,6 +96,22 @@ func (s *Sampler) Options() Options { return s.opt }
 // likely one the chain leaves (of the truncating stages only typical-p and XTC can remove the most likely token,
 // so without them the chain stops after DRY).
 func (s *Sampler) Sample(logits []float32, history []int32) int32 {
+	id, _ := s.sample(logits, history, -1)
+	return id
+}
+
+// Verify decides whether a drafted token stands, for speculative decoding: the token at this position is the
+// draft with the probability the chain gives it, else a token drawn from the chain's distribution without the
+// draft — so the tokens that come out follow the chain's distribution exactly (speculative sampling with a draft
+// that proposes one token). At temperature 0 the draft stands when it is the chain's choice. It returns the
+// token and whether it is the draft. Mirostat has no such rule: Verify then samples as Sample does and the
+// draft stands only if drawn.
+func (s *Sampler) Verify(logits []float32, history []int32, draft int32) (int32, bool) {
+	return s.sample(logits, history, draft)
+}
+
+// sample is Sample, or Verify of draft when draft ≥ 0.
+func (s *Sampler) sample(logits []float32, history []int32, draft int32) (int32, bool) {
 	if cap(s.scratch) < len(logits) {
 		s.scratch, s.counts = make([]float32, len(logits)), make([]int32, len(logits))
 	}
@@ -110,7 +126,8 @@ func (s *Sampler) Sample(logits []float32, history []int32) int32 {
 	c := &s.cand
 	if o.Mirostat != 0 {
 		c.Reset(l)
-		return s.mirostat(c)
+		id := s.mirostat(c)
+		return id, id == draft
 	}
 	pen := history
 	if n := o.RepeatLastN; n >= 0 && len(pen) > n {
@@ -120,7 +137,8 @@ func (s *Sampler) Sample(logits []float32, history []int32) int32 {
 	s.dry.apply(l, history)
 	c.Reset(l)
 	if o.Temperature <= 0 && o.TypicalP >= 1 && !s.xtcOn() {
-		return Greedy(c) // no other stage can remove the most likely token
+		id := Greedy(c) // no other stage can remove the most likely token
+		return id, id == draft
 	}
 	TopNSigma(c, o.TopNSigma)
 	TopK(c, o.TopK)
@@ -131,10 +149,27 @@ func (s *Sampler) Sample(logits []float32, history []int32) int32 {
 		XTC(c, o.XTCProbability, o.XTCThreshold, o.MinKeep, s.rng.Float32())
 	}
 	if o.Temperature <= 0 {
-		return Greedy(c)
+		id := Greedy(c)
+		return id, id == draft
 	}
 	Temperature(c, o.Temperature)
-	return Draw(c, s.rng.Float64())
+	if draft < 0 {
+		return Draw(c, s.rng.Float64()), false
+	}
+	c.Softmax()
+	at := -1
+	for i, it := range c.Items {
+		if it.ID == draft {
+			at = i
+		}
+	}
+	if at >= 0 && s.rng.Float64() < float64(c.Items[at].P) {
+		return draft, true
+	}
+	if at >= 0 && len(c.Items) > 1 { // the residual: the distribution without the draft, renormalised
+		c.Items = append(c.Items[:at], c.Items[at+1:]...)
+	}
+	return Draw(c, s.rng.Float64()), false
 }
 
 func (s *Sampler) xtcOn() bool { return s.opt.XTCProbability > 0 && s.opt.XTCThreshold <= 0.5 }

@@ -3,7 +3,7 @@ package tokenizer
 import "sort"
 
 // Len is the number of token ids (the vocabulary size; for a model without a vocabulary, ARCH.vocab_size).
-func (t *Tokenizer) Len() int { return len(t.tokens) }
+func (t *Tokenizer) Len() int { return t.vocab.len() }
 
 // Model is the kind of tokenizer.
 func (t *Tokenizer) Model() Model { return t.model }
@@ -51,12 +51,12 @@ func (t *Tokenizer) Piece(id int32) string {
 	if !t.valid(id) {
 		return ""
 	}
-	return t.tokens[id]
+	return t.vocab.text(id)
 }
 
 // Score returns the score of id.
 func (t *Tokenizer) Score(id int32) float32 {
-	if !t.valid(id) {
+	if !t.valid(id) || t.scores == nil {
 		return 0
 	}
 	return t.scores[id]
@@ -64,8 +64,7 @@ func (t *Tokenizer) Score(id int32) float32 {
 
 // ID returns the id whose text is exactly s.
 func (t *Tokenizer) ID(s string) (int32, bool) {
-	id, ok := t.toID[s]
-	return id, ok
+	return t.vocab.id(s)
 }
 
 // DefaultAddSpecial returns whether a vocabulary of the given tokenizer.ggml.model and tokenizer.ggml.pre adds

@@ -1,20 +1,17 @@
 package tokenizer
 
 import (
-	"fmt"
 	"strings"
-
-	"github.com/forma-llm/forma/gguf"
 )
 
-// bpeTable holds the merges of a BPE vocabulary with every string interned: a piece id names each distinct text
-// that appears in a merge (either side, or the result), so merging works on integers.
+// bpeTable holds the merges of a BPE vocabulary on integers: a piece id names each text that takes part in
+// merging. A text that is a token is its own token id; a merge result that is not a token gets an id from n on.
 type bpeTable struct {
-	pieceID map[string]int32 // text -> piece id
-	token   []int32          // piece id -> token id, or None when the text is not a token
-	merges  map[uint64]merge // (left piece << 32 | right piece) -> merge
+	n      int32            // pieces below n are tokens
+	extra  map[string]int32 // merge results that are not tokens -> piece id (nil when there are none)
+	merges mergeTable       // (left piece, right piece) -> merge
 
-	bytePiece [256]int32 // piece id of each byte's byte-level character (None if no merge names it)
+	bytePiece [256]int32 // piece id of each byte's byte-level character (None if it is no piece)
 	byteLen   [256]int32 // UTF-8 length of each byte's byte-level character
 }
 
@@ -23,57 +20,23 @@ type merge struct {
 	result int32 // piece id of left+right
 }
 
-func newBPETable(f *gguf.File, t *Tokenizer) (*bpeTable, error) {
-	list, err := f.Strings(KeyMerges)
-	if err != nil {
-		if gguf.IsNotFound(err) {
-			return nil, fmt.Errorf("BPE vocabulary without merges (%s is missing)", KeyMerges)
-		}
-		return nil, err
+// token returns the token id of piece p, None when its text is not a token.
+func (b *bpeTable) token(p int32) int32 {
+	if p < 0 || p >= b.n {
+		return None
 	}
-	b := &bpeTable{pieceID: make(map[string]int32, len(list)*2), merges: make(map[uint64]merge, len(list))}
-	intern := func(s string) int32 {
-		if id, ok := b.pieceID[s]; ok {
-			return id
-		}
-		id := int32(len(b.token))
-		b.pieceID[s] = id
-		tok, ok := t.toID[s]
-		if !ok {
-			tok = None
-		}
-		b.token = append(b.token, tok)
+	return p
+}
+
+// piece returns the piece id of text s, None when it is neither a token nor a merge result.
+func (t *Tokenizer) piece(s string) int32 {
+	if id, ok := t.vocab.id(s); ok {
 		return id
 	}
-	for i, m := range list {
-		// llama.cpp splits at the first space after the first byte
-		sp := strings.IndexByte(m[min(1, len(m)):], ' ')
-		if sp < 0 {
-			return nil, fmt.Errorf("merge %d (%q) is not two tokens separated by a space", i, m)
-		}
-		sp += min(1, len(m))
-		left, right := m[:sp], m[sp+1:]
-		for _, side := range [2]string{left, right} {
-			if _, ok := t.toID[side]; !ok {
-				return nil, fmt.Errorf("merge %d (%q) names %q, which is not a token", i, m, side)
-			}
-		}
-		l, r := intern(left), intern(right)
-		key := uint64(l)<<32 | uint64(uint32(r))
-		if _, dup := b.merges[key]; dup {
-			continue // the first rank wins, as with llama.cpp's map emplace
-		}
-		b.merges[key] = merge{rank: int32(i), result: intern(left + right)}
+	if p, ok := t.bpe.extra[s]; ok {
+		return p
 	}
-	for c := range 256 {
-		ch := string(byteToRune[c])
-		b.byteLen[c] = int32(len(ch))
-		b.bytePiece[c] = None
-		if p, ok := b.pieceID[ch]; ok {
-			b.bytePiece[c] = p
-		}
-	}
-	return b, nil
+	return None
 }
 
 // symbol is a piece of a word during merging: bytes [start, start+n) of the word, linked to its neighbours.
@@ -104,12 +67,12 @@ func (b bigram) first(o bigram) bool {
 func (t *Tokenizer) bpeWord(out []int32, s *scratch, word string, raw []byte) []int32 {
 	b := t.bpe
 	if t.ignoreMerges {
-		if id, ok := t.toID[word]; ok {
+		if id, ok := t.vocab.id(word); ok {
 			return append(out, id)
 		}
 	}
 	if !t.byteEnc && strings.Trim(word, "\n") == "" { // gemma4: a run of newlines is one token when it exists
-		if id, ok := t.toID[word]; ok {
+		if id, ok := t.vocab.id(word); ok {
 			return append(out, id)
 		}
 	}
@@ -124,11 +87,7 @@ func (t *Tokenizer) bpeWord(out []int32, s *scratch, word string, raw []byte) []
 	} else {
 		for off := 0; off < len(word); {
 			n := min(utf8Len(word[off]), len(word)-off)
-			p, ok := b.pieceID[word[off:off+n]]
-			if !ok {
-				p = None
-			}
-			syms = append(syms, symbol{start: int32(off), n: int32(n), piece: p})
+			syms = append(syms, symbol{start: int32(off), n: int32(n), piece: t.piece(word[off : off+n])})
 			off += n
 		}
 	}
@@ -139,12 +98,12 @@ func (t *Tokenizer) bpeWord(out []int32, s *scratch, word string, raw []byte) []
 		syms = b.mergeHeap(syms, s)
 	}
 	for _, sym := range syms {
-		if sym.piece >= 0 && b.token[sym.piece] >= 0 {
-			out = append(out, b.token[sym.piece])
+		if id := b.token(sym.piece); id >= 0 {
+			out = append(out, id)
 			continue
 		}
 		text := word[sym.start : sym.start+sym.n]
-		if id, ok := t.toID[text]; ok {
+		if id, ok := t.vocab.id(text); ok {
 			out = append(out, id)
 			continue
 		}
@@ -161,8 +120,7 @@ func (b *bpeTable) pairMerge(l, r int32) (merge, bool) {
 	if l < 0 || r < 0 {
 		return merge{}, false
 	}
-	m, ok := b.merges[uint64(l)<<32|uint64(uint32(r))]
-	return m, ok
+	return b.merges.get(l, r)
 }
 
 // mergeLinear merges a short word in place and returns the remaining symbols, in order.
@@ -258,13 +216,14 @@ func (b *bpeTable) mergeHeap(syms []symbol, s *scratch) []symbol {
 func (t *Tokenizer) bpeBytes(out []int32, text string) []int32 {
 	var buf [6]byte
 	for i := 0; i < len(text); i++ {
-		var key string
+		var id int32
+		var ok bool
 		if t.byteEnc {
-			key = text[i : i+1]
+			id, ok = t.vocab.id(text[i : i+1])
 		} else {
-			key = string(hexByte(buf[:0], text[i]))
+			id, ok = t.vocab.idBytes(hexByte(buf[:0], text[i]))
 		}
-		if id, ok := t.toID[key]; ok {
+		if ok {
 			out = append(out, id)
 		}
 	}

@@ -1,52 +1,94 @@
 package tokenizer
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
-// renderPiece is llama.cpp's token_to_piece with special tokens shown: the bytes a token stands for.
-func (t *Tokenizer) renderPiece(id int32) []byte {
-	a, text := t.attrs[id], t.tokens[id]
-	switch {
-	case a&(AttrUnknown|AttrControl|AttrUserDefined) != 0:
-		return []byte(text)
-	case a&AttrNormal != 0:
-		if t.model == ModelBPE && !t.escapeSpaces {
-			return decodeByteLevel(text)
-		}
-		return []byte(strings.ReplaceAll(text, "▁", " "))
-	case a&AttrByte != 0:
-		if t.model == ModelWPM {
-			return nil
-		}
-		if len(text) < 5 {
-			return nil
-		}
-		b, _ := strconv.ParseUint(text[3:5], 16, 8) // <0xXX>
-		return []byte{byte(b)}
-	}
-	return nil // unused and undefined tokens render as nothing
+// pieces holds every token rendered (llama.cpp's token_to_piece with special tokens shown), flat: piece i is
+// all[off[i]:off[i+1]]. Only decoding needs them, so they are built by its first call, not by Load.
+type pieces struct {
+	ready atomic.Bool
+	mu    sync.Mutex
+	all   []byte
+	off   []int
 }
 
-// decodeByteLevel maps each code point of a byte-level BPE token back to its byte; a code point outside the
-// alphabet is written as llama.cpp does, [UNK_BYTE_0x<utf8 hex><token>].
-func decodeByteLevel(text string) []byte {
-	out := make([]byte, 0, len(text))
-	for _, r := range decodeUTF8(nil, text) {
+// rendered returns the pieces, building them on first use.
+func (t *Tokenizer) rendered() *pieces {
+	if p := t.pieces; p.ready.Load() {
+		return p
+	}
+	return t.render()
+}
+
+func (t *Tokenizer) render() *pieces {
+	p := t.pieces
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ready.Load() {
+		return p
+	}
+	n := t.Len()
+	p.all = make([]byte, 0, len(t.vocab.all))
+	p.off = make([]int, n+1)
+	for id := range int32(n) {
+		p.all = t.appendRendered(p.all, id)
+		p.off[id+1] = len(p.all)
+	}
+	p.ready.Store(true)
+	return p
+}
+
+// appendRendered appends the bytes token id stands for.
+func (t *Tokenizer) appendRendered(dst []byte, id int32) []byte {
+	a, text := t.attrs[id], t.vocab.text(id)
+	switch {
+	case a&(AttrUnknown|AttrControl|AttrUserDefined) != 0:
+		return append(dst, text...)
+	case a&AttrNormal != 0:
+		if t.model == ModelBPE && !t.escapeSpaces {
+			return appendByteLevel(dst, text)
+		}
+		for {
+			i := strings.Index(text, "▁")
+			if i < 0 {
+				return append(dst, text...)
+			}
+			dst = append(append(dst, text[:i]...), ' ')
+			text = text[i+len("▁"):]
+		}
+	case a&AttrByte != 0:
+		if t.model == ModelWPM || len(text) < 5 {
+			return dst
+		}
+		b, _ := strconv.ParseUint(text[3:5], 16, 8) // <0xXX>
+		return append(dst, byte(b))
+	}
+	return dst // unused and undefined tokens render as nothing
+}
+
+// appendByteLevel appends the byte each code point of a byte-level BPE token stands for; a code point outside
+// the alphabet is written as llama.cpp does, [UNK_BYTE_0x<utf8 hex><token>].
+func appendByteLevel(dst []byte, text string) []byte {
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(text); {
+		r, n := decodeOne(text, i)
+		i += n
 		if r >= 0 && int(r) < len(runeToByte) && runeToByte[r] >= 0 {
-			out = append(out, byte(runeToByte[r]))
+			dst = append(dst, byte(runeToByte[r]))
 			continue
 		}
-		out = append(out, "[UNK_BYTE_0x"...)
-		for _, c := range appendUTF8(nil, r) {
-			out = append(out, fmt.Sprintf("%02x", c)...)
+		dst = append(dst, "[UNK_BYTE_0x"...)
+		var enc [4]byte
+		for _, c := range appendUTF8(enc[:0], r) {
+			dst = append(dst, hex[c>>4], hex[c&15])
 		}
-		out = append(out, text...)
-		out = append(out, ']')
+		dst = append(append(dst, text...), ']')
 	}
-	return out
+	return dst
 }
 
 // PieceOptions control how a token is rendered.
@@ -68,13 +110,14 @@ type DecodeOptions struct {
 
 // AppendPiece appends the bytes of token id (llama_token_to_piece). An id outside the vocabulary appends nothing.
 func (t *Tokenizer) AppendPiece(dst []byte, id int32, opt PieceOptions) []byte {
-	if id < 0 || int(id) >= len(t.pieces) {
+	if !t.valid(id) {
 		return dst
 	}
 	if !opt.Special && t.attrs[id]&(AttrUnknown|AttrControl) != 0 {
 		return dst
 	}
-	p := t.pieces[id]
+	ps := t.rendered()
+	p := ps.all[ps.off[id]:ps.off[id+1]]
 	if opt.LStrip && len(p) > 0 && p[0] == ' ' {
 		p = p[1:]
 	}

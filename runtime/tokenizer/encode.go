@@ -147,7 +147,7 @@ func (t *Tokenizer) partition(frags []fragment, text string, parseSpecial bool) 
 		if !parseSpecial && a&(AttrControl|AttrUnknown) != 0 {
 			continue
 		}
-		tok := t.tokens[id]
+		tok := t.vocab.text(id)
 		for i := 0; i < len(frags); i++ {
 			fr := frags[i]
 			if fr.token != None {

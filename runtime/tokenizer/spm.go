@@ -60,7 +60,7 @@ func (t *Tokenizer) spmMerge(out []int32, s *scratch, text string, syms []symbol
 			return
 		}
 		a, b := syms[l].start, syms[r].start+syms[r].n
-		id, ok := t.toID[text[a:b]]
+		id, ok := t.vocab.id(text[a:b])
 		if !ok {
 			return
 		}
@@ -87,7 +87,7 @@ func (t *Tokenizer) spmMerge(out []int32, s *scratch, text string, syms []symbol
 	s.spmQueue = q
 	for i := int32(lo); i >= 0; i = syms[i].next {
 		piece := text[syms[i].start : syms[i].start+syms[i].n]
-		if id, ok := t.toID[piece]; ok {
+		if id, ok := t.vocab.id(piece); ok {
 			out = append(out, id)
 			continue
 		}
@@ -104,10 +104,11 @@ func (t *Tokenizer) spmMerge(out []int32, s *scratch, text string, syms []symbol
 // would throw) the unknown token.
 func (t *Tokenizer) byteToken(c byte) int32 {
 	var buf [6]byte
-	if id, ok := t.toID[string(hexByte(buf[:0], c))]; ok {
+	if id, ok := t.vocab.idBytes(hexByte(buf[:0], c)); ok {
 		return id
 	}
-	if id, ok := t.toID[string([]byte{c})]; ok {
+	buf[0] = c
+	if id, ok := t.vocab.idBytes(buf[:1]); ok {
 		return id
 	}
 	return t.unk

@@ -3,6 +3,7 @@ package tokenizer
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -94,10 +95,9 @@ type Tokenizer struct {
 
 	regexText bool // some pre-tokenizer step runs the general expression engine
 
-	tokens []string
-	scores []float32
+	vocab  texts     // the token texts and their index
+	scores []float32 // nil for a vocabulary without scores (other than SPM's)
 	attrs  []Attr
-	toID   map[string]int32
 	maxLen int // longest token text, bytes
 
 	bos, eos, eot, eom, unk, sep, pad, mask        int32
@@ -111,7 +111,7 @@ type Tokenizer struct {
 
 	eog     []int32 // sorted
 	special []int32 // control, user-defined and unknown tokens, longest text first
-	pieces  [][]byte
+	pieces  *pieces // every token rendered, built by the first call that needs it
 
 	bpe     *bpeTable
 	scratch *sync.Pool // of *scratch
@@ -134,7 +134,7 @@ type specialDefaults struct{ bos, eos, unk, sep, pad, mask int32 }
 func load(f *gguf.File) (*Tokenizer, error) {
 	t := &Tokenizer{bos: None, eos: None, eot: None, eom: None, unk: None, sep: None, pad: None, mask: None,
 		fimPre: None, fimSuf: None, fimMid: None, fimPad: None, fimRep: None, fimSep: None, byteEnc: true,
-		scratch: &sync.Pool{}}
+		scratch: &sync.Pool{}, pieces: &pieces{}}
 	model, err := f.String(KeyModel)
 	if err != nil {
 		return nil, err
@@ -185,11 +185,10 @@ func load(f *gguf.File) (*Tokenizer, error) {
 		return nil, err
 	}
 	t.fixups(f)
-	t.buildCaches()
 	if t.model == ModelSPM {
 		t.spmWords = true
-		for _, s := range t.tokens {
-			if strings.Contains(strings.TrimLeft(s, "▁"), "▁") {
+		for id := range int32(t.Len()) {
+			if strings.Contains(strings.TrimLeft(t.vocab.text(id), "▁"), "▁") {
 				t.spmWords = false
 				break
 			}
@@ -208,7 +207,7 @@ func loadNone(f *gguf.File, t *Tokenizer) (*Tokenizer, error) {
 		case err == nil && (n < 0 || n > 1<<31-1):
 			return nil, fmt.Errorf("%s.vocab_size = %d is out of range", arch, n)
 		case err == nil:
-			t.tokens = make([]string, n)
+			t.vocab.off = make([]uint32, n+1) // n empty texts
 		case !gguf.IsNotFound(err):
 			return nil, err
 		}
@@ -274,38 +273,25 @@ func readBool(f *gguf.File, key string, dst *bool) error {
 
 // readTokens reads the token texts, scores and types.
 func (t *Tokenizer) readTokens(f *gguf.File) error {
-	toks, err := f.Strings(KeyTokens)
+	toks, err := f.StringArray(KeyTokens)
 	if err != nil {
 		if gguf.IsNotFound(err) {
 			return fmt.Errorf("no vocabulary: %s is missing", KeyTokens)
 		}
 		return err
 	}
-	n := len(toks)
+	n := toks.Len()
 	if n == 0 {
 		return fmt.Errorf("%s is empty", KeyTokens)
 	}
 	if n > 1<<31-1 {
 		return fmt.Errorf("%s has %d tokens, too many for int32 ids", KeyTokens, n)
 	}
-	t.scores = make([]float32, n)
-	if v, ok := f.Value(KeyScores); ok {
-		scores, err := f.Floats(KeyScores)
-		if err != nil {
-			ints, ierr := f.Ints(KeyScores) // llama.cpp also takes int32 scores
-			if ierr != nil {
-				return err
-			}
-			scores = make([]float32, len(ints))
-			for i, x := range ints {
-				scores[i] = float32(x)
-			}
-		}
-		_ = v
-		if len(scores) != n {
-			return fmt.Errorf("%s has %d entries for %d tokens", KeyScores, len(scores), n)
-		}
-		t.scores = scores
+	if err := t.readTexts(toks); err != nil {
+		return err
+	}
+	if err := t.readScores(f, n); err != nil {
+		return err
 	}
 	t.attrs = make([]Attr, n)
 	for i := range t.attrs {
@@ -323,19 +309,67 @@ func (t *Tokenizer) readTokens(f *gguf.File) error {
 			t.attrs[i] = typeAttr(TokenType(ty))
 		}
 	}
-	t.tokens = toks
-	t.toID = make(map[string]int32, n)
-	for i, s := range toks {
-		if s == "" {
-			s = "[EMPTY_" + strconv.Itoa(i) + "]" // llama.cpp's placeholder
-			toks[i] = s
+	t.vocab.index()
+	return nil
+}
+
+// readTexts copies the token texts out of the mapping into one string; an empty text becomes llama.cpp's
+// placeholder [EMPTY_<id>].
+func (t *Tokenizer) readTexts(toks gguf.StringArray) error {
+	size := 0
+	for i, s := range toks.All() {
+		if len(s) == 0 {
+			size += len("[EMPTY_]") + len(strconv.Itoa(i))
 		}
-		if !utf8.ValidString(s) {
-			return fmt.Errorf("token %d (%q) is not valid UTF-8", i, s)
-		}
-		t.toID[s] = int32(i) // a duplicate text maps to its last id, as in llama.cpp
-		t.maxLen = max(t.maxLen, len(s))
+		size += len(s)
 	}
+	if size > math.MaxUint32 {
+		return fmt.Errorf("%s holds more than 4 GiB of text", KeyTokens)
+	}
+	var all strings.Builder
+	all.Grow(size)
+	off := make([]uint32, toks.Len()+1)
+	var num [20]byte
+	for i, s := range toks.All() {
+		if len(s) == 0 {
+			all.WriteString("[EMPTY_")
+			all.Write(strconv.AppendInt(num[:0], int64(i), 10))
+			all.WriteByte(']')
+		} else if !utf8.Valid(s) {
+			return fmt.Errorf("token %d (%q) is not valid UTF-8", i, s)
+		} else {
+			all.Write(s)
+		}
+		off[i+1] = uint32(all.Len())
+		t.maxLen = max(t.maxLen, int(off[i+1]-off[i]))
+	}
+	t.vocab.all, t.vocab.off = all.String(), off
+	return nil
+}
+
+// readScores reads the token scores; a vocabulary without them scores every token 0.
+func (t *Tokenizer) readScores(f *gguf.File, n int) error {
+	if !f.Has(KeyScores) {
+		if t.model == ModelSPM {
+			t.scores = make([]float32, n)
+		}
+		return nil
+	}
+	scores, err := f.Floats(KeyScores)
+	if err != nil {
+		ints, ierr := f.Ints(KeyScores) // llama.cpp also takes int32 scores
+		if ierr != nil {
+			return err
+		}
+		scores = make([]float32, len(ints))
+		for i, x := range ints {
+			scores[i] = float32(x)
+		}
+	}
+	if len(scores) != n {
+		return fmt.Errorf("%s has %d entries for %d tokens", KeyScores, len(scores), n)
+	}
+	t.scores = scores
 	return nil
 }
 
@@ -372,7 +406,7 @@ func (t *Tokenizer) readSpecialIDs(f *gguf.File) error {
 		{"tokenizer.ggml.prefix_token_id", &t.fimPre}, {"tokenizer.ggml.suffix_token_id", &t.fimSuf},
 		{"tokenizer.ggml.middle_token_id", &t.fimMid},
 	}
-	n := int64(len(t.tokens))
+	n := int64(t.Len())
 	for _, s := range ids {
 		if *s.id >= 0 && int64(*s.id) >= n {
 			*s.id = None
@@ -449,7 +483,7 @@ func (t *Tokenizer) fixups(f *gguf.File) {
 			return
 		}
 		for _, s := range texts {
-			if x, ok := t.toID[s]; ok {
+			if x, ok := t.vocab.id(s); ok {
 				*id = x
 				t.attrs[x] |= AttrControl
 				return
@@ -466,7 +500,7 @@ func (t *Tokenizer) fixups(f *gguf.File) {
 	find(&t.fimSep, fimSepTexts)
 
 	for id, a := range t.attrs {
-		if a&AttrControl != 0 && a&AttrUnused == 0 && strings.Contains(t.tokens[id], "unused") {
+		if a&AttrControl != 0 && a&AttrUnused == 0 && strings.Contains(t.vocab.text(int32(id)), "unused") {
 			t.attrs[id] |= AttrUnused
 		}
 	}
@@ -478,13 +512,13 @@ func (t *Tokenizer) fixups(f *gguf.File) {
 		}
 	}
 	for _, s := range eogTexts {
-		if id, ok := t.toID[s]; ok {
+		if id, ok := t.vocab.id(s); ok {
 			eog[id] = true
 			t.attrs[id] |= AttrControl
 		}
 	}
 	for _, s := range []string{"<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"} {
-		if id, ok := t.toID[s]; ok {
+		if id, ok := t.vocab.id(s); ok {
 			t.attrs[id] = AttrUserDefined // gpt-oss: always rendered
 		}
 	}
@@ -494,7 +528,7 @@ func (t *Tokenizer) fixups(f *gguf.File) {
 		}
 	}
 	has := func(s string) (int32, bool) {
-		id, ok := t.toID[s]
+		id, ok := t.vocab.id(s)
 		return id, ok && eog[id]
 	}
 	_, ret := has("<|return|>")
@@ -522,7 +556,7 @@ func (t *Tokenizer) fixups(f *gguf.File) {
 		}
 	}
 	sort.SliceStable(t.special, func(i, j int) bool {
-		return len(t.tokens[t.special[i]]) > len(t.tokens[t.special[j]])
+		return len(t.vocab.text(t.special[i])) > len(t.vocab.text(t.special[j]))
 	})
 
 	name, _ := f.String(keyName)
@@ -531,21 +565,13 @@ func (t *Tokenizer) fixups(f *gguf.File) {
 		for _, id := range t.special {
 			t.attrs[id] |= AttrRStrip
 		}
-		if id, ok := t.toID["</s>"]; ok {
+		if id, ok := t.vocab.id("</s>"); ok {
 			t.attrs[id] |= AttrRStrip
 		}
 		for _, s := range []string{"<unk>", "<s>", "<|endoftext|>"} {
-			if id, ok := t.toID[s]; ok {
+			if id, ok := t.vocab.id(s); ok {
 				t.attrs[id] &^= AttrRStrip
 			}
 		}
-	}
-}
-
-// buildCaches renders every token's piece (with special tokens shown) once.
-func (t *Tokenizer) buildCaches() {
-	t.pieces = make([][]byte, len(t.tokens))
-	for id := range t.tokens {
-		t.pieces[id] = t.renderPiece(int32(id))
 	}
 }

@@ -56,7 +56,7 @@ func (t *Tokenizer) wpmText(out []int32, s *scratch, text string) []int32 {
 		for i := 0; i < n; i++ {
 			match := false
 			for j := min(n, i+t.maxLen+1); j > i; j-- {
-				if id, ok := t.toID[w1[i:j]]; ok {
+				if id, ok := t.vocab.id(w1[i:j]); ok {
 					out = append(out, id)
 					match = true
 					i = j - 1

@@ -337,3 +337,17 @@ func gbnfString(s string) string {
 	sb.WriteByte('"')
 	return sb.String()
 }
+
+// ReasoningGrammar returns GBNF of what may come before an answer in family f when a constraint applies to the
+// answer alone: nothing (NoThinking), an optional reasoning block (MayThink), or the rest of one the prompt
+// opened (InThinking), then the whitespace the model may put before the answer. It is "" when the family has
+// no reasoning syntax or th is NoThinking.
+func ReasoningGrammar(f Family, th ThinkMode) (string, error) {
+	var g gbnf
+	prefix, err := g.reasoningPrefix(f, th)
+	if err != nil || prefix == "" {
+		return "", err
+	}
+	g.rules = append([]string{"root ::= " + prefix + "[ \\t\\n]{0,4}"}, g.rules...)
+	return strings.Join(g.rules, "\n") + "\n", nil
+}

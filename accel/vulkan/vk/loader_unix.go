@@ -11,22 +11,32 @@ import (
 )
 
 func libraryNames() []string {
-	if runtime.GOOS != "darwin" {
+	exe, _ := os.Executable()
+	return searchNames(runtime.GOOS, exe, os.Getenv("VULKAN_SDK"))
+}
+
+// searchNames lists the libraries Load tries, in order. On macOS dlopen searches neither Homebrew's prefixes,
+// the Vulkan SDK nor the executable's folder (where an app bundle keeps MoltenVK), so those are tried by
+// absolute path: the loader first (it finds MoltenVK through its ICD manifest), then MoltenVK alone, which is
+// itself a Vulkan driver with the entry points Load needs.
+func searchNames(goos, exe, sdk string) []string {
+	if goos != "darwin" {
 		return []string{"libvulkan.so.1", "libvulkan.so"}
 	}
-	names := []string{"libvulkan.1.dylib"}
-	// dlopen does not search Homebrew's prefixes or the executable's folder, where an app bundle keeps MoltenVK.
 	var dirs []string
-	if exe, err := os.Executable(); err == nil {
+	if exe != "" {
 		dirs = append(dirs, filepath.Dir(exe), filepath.Join(filepath.Dir(exe), "..", "Frameworks"))
 	}
-	dirs = append(dirs, "/usr/local/lib", "/opt/homebrew/lib")
-	for _, d := range dirs {
-		names = append(names, filepath.Join(d, "libvulkan.1.dylib"))
+	if sdk != "" { // the LunarG SDK's setup-env.sh sets VULKAN_SDK to its macOS folder
+		dirs = append(dirs, filepath.Join(sdk, "lib"))
 	}
-	names = append(names, "libMoltenVK.dylib")
-	for _, d := range dirs {
-		names = append(names, filepath.Join(d, "libMoltenVK.dylib"))
+	dirs = append(dirs, "/usr/local/lib", "/opt/homebrew/lib")
+	var names []string
+	for _, lib := range []string{"libvulkan.1.dylib", "libMoltenVK.dylib"} {
+		names = append(names, lib)
+		for _, d := range dirs {
+			names = append(names, filepath.Join(d, lib))
+		}
 	}
 	return names
 }

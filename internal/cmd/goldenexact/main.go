@@ -1,7 +1,8 @@
 // Command goldenexact counts, per golden case, the rows whose logits are not bit-identical to llama.cpp's
 // reference (KL ≠ 0) on the CPU backend with an F32 KV cache. It is the tool for kernel work that must keep the
 // reference build's rounding order: go run ./internal/cmd/goldenexact [case-substring].
-// The reference folder is $FORMA_TESTDATA, else ../shared/testdata.
+// The reference folder is found as the tests find it (internal/testdir: $FORMA_TESTDATA, relative to the module
+// root, else ../shared/testdata); the cases of its extra folder are counted too.
 package main
 
 import (
@@ -11,30 +12,44 @@ import (
 
 	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/internal/golden"
+	"github.com/forma-llm/forma/internal/testdir"
 	"github.com/forma-llm/forma/runtime"
 )
 
 func main() {
-	dir := os.Getenv("FORMA_TESTDATA")
-	if dir == "" {
-		dir = "../shared/testdata"
+	dir, err := testdir.Find()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	names, _ := golden.Cases(dir)
+	refs, err := golden.AllCases(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	filter := ""
 	if len(os.Args) > 1 {
 		filter = os.Args[1]
 	}
 	tot, totBad := 0, 0
-	for _, n := range names {
-		if filter != "" && !strings.Contains(n, filter) {
+	for _, ref := range refs {
+		if filter != "" && !strings.Contains(ref.Label(), filter) {
 			continue
 		}
-		c, _ := golden.Load(dir, n)
-		be, _ := cpu.New(cpu.Options{})
+		c, err := ref.Load()
+		if err != nil {
+			fmt.Println(ref.Label(), err)
+			continue
+		}
+		be, err := cpu.New(cpu.Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		r, err := golden.Run(c, be, runtime.KVF32, golden.Strict)
 		be.Close()
 		if err != nil {
-			fmt.Println(n, err)
+			fmt.Println(ref.Label(), err)
 			continue
 		}
 		bad := []string{}
@@ -51,7 +66,7 @@ func main() {
 		rows := len(r.Prompt) + len(r.Gen)
 		tot += rows
 		totBad += len(bad)
-		fmt.Printf("%-28s maxKL %-8.2g inexact %d/%d %s\n", n, r.MaxKL, len(bad), rows, strings.Join(bad[:min(len(bad), 12)], " "))
+		fmt.Printf("%-34s maxKL %-8.2g inexact %d/%d %s\n", ref.Label(), r.MaxKL, len(bad), rows, strings.Join(bad[:min(len(bad), 12)], " "))
 	}
 	fmt.Printf("TOTAL inexact %d/%d\n", totBad, tot)
 }

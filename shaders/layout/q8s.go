@@ -1,4 +1,4 @@
-package vulkan
+package layout
 
 import (
 	"encoding/binary"
@@ -159,9 +159,9 @@ func e8m0Half(e uint8) float32 {
 	return math.Float32frombits(uint32(e-1) << 23)
 }
 
-// dequantizeQ8S expands Q8S blocks into float32 as the shaders do (s·q + m); tests compare it with
+// DequantizeQ8S expands Q8S blocks into float32 as the shaders do (s·q + m); tests compare it with
 // gguf/quant's dequantization of the source.
-func dequantizeQ8S(src []byte, dst []float32) {
+func DequantizeQ8S(src []byte, dst []float32) {
 	for i := range dst {
 		b := src[i/q8sElems*q8sBytes:]
 		h := i % q8sElems / 16

@@ -1,0 +1,217 @@
+package metal
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/accel/cpu"
+	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/shaders/layout"
+)
+
+// TestSameBitsAsCPU pins the property the package doc states: every op gives the CPU backend's float32 results
+// bit for bit (except products with Q2_K, Q3_K and IQ4_XS weights, which are only checked by the conformance
+// suite's tolerances), as accel/vulkan's test of the same name does for the same shaders on Vulkan.
+func TestSameBitsAsCPU(t *testing.T) {
+	vb := newTestBackend(t, testGPU(t), Options{})
+	cb, err := cpu.New(cpu.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cb.Close()
+	r := rand.New(rand.NewPCG(13, 14))
+	normal := func(n int, sd float64) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64() * sd)
+		}
+		return v
+	}
+	// same builds the graph on both backends with the same inputs and compares the outputs bit for bit.
+	same := func(t *testing.T, what string, build func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32)) {
+		t.Helper()
+		var res [2][]float32
+		for k, be := range []accel.Backend{cb, vb} {
+			g := accel.NewBuilder()
+			out, f32, i32 := build(be, g)
+			g.Output(out)
+			gr, err := g.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := be.Compile(gr, accel.CompileOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for in, v := range f32 {
+				p.SetFloat32(in, v)
+			}
+			for in, v := range i32 {
+				p.SetInt32(in, v)
+			}
+			if err := p.Run(); err != nil {
+				t.Fatal(err)
+			}
+			res[k] = make([]float32, accel.Elements(g.Shape(out)))
+			if err := p.Read(out, res[k]); err != nil {
+				t.Fatal(err)
+			}
+			p.Close()
+		}
+		bad := 0
+		for i := range res[0] {
+			if math.Float32bits(res[0][i]) != math.Float32bits(res[1][i]) && !(res[0][i] == 0 && res[1][i] == 0) {
+				if bad < 3 {
+					t.Errorf("%s [%d]: Metal %g (%#x), CPU %g (%#x)", what, i, res[1][i], math.Float32bits(res[1][i]), res[0][i], math.Float32bits(res[0][i]))
+				}
+				bad++
+			}
+		}
+		if bad > 0 {
+			t.Errorf("%s: %d of %d values differ", what, bad, len(res[0]))
+		}
+	}
+	upload := func(be accel.Backend, typ quant.Type, shape []int, data []byte) accel.Weight {
+		w, err := be.Upload(accel.WeightData{Name: "w", Type: typ, Shape: shape, Data: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+
+	t.Run("mat_mul", func(t *testing.T) {
+		for _, typ := range layout.Types() {
+			if typ == quant.Q2_K || typ == quant.Q3_K || typ == quant.IQ4_XS {
+				continue
+			}
+			for _, s := range [][3]int{{1, 96, 2048}, {3, 40, 512}, {17, 33, 256}} {
+				n, rows, cols := s[0], s[1], s[2]
+				data := randomBlocks(t, typ, rows*cols/typ.BlockElems(), r)
+				x := normal(n*cols, 1)
+				same(t, fmt.Sprintf("%s %v", typ, s), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+					in := g.Input("x", accel.F32, n, cols)
+					return g.MatMul(g.Weight(upload(be, typ, []int{rows, cols}, data)), in), map[accel.Tensor][]float32{in: x}, nil
+				})
+			}
+		}
+	})
+	t.Run("get_rows", func(t *testing.T) {
+		for _, typ := range layout.Types() {
+			data := randomBlocks(t, typ, 7*256/typ.BlockElems(), r)
+			ids := []int32{6, 0, 3, 3}
+			same(t, typ.String(), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+				in := g.Input("ids", accel.I32, len(ids))
+				return g.GetRows(g.Weight(upload(be, typ, []int{7, 256}, data)), in), nil, map[accel.Tensor][]int32{in: ids}
+			})
+		}
+	})
+	unary := []struct {
+		name string
+		f    func(g *accel.Builder, x, y accel.Tensor) accel.Tensor
+		sd   float64
+	}{
+		{"add", (*accel.Builder).Add, 3}, {"mul", (*accel.Builder).Mul, 3},
+		{"scale", func(g *accel.Builder, x, _ accel.Tensor) accel.Tensor { return g.Scale(x, 0.37) }, 3},
+		{"rms_norm", func(g *accel.Builder, x, _ accel.Tensor) accel.Tensor { return g.RMSNorm(x, 1e-6) }, 3},
+		{"layer_norm", func(g *accel.Builder, x, _ accel.Tensor) accel.Tensor { return g.LayerNorm(x, 1e-5) }, 3},
+		{"softmax", func(g *accel.Builder, x, _ accel.Tensor) accel.Tensor { return g.Softmax(x) }, 5},
+		{"silu", func(g *accel.Builder, x, _ accel.Tensor) accel.Tensor { return g.SiLU(x) }, 6},
+		{"gelu", func(g *accel.Builder, x, _ accel.Tensor) accel.Tensor { return g.GELU(x) }, 6},
+		{"swiglu", (*accel.Builder).SwiGLU, 6}, {"geglu", (*accel.Builder).GeGLU, 6},
+		{"softcap", func(g *accel.Builder, x, _ accel.Tensor) accel.Tensor { return g.SoftCap(x, 30) }, 40},
+	}
+	for _, u := range unary {
+		t.Run(u.name, func(t *testing.T) {
+			for _, s := range [][2]int{{3, 1000}, {17, 64}} {
+				a, b := normal(s[0]*s[1], u.sd), normal(s[0]*s[1], 1)
+				same(t, fmt.Sprint(s), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+					x, y := g.Input("a", accel.F32, s[0], s[1]), g.Input("b", accel.F32, s[0], s[1])
+					return u.f(g, x, y), map[accel.Tensor][]float32{x: a, y: b}, nil
+				})
+			}
+		})
+	}
+	t.Run("rope", func(t *testing.T) {
+		pos := []int32{0, 7, 300, 4095, 100000}
+		for _, p := range []accel.RoPEParams{
+			{Mode: accel.RoPENormal, Dims: 64, Base: 10000, FreqScale: 1},
+			{Mode: accel.RoPENeoX, Dims: 32, Base: 1e6, FreqScale: 1},
+			{Mode: accel.RoPENeoX, Dims: 64, Base: 10000, FreqScale: 0.25, ExtFactor: 1, AttnFactor: 0.9, BetaFast: 32, BetaSlow: 1, OrigCtx: 4096},
+		} {
+			x := normal(len(pos)*3*80, 1)
+			ff := make([]float32, p.Dims/2)
+			for i := range ff {
+				ff[i] = 1 + 7*r.Float32()
+			}
+			for _, factors := range []bool{false, true} {
+				same(t, fmt.Sprintf("%+v factors %v", p, factors), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+					in, pt := g.Input("x", accel.F32, len(pos), 3, 80), g.Input("pos", accel.I32, len(pos))
+					var ft accel.Tensor
+					if factors {
+						data := make([]byte, 4*len(ff))
+						quant.QuantizeF32(ff, data)
+						ft = g.Weight(upload(be, quant.F32, []int{len(ff)}, data))
+					}
+					return g.RoPE(in, pt, p, ft), map[accel.Tensor][]float32{in: x}, map[accel.Tensor][]int32{pt: pos}
+				})
+			}
+		}
+	})
+	t.Run("kv_store", func(t *testing.T) {
+		// Rows of odd length (F16 rows then straddle words) and a position given twice (the last write wins).
+		for _, cache := range []quant.Type{quant.F16, quant.F32} {
+			for _, pos := range [][]int32{{4, 1, 0}, {2, 3, 2}} {
+				x := normal(len(pos)*3, 2)
+				same(t, fmt.Sprintf("%s at %v", cache, pos), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+					buf, err := be.NewBuffer(accel.TensorDesc{Name: "c", Type: cache, Shape: []int{5, 1, 3}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { buf.Close() })
+					xt, pt := g.Input("x", accel.F32, len(pos), 1, 3), g.Input("pos", accel.I32, len(pos))
+					return g.KVStore(g.Buffer(buf), xt, pt), map[accel.Tensor][]float32{xt: x}, map[accel.Tensor][]int32{pt: pos}
+				})
+			}
+		}
+	})
+	t.Run("attention", func(t *testing.T) {
+		// A batch and a single query, in a short context and in one longer than the
+		// shader keeps in shared memory.
+		for _, c := range []struct {
+			ctx int
+			pos []int32
+		}{{40, []int32{39, 0, 17, 5}}, {40, []int32{37}}, {2100, []int32{2099, 2050}}, {2100, []int32{2099}}} {
+			const heads, kvHeads, size = 4, 2, 64
+			ctx := c.ctx
+			kv, vv := normal(ctx*kvHeads*size, 1), normal(ctx*kvHeads*size, 1)
+			rows := make([]int32, ctx)
+			for i := range rows {
+				rows[i] = int32(i)
+			}
+			q := normal(len(c.pos)*heads*size, 2)
+			// Every pairing of cache types, as each has a kernel of its own (attention_k16_v32, …).
+			for _, caches := range [][2]quant.Type{{quant.F16, quant.F16}, {quant.F32, quant.F32}, {quant.F16, quant.F32}, {quant.F32, quant.F16}} {
+				for _, p := range []accel.AttentionParams{{Scale: 0.125}, {Scale: 0.125, Window: 8, SoftCap: 20}} {
+					same(t, fmt.Sprintf("ctx %d at %v, %v %+v", ctx, c.pos, caches, p), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+						kb, err := be.NewBuffer(accel.TensorDesc{Name: "k", Type: caches[0], Shape: []int{ctx, kvHeads, size}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						vbuf, err := be.NewBuffer(accel.TensorDesc{Name: "v", Type: caches[1], Shape: []int{ctx, kvHeads, size}})
+						if err != nil {
+							t.Fatal(err)
+						}
+						t.Cleanup(func() { kb.Close(); vbuf.Close() })
+						ki, vi := g.Input("kin", accel.F32, ctx, kvHeads, size), g.Input("vin", accel.F32, ctx, kvHeads, size)
+						rt, pt, qt := g.Input("rows", accel.I32, ctx), g.Input("pos", accel.I32, len(c.pos)), g.Input("q", accel.F32, len(c.pos), heads, size)
+						a := g.Attention(qt, g.KVStore(g.Buffer(kb), ki, rt), g.KVStore(g.Buffer(vbuf), vi, rt), pt, p)
+						return a, map[accel.Tensor][]float32{ki: kv, vi: vv, qt: q}, map[accel.Tensor][]int32{rt: rows, pt: c.pos}
+					})
+				}
+			}
+		}
+	})
+}

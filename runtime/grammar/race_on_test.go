@@ -1,0 +1,5 @@
+//go:build race
+
+package grammar
+
+const raceEnabled = true

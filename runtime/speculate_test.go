@@ -1,0 +1,108 @@
+package runtime_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forma-llm/forma/runtime"
+)
+
+// repeating is a prompt whose continuation repeats it: a story told twice, then its beginning again.
+const repeating = "Once upon a time, there was a little girl named Lily. She loved to play outside in the sun. " +
+	"One day, she saw a big red ball in the park. Once upon a time, there was a little girl named Lily. She loved to play " +
+	"outside in the sun. One day, she saw a big red ball in the park. Once upon a time, there was a little girl"
+
+// TestSpeculativeGreedyEqual: at temperature 0, prompt lookup and a draft model (the model itself, so every draft
+// the model would choose stands) give exactly the tokens of plain decoding.
+func TestSpeculativeGreedyEqual(t *testing.T) {
+	m := load(t, storiesModel)
+	draft := load(t, storiesModel)
+	opt := runtime.GenerateOptions{MaxTokens: 60, Sampling: greedy(), IgnoreEOG: true}
+	want, _ := generate(t, session(t, m, runtime.SessionOptions{Ctx: 128}), repeating, opt)
+	for _, sp := range []*runtime.Speculation{{Lookup: 3}, {Lookup: 1, Max: 4}, {Draft: draft, Max: 5, PMin: 0.01}, {Draft: draft, Min: 3}} {
+		s := session(t, m, runtime.SessionOptions{Ctx: 128})
+		o := opt
+		o.Speculation = sp
+		got, _ := generate(t, s, repeating, o)
+		st := s.Stats()
+		if !equalIDs(got, want) {
+			t.Errorf("%+v: speculative %v, plain %v", *sp, got, want)
+		}
+		t.Logf("lookup %d, draft %v: %d drafts, %d accepted", sp.Lookup, sp.Draft != nil, st.Drafted, st.Accepted)
+		if st.Drafted == 0 || st.Accepted == 0 {
+			t.Errorf("%+v: nothing drafted or accepted (%+v)", *sp, st)
+		}
+		if sp.Draft != nil && sp.PMin < 0.1 && st.Accepted != st.Drafted {
+			t.Errorf("the model drafting for itself had %d of %d drafts rejected", st.Drafted-st.Accepted, st.Drafted)
+		}
+	}
+}
+
+// TestSpeculativeErrors: a draft model of another vocabulary and speculation with mirostat are refused.
+func TestSpeculativeErrors(t *testing.T) {
+	m := load(t, storiesModel)
+	other := load(t, "rand-qwen2-q8_0.gguf")
+	s := session(t, m, runtime.SessionOptions{Ctx: 64})
+	so := greedy()
+	so.Mirostat = 2
+	for _, o := range []runtime.GenerateOptions{
+		{MaxTokens: 4, Speculation: &runtime.Speculation{Draft: other}},
+		{MaxTokens: 4, Speculation: &runtime.Speculation{Lookup: 2}, Sampling: so},
+		{MaxTokens: 4, Speculation: &runtime.Speculation{Lookup: 2, Max: -1}},
+	} {
+		if _, _, err := collect(s.Generate(context.Background(), "Once", o)); err == nil {
+			t.Errorf("%+v: no error", *o.Speculation)
+		}
+	}
+}
+
+// BenchmarkLookup measures prompt lookup on the repeating prompt: tokens per second of the generation with and
+// without it (the effective decode speed-up is the ratio of the two).
+func BenchmarkLookup(b *testing.B) {
+	m := load(b, storiesModel)
+	for _, lookup := range []int{0, 3} {
+		b.Run(strings.Replace("lookup=N", "N", string(rune('0'+lookup)), 1), func(b *testing.B) {
+			s := session(b, m, runtime.SessionOptions{Ctx: 256})
+			opt := runtime.GenerateOptions{MaxTokens: 100, Sampling: greedy(), IgnoreEOG: true}
+			if lookup > 0 {
+				opt.Speculation = &runtime.Speculation{Lookup: lookup}
+			}
+			var gen time.Duration
+			var tokens, drafted, accepted int
+			for b.Loop() {
+				generate(b, s, repeating, opt)
+				st := s.Stats()
+				gen += st.GenTime
+				tokens += st.Generated
+				drafted += st.Drafted
+				accepted += st.Accepted
+			}
+			b.ReportMetric(float64(tokens)/gen.Seconds(), "tokens/s")
+			if drafted > 0 {
+				b.ReportMetric(float64(accepted)/float64(drafted), "accepted")
+			}
+		})
+	}
+}
+
+// TestSpeculativeWithConstraint: drafts are checked against the grammar at their positions; a constrained
+// greedy answer is the same with and without speculation (the model drafting for itself, and prompt lookup).
+func TestSpeculativeWithConstraint(t *testing.T) {
+	m := load(t, storiesModel)
+	draft := load(t, storiesModel)
+	schema := []byte(`{"type":"object","properties":{"story":{"type":"string","maxLength":60},"n":{"type":"integer"}},"required":["story","n"]}`)
+	opt := runtime.GenerateOptions{MaxTokens: 80, Sampling: greedy(), JSONSchema: schema}
+	want, wantText := generate(t, session(t, m, runtime.SessionOptions{Ctx: 256}), repeating, opt)
+	for _, sp := range []*runtime.Speculation{{Lookup: 2}, {Draft: draft, PMin: 0.01}} {
+		o := opt
+		o.Speculation = sp
+		s := session(t, m, runtime.SessionOptions{Ctx: 256})
+		got, text := generate(t, s, repeating, o)
+		if !equalIDs(got, want) {
+			t.Errorf("lookup %d, draft %v: %q, plain %q", sp.Lookup, sp.Draft != nil, text, wantText)
+		}
+		t.Logf("%q: %d drafts, %d accepted", text, s.Stats().Drafted, s.Stats().Accepted)
+	}
+}

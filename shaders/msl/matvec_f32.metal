@@ -1,0 +1,390 @@
+#pragma clang diagnostic ignored "-Wmissing-prototypes"
+#pragma clang diagnostic ignored "-Wmissing-braces"
+
+#include <metal_stdlib>
+#include <simd/simd.h>
+
+using namespace metal;
+#pragma clang fp contract(off)
+
+template<typename T, size_t Num>
+struct spvUnsafeArray
+{
+    T elements[Num ? Num : 1];
+    
+    thread T& operator [] (size_t pos) thread
+    {
+        return elements[pos];
+    }
+    constexpr const thread T& operator [] (size_t pos) const thread
+    {
+        return elements[pos];
+    }
+    
+    device T& operator [] (size_t pos) device
+    {
+        return elements[pos];
+    }
+    constexpr const device T& operator [] (size_t pos) const device
+    {
+        return elements[pos];
+    }
+    
+    constexpr const constant T& operator [] (size_t pos) const constant
+    {
+        return elements[pos];
+    }
+    
+    threadgroup T& operator [] (size_t pos) threadgroup
+    {
+        return elements[pos];
+    }
+    constexpr const threadgroup T& operator [] (size_t pos) const threadgroup
+    {
+        return elements[pos];
+    }
+};
+
+template<typename T>
+[[clang::optnone]] T spvFMul(T l, T r)
+{
+    return fma(l, r, T(0));
+}
+
+template<typename T, int Cols, int Rows>
+[[clang::optnone]] vec<T, Cols> spvFMulVectorMatrix(vec<T, Rows> v, matrix<T, Cols, Rows> m)
+{
+    vec<T, Cols> res = vec<T, Cols>(0);
+    for (uint i = Rows; i > 0; --i)
+    {
+        vec<T, Cols> tmp(0);
+        for (uint j = 0; j < Cols; ++j)
+        {
+            tmp[j] = m[j][i - 1];
+        }
+        res = fma(tmp, vec<T, Cols>(v[i - 1]), res);
+    }
+    return res;
+}
+
+template<typename T, int Cols, int Rows>
+[[clang::optnone]] vec<T, Rows> spvFMulMatrixVector(matrix<T, Cols, Rows> m, vec<T, Cols> v)
+{
+    vec<T, Rows> res = vec<T, Rows>(0);
+    for (uint i = Cols; i > 0; --i)
+    {
+        res = fma(m[i - 1], vec<T, Rows>(v[i - 1]), res);
+    }
+    return res;
+}
+
+template<typename T, int LCols, int LRows, int RCols, int RRows>
+[[clang::optnone]] matrix<T, RCols, LRows> spvFMulMatrixMatrix(matrix<T, LCols, LRows> l, matrix<T, RCols, RRows> r)
+{
+    matrix<T, RCols, LRows> res;
+    for (uint i = 0; i < RCols; i++)
+    {
+        vec<T, RCols> tmp(0);
+        for (uint j = 0; j < LCols; j++)
+        {
+            tmp = fma(vec<T, RCols>(r[i][j]), l[j], tmp);
+        }
+        res[i] = tmp;
+    }
+    return res;
+}
+
+template<typename T>
+[[clang::optnone]] T spvFAdd(T l, T r)
+{
+    return fma(T(1), l, r);
+}
+
+template<typename T>
+[[clang::optnone]] T spvFSub(T l, T r)
+{
+    return fma(T(-1), r, l);
+}
+
+constant bool NATIVE_FMA_tmp [[function_constant(7)]];
+constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE_FMA_tmp : false;
+
+struct Push
+{
+    uint rows;
+    uint cols;
+    uint ncols;
+    uint w_off;
+    uint x_off;
+    uint y_off;
+    uint y_stride;
+    uint tpr;
+};
+
+struct W
+{
+    uint w[1];
+};
+
+#ifndef SPIRV_CROSS_CONSTANT_ID_0
+#define SPIRV_CROSS_CONSTANT_ID_0 1u
+#endif
+constant uint _415 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_415, 1u, 1u);
+
+struct X
+{
+    float x[1];
+};
+
+constant uint _519 = _415;
+constant uint _520 = (_519 / 64u);
+constant uint _521 = (_520 * 8u);
+constant uint _522 = (_521 * 64u);
+
+struct Y
+{
+    float y[1];
+};
+
+constant spvUnsafeArray<float2, 20> _735 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _783 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+
+static inline __attribute__((always_inline))
+uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
+{
+    return (gl_WorkGroupID.y * gl_NumWorkGroups.x) + gl_WorkGroupID.x;
+}
+
+static inline __attribute__((always_inline))
+bool id_setup(thread const uint& x_row, thread uint& w_base, constant Push& pc, thread uint& x_base, thread uint& y_base)
+{
+    w_base = pc.w_off;
+    x_base = pc.x_off;
+    y_base = pc.y_off;
+    return true;
+}
+
+static inline __attribute__((always_inline))
+float welem(thread const uint& e, device W& _393)
+{
+    return as_type<float>(_393.w[e]);
+}
+
+static inline __attribute__((always_inline))
+float2 two_prod(thread const float& a, thread const float& b)
+{
+    float p = spvFMul(a, b);
+    float ca = spvFMul(4097.0, a);
+    float ah = spvFSub(ca, spvFSub(ca, a));
+    float al = spvFSub(a, ah);
+    float cb = spvFMul(4097.0, b);
+    float bh = spvFSub(cb, spvFSub(cb, b));
+    float bl = spvFSub(b, bh);
+    float e = spvFAdd(spvFAdd(spvFAdd(spvFSub(spvFMul(ah, bh), p), spvFMul(ah, bl)), spvFMul(al, bh)), spvFMul(al, bl));
+    return float2(p, e);
+}
+
+static inline __attribute__((always_inline))
+float2 two_sum(thread const float& a, thread const float& b)
+{
+    float s = spvFAdd(a, b);
+    float bb = spvFSub(s, a);
+    float e = spvFAdd(spvFSub(a, spvFSub(s, bb)), spvFSub(b, bb));
+    return float2(s, e);
+}
+
+static inline __attribute__((always_inline))
+float fma_exact(thread const float& a, thread const float& b, thread const float& c)
+{
+    float param = a;
+    float param_1 = b;
+    float2 p = two_prod(param, param_1);
+    float param_2 = p.x;
+    float param_3 = c;
+    float2 s = two_sum(param_2, param_3);
+    float param_4 = s.y;
+    float param_5 = p.y;
+    float2 t = two_sum(param_4, param_5);
+    float param_6 = s.x;
+    float param_7 = t.x;
+    float2 u = two_sum(param_6, param_7);
+    float r = u.x;
+    bool _193 = t.y != 0.0;
+    bool _199;
+    if (_193)
+    {
+        _199 = u.y != 0.0;
+    }
+    else
+    {
+        _199 = _193;
+    }
+    if (_199)
+    {
+        float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
+        float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
+        float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
+        float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
+        bool _236 = abs(u.y) == abs(half_);
+        bool _246;
+        if (_236)
+        {
+            _246 = (t.y > 0.0) == (u.y > 0.0);
+        }
+        else
+        {
+            _246 = _236;
+        }
+        if (_246)
+        {
+            float _251;
+            if (r > 0.0)
+            {
+                _251 = nb;
+            }
+            else
+            {
+                _251 = -nb;
+            }
+            r = _251;
+        }
+    }
+    return r;
+}
+
+static inline __attribute__((always_inline))
+float fmaf(thread const float& a, thread const float& b, thread const float& c)
+{
+    if (NATIVE_FMA)
+    {
+        float r = fma(a, b, c);
+        return r;
+    }
+    float param = a;
+    float param_1 = b;
+    float param_2 = c;
+    return fma_exact(param, param_1, param_2);
+}
+
+static inline __attribute__((always_inline))
+float lane_step(thread const float& wv, thread const float& xv, thread const float& acc)
+{
+    float param = wv;
+    float param_1 = xv;
+    float param_2 = acc;
+    return fmaf(param, param_1, param_2);
+}
+
+static inline __attribute__((always_inline))
+float reduce16(thread const spvUnsafeArray<float, 16>& l)
+{
+    spvUnsafeArray<float, 8> t;
+    for (uint i = 0u; i < 8u; i++)
+    {
+        float v = spvFAdd(l[i], l[i + 8u]);
+        t[i] = v;
+    }
+    float u0 = spvFAdd(t[0], t[4]);
+    float u1 = spvFAdd(t[1], t[5]);
+    float u2 = spvFAdd(t[2], t[6]);
+    float u3 = spvFAdd(t[3], t[7]);
+    float r = spvFAdd(spvFAdd(u0, u2), spvFAdd(u1, u3));
+    return r;
+}
+
+static inline __attribute__((always_inline))
+float tail_f32(thread const float& sum, thread const float& a, thread const float& b, thread const bool& rounded)
+{
+    if (rounded)
+    {
+        float p = spvFMul(a, b);
+        float r = spvFAdd(sum, p);
+        return r;
+    }
+    float param = a;
+    float param_1 = b;
+    float param_2 = sum;
+    return fmaf(param, param_1, param_2);
+}
+
+kernel void forma_matvec_f32(constant Push& pc [[buffer(0)]], device W& _393 [[buffer(1)]], device X& _499 [[buffer(2)]], device Y& _668 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+{
+    threadgroup spvUnsafeArray<float, _522> lanes;
+    uint lid = gl_LocalInvocationID.x;
+    uint wg = gl_WorkGroupSize.x;
+    bool tiled = pc.tpr == 16u;
+    uint nl = tiled ? 16u : 64u;
+    uint lane = lid % nl;
+    uint slot = lid / nl;
+    uint row = (flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups) * (wg / nl)) + slot;
+    uint param = pc.cols;
+    uint w_base;
+    uint x_base;
+    uint y_base;
+    bool _445 = id_setup(param, w_base, pc, x_base, y_base);
+    if (!_445)
+    {
+        return;
+    }
+    uint np = pc.cols & (~(nl - 1u));
+    uint base = w_base + (row * pc.cols);
+    for (uint c = 0u; c < pc.ncols; c++)
+    {
+        float acc = 0.0;
+        if (row < pc.rows)
+        {
+            for (uint k = lane; k < np; k += nl)
+            {
+                uint param_1 = base + k;
+                float param_2 = welem(param_1, _393);
+                float param_3 = _499.x[(x_base + (c * pc.cols)) + k];
+                float param_4 = acc;
+                acc = lane_step(param_2, param_3, param_4);
+            }
+        }
+        lanes[(((slot * 8u) + c) * nl) + lane] = acc;
+    }
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    bool _544 = lane < pc.ncols;
+    bool _551;
+    if (_544)
+    {
+        _551 = row < pc.rows;
+    }
+    else
+    {
+        _551 = _544;
+    }
+    if (_551)
+    {
+        uint c_1 = lane;
+        uint lb = ((slot * 8u) + c_1) * nl;
+        spvUnsafeArray<float, 16> r;
+        for (uint e = 0u; e < 16u; e++)
+        {
+            if (tiled)
+            {
+                r[e] = lanes[lb + e];
+            }
+            else
+            {
+                float v = spvFAdd(spvFAdd(lanes[lb + e], lanes[(lb + 32u) + e]), spvFAdd(lanes[(lb + 16u) + e], lanes[(lb + 48u) + e]));
+                r[e] = v;
+            }
+        }
+        spvUnsafeArray<float, 16> param_5 = r;
+        float sum = reduce16(param_5);
+        for (uint k_1 = np; k_1 < pc.cols; k_1++)
+        {
+            uint param_6 = base + k_1;
+            float param_7 = sum;
+            float param_8 = welem(param_6, _393);
+            float param_9 = _499.x[(x_base + (c_1 * pc.cols)) + k_1];
+            bool param_10 = (k_1 - np) < ((pc.cols - np) & 4294967288u);
+            sum = tail_f32(param_7, param_8, param_9, param_10);
+        }
+        _668.y[(y_base + (c_1 * pc.y_stride)) + row] = sum;
+    }
+}
+

@@ -1,0 +1,331 @@
+#pragma clang diagnostic ignored "-Wmissing-prototypes"
+#pragma clang diagnostic ignored "-Wmissing-braces"
+
+#include <metal_stdlib>
+#include <simd/simd.h>
+
+using namespace metal;
+#pragma clang fp contract(off)
+
+template<typename T, size_t Num>
+struct spvUnsafeArray
+{
+    T elements[Num ? Num : 1];
+    
+    thread T& operator [] (size_t pos) thread
+    {
+        return elements[pos];
+    }
+    constexpr const thread T& operator [] (size_t pos) const thread
+    {
+        return elements[pos];
+    }
+    
+    device T& operator [] (size_t pos) device
+    {
+        return elements[pos];
+    }
+    constexpr const device T& operator [] (size_t pos) const device
+    {
+        return elements[pos];
+    }
+    
+    constexpr const constant T& operator [] (size_t pos) const constant
+    {
+        return elements[pos];
+    }
+    
+    threadgroup T& operator [] (size_t pos) threadgroup
+    {
+        return elements[pos];
+    }
+    constexpr const threadgroup T& operator [] (size_t pos) const threadgroup
+    {
+        return elements[pos];
+    }
+};
+
+template<typename T>
+[[clang::optnone]] T spvFMul(T l, T r)
+{
+    return fma(l, r, T(0));
+}
+
+template<typename T, int Cols, int Rows>
+[[clang::optnone]] vec<T, Cols> spvFMulVectorMatrix(vec<T, Rows> v, matrix<T, Cols, Rows> m)
+{
+    vec<T, Cols> res = vec<T, Cols>(0);
+    for (uint i = Rows; i > 0; --i)
+    {
+        vec<T, Cols> tmp(0);
+        for (uint j = 0; j < Cols; ++j)
+        {
+            tmp[j] = m[j][i - 1];
+        }
+        res = fma(tmp, vec<T, Cols>(v[i - 1]), res);
+    }
+    return res;
+}
+
+template<typename T, int Cols, int Rows>
+[[clang::optnone]] vec<T, Rows> spvFMulMatrixVector(matrix<T, Cols, Rows> m, vec<T, Cols> v)
+{
+    vec<T, Rows> res = vec<T, Rows>(0);
+    for (uint i = Cols; i > 0; --i)
+    {
+        res = fma(m[i - 1], vec<T, Rows>(v[i - 1]), res);
+    }
+    return res;
+}
+
+template<typename T, int LCols, int LRows, int RCols, int RRows>
+[[clang::optnone]] matrix<T, RCols, LRows> spvFMulMatrixMatrix(matrix<T, LCols, LRows> l, matrix<T, RCols, RRows> r)
+{
+    matrix<T, RCols, LRows> res;
+    for (uint i = 0; i < RCols; i++)
+    {
+        vec<T, RCols> tmp(0);
+        for (uint j = 0; j < LCols; j++)
+        {
+            tmp = fma(vec<T, RCols>(r[i][j]), l[j], tmp);
+        }
+        res[i] = tmp;
+    }
+    return res;
+}
+
+struct Push
+{
+    uint rows;
+    uint cols;
+    uint x_off;
+    uint q_off;
+};
+
+constant uint _348_tmp [[function_constant(0)]];
+constant uint _348 = is_function_constant_defined(_348_tmp) ? _348_tmp : 1u;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_348, 1u, 1u);
+
+struct X
+{
+    float x[1];
+};
+
+struct Q
+{
+    uint q[1];
+};
+
+constant bool NATIVE_FMA_tmp [[function_constant(7)]];
+constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE_FMA_tmp : false;
+
+constant spvUnsafeArray<float2, 20> _578 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _626 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+
+static inline __attribute__((always_inline))
+uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
+{
+    return (gl_WorkGroupID.y * gl_NumWorkGroups.x) + gl_WorkGroupID.x;
+}
+
+static inline __attribute__((always_inline))
+float div_rn(thread const float& a, thread const float& b)
+{
+    uint ua = as_type<uint>(a);
+    uint ub = as_type<uint>(b);
+    uint ea = (ua >> uint(23)) & 255u;
+    uint eb = (ub >> uint(23)) & 255u;
+    if ((((ea == 0u) || (ea == 255u)) || (eb == 0u)) || (eb == 255u))
+    {
+        return a / b;
+    }
+    uint ma = (ua & 8388607u) | 8388608u;
+    uint mb = (ub & 8388607u) | 8388608u;
+    int e = (int(ea) - int(eb)) + 127;
+    if (ma < mb)
+    {
+        ma = ma << uint(1);
+        e--;
+    }
+    if ((e <= 0) || (e >= 255))
+    {
+        return a / b;
+    }
+    uint q = 0u;
+    uint r = ma;
+    for (int i = 0; i < 24; i++)
+    {
+        q = q << uint(1);
+        if (r >= mb)
+        {
+            r -= mb;
+            q |= 1u;
+        }
+        r = r << uint(1);
+    }
+    bool _277 = r > mb;
+    bool _290;
+    if (!_277)
+    {
+        bool _283 = r == mb;
+        bool _289;
+        if (_283)
+        {
+            _289 = (q & 1u) != 0u;
+        }
+        else
+        {
+            _289 = _283;
+        }
+        _290 = _289;
+    }
+    else
+    {
+        _290 = _277;
+    }
+    if (_290)
+    {
+        q++;
+        if (q == 16777216u)
+        {
+            q = q >> uint(1);
+            e++;
+            if (e >= 255)
+            {
+                return a / b;
+            }
+        }
+    }
+    uint _sign = (ua ^ ub) & 2147483648u;
+    return as_type<float>((_sign | (uint(e) << uint(23))) | (q & 8388607u));
+}
+
+static inline __attribute__((always_inline))
+uint f16_bits(thread const float& f)
+{
+    uint u = as_type<uint>(f);
+    uint _sign = (u >> uint(16)) & 32768u;
+    uint a = u & 2147483647u;
+    if (a > 2139095040u)
+    {
+        return _sign | 32256u;
+    }
+    if (a >= 1199566848u)
+    {
+        return _sign | 31744u;
+    }
+    if (a >= 947912704u)
+    {
+        uint v = a - 939524096u;
+        v += (4095u + ((v >> uint(13)) & 1u));
+        return _sign | (v >> uint(13));
+    }
+    uint e = a >> uint(23);
+    if (e < 102u)
+    {
+        return _sign;
+    }
+    uint m = (a & 8388607u) | 8388608u;
+    uint s = 126u - e;
+    uint q = m >> s;
+    uint rem = m & ((1u << s) - 1u);
+    uint half_ = 1u << (s - 1u);
+    bool _139 = rem > half_;
+    bool _152;
+    if (!_139)
+    {
+        bool _145 = rem == half_;
+        bool _151;
+        if (_145)
+        {
+            _151 = (q & 1u) != 0u;
+        }
+        else
+        {
+            _151 = _145;
+        }
+        _152 = _151;
+    }
+    else
+    {
+        _152 = _139;
+    }
+    if (_152)
+    {
+        q++;
+    }
+    return _sign | q;
+}
+
+static inline __attribute__((always_inline))
+float f16_value(thread const uint& h)
+{
+    return float2(as_type<half2>(h)).x;
+}
+
+static inline __attribute__((always_inline))
+float f16_round(thread const float& f)
+{
+    float param = f;
+    uint param_1 = f16_bits(param);
+    return f16_value(param_1);
+}
+
+kernel void forma_quantize_q8_0(constant Push& pc [[buffer(0)]], device X& _399 [[buffer(1)]], device Q& _501 [[buffer(2)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+{
+    uint units = pc.cols / 32u;
+    if (false)
+    {
+        units = (pc.cols + 31u) / 32u;
+    }
+    uint u = (flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups) * gl_WorkGroupSize.x) + gl_LocalInvocationID.x;
+    if (u >= (pc.rows * units))
+    {
+        return;
+    }
+    uint row = u / units;
+    uint part = u % units;
+    uint xb = (pc.x_off + (row * pc.cols)) + (part * 32u);
+    float amax = 0.0;
+    for (uint i = 0u; i < 32u; i++)
+    {
+        float a = abs(_399.x[xb + i]);
+        if (!(amax > a))
+        {
+            amax = a;
+        }
+    }
+    float param = amax;
+    float param_1 = 127.0;
+    float d = div_rn(param, param_1);
+    float _425;
+    if (amax != 0.0)
+    {
+        float param_2 = 127.0;
+        float param_3 = amax;
+        _425 = div_rn(param_2, param_3);
+    }
+    else
+    {
+        _425 = 0.0;
+    }
+    float id = _425;
+    uint cb = pc.q_off + (((row * (pc.cols / 32u)) + part) * 10u);
+    int sum = 0;
+    for (uint k = 0u; k < 8u; k++)
+    {
+        uint word = 0u;
+        for (uint b = 0u; b < 4u; b++)
+        {
+            float p = spvFMul(_399.x[(xb + (4u * k)) + b], id);
+            int v = clamp(int(rint(p)), -128, 127);
+            sum += v;
+            word |= ((uint(v) & 255u) << (8u * b));
+        }
+        _501.q[cb + k] = word;
+    }
+    float param_4 = d;
+    _501.q[cb + 8u] = as_type<uint>(f16_round(param_4));
+    _501.q[cb + 9u] = 0u;
+}
+

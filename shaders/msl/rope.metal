@@ -1,0 +1,657 @@
+#pragma clang diagnostic ignored "-Wmissing-prototypes"
+#pragma clang diagnostic ignored "-Wmissing-braces"
+
+#include <metal_stdlib>
+#include <simd/simd.h>
+
+using namespace metal;
+#pragma clang fp contract(off)
+
+template<typename T, size_t Num>
+struct spvUnsafeArray
+{
+    T elements[Num ? Num : 1];
+    
+    thread T& operator [] (size_t pos) thread
+    {
+        return elements[pos];
+    }
+    constexpr const thread T& operator [] (size_t pos) const thread
+    {
+        return elements[pos];
+    }
+    
+    device T& operator [] (size_t pos) device
+    {
+        return elements[pos];
+    }
+    constexpr const device T& operator [] (size_t pos) const device
+    {
+        return elements[pos];
+    }
+    
+    constexpr const constant T& operator [] (size_t pos) const constant
+    {
+        return elements[pos];
+    }
+    
+    threadgroup T& operator [] (size_t pos) threadgroup
+    {
+        return elements[pos];
+    }
+    constexpr const threadgroup T& operator [] (size_t pos) const threadgroup
+    {
+        return elements[pos];
+    }
+};
+
+template<typename T>
+[[clang::optnone]] T spvFMul(T l, T r)
+{
+    return fma(l, r, T(0));
+}
+
+template<typename T, int Cols, int Rows>
+[[clang::optnone]] vec<T, Cols> spvFMulVectorMatrix(vec<T, Rows> v, matrix<T, Cols, Rows> m)
+{
+    vec<T, Cols> res = vec<T, Cols>(0);
+    for (uint i = Rows; i > 0; --i)
+    {
+        vec<T, Cols> tmp(0);
+        for (uint j = 0; j < Cols; ++j)
+        {
+            tmp[j] = m[j][i - 1];
+        }
+        res = fma(tmp, vec<T, Cols>(v[i - 1]), res);
+    }
+    return res;
+}
+
+template<typename T, int Cols, int Rows>
+[[clang::optnone]] vec<T, Rows> spvFMulMatrixVector(matrix<T, Cols, Rows> m, vec<T, Cols> v)
+{
+    vec<T, Rows> res = vec<T, Rows>(0);
+    for (uint i = Cols; i > 0; --i)
+    {
+        res = fma(m[i - 1], vec<T, Rows>(v[i - 1]), res);
+    }
+    return res;
+}
+
+template<typename T, int LCols, int LRows, int RCols, int RRows>
+[[clang::optnone]] matrix<T, RCols, LRows> spvFMulMatrixMatrix(matrix<T, LCols, LRows> l, matrix<T, RCols, RRows> r)
+{
+    matrix<T, RCols, LRows> res;
+    for (uint i = 0; i < RCols; i++)
+    {
+        vec<T, RCols> tmp(0);
+        for (uint j = 0; j < LCols; j++)
+        {
+            tmp = fma(vec<T, RCols>(r[i][j]), l[j], tmp);
+        }
+        res[i] = tmp;
+    }
+    return res;
+}
+
+template<typename T>
+[[clang::optnone]] T spvFAdd(T l, T r)
+{
+    return fma(T(1), l, r);
+}
+
+template<typename T>
+[[clang::optnone]] T spvFSub(T l, T r)
+{
+    return fma(T(-1), r, l);
+}
+
+template<typename T, typename U, typename V>
+[[clang::optnone]] T spvMulExtended(V l, V r)
+{
+    return T{U(l * r), U(mulhi(l, r))};
+}
+
+struct ResType
+{
+    uint _m0;
+    uint _m1;
+};
+
+constant bool NATIVE_FMA_tmp [[function_constant(7)]];
+constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE_FMA_tmp : false;
+
+struct Push
+{
+    uint n;
+    uint heads;
+    uint size;
+    uint dims;
+    uint neox;
+    uint has_ff;
+    uint x_off;
+    uint pos_off;
+    uint ff_off;
+    uint y_off;
+    float theta_scale;
+    float freq_scale;
+    float ext_factor;
+    float mscale;
+    float corr0;
+    float corr1;
+};
+
+constant uint _1021_tmp [[function_constant(0)]];
+constant uint _1021 = is_function_constant_defined(_1021_tmp) ? _1021_tmp : 1u;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1021, 1u, 1u);
+
+struct P
+{
+    int pos[1];
+};
+
+struct F
+{
+    float ff[1];
+};
+
+struct X
+{
+    float x[1];
+};
+
+struct Y
+{
+    float y[1];
+};
+
+constant spvUnsafeArray<uint, 24> _719 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<float2, 20> _1400 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+
+static inline __attribute__((always_inline))
+uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
+{
+    return (gl_WorkGroupID.y * gl_NumWorkGroups.x) + gl_WorkGroupID.x;
+}
+
+static inline __attribute__((always_inline))
+float div_rn(thread const float& a, thread const float& b)
+{
+    uint ua = as_type<uint>(a);
+    uint ub = as_type<uint>(b);
+    uint ea = (ua >> uint(23)) & 255u;
+    uint eb = (ub >> uint(23)) & 255u;
+    if ((((ea == 0u) || (ea == 255u)) || (eb == 0u)) || (eb == 255u))
+    {
+        return a / b;
+    }
+    uint ma = (ua & 8388607u) | 8388608u;
+    uint mb = (ub & 8388607u) | 8388608u;
+    int e = (int(ea) - int(eb)) + 127;
+    if (ma < mb)
+    {
+        ma = ma << uint(1);
+        e--;
+    }
+    if ((e <= 0) || (e >= 255))
+    {
+        return a / b;
+    }
+    uint q = 0u;
+    uint r = ma;
+    for (int i = 0; i < 24; i++)
+    {
+        q = q << uint(1);
+        if (r >= mb)
+        {
+            r -= mb;
+            q |= 1u;
+        }
+        r = r << uint(1);
+    }
+    bool _194 = r > mb;
+    bool _207;
+    if (!_194)
+    {
+        bool _200 = r == mb;
+        bool _206;
+        if (_200)
+        {
+            _206 = (q & 1u) != 0u;
+        }
+        else
+        {
+            _206 = _200;
+        }
+        _207 = _206;
+    }
+    else
+    {
+        _207 = _194;
+    }
+    if (_207)
+    {
+        q++;
+        if (q == 16777216u)
+        {
+            q = q >> uint(1);
+            e++;
+            if (e >= 255)
+            {
+                return a / b;
+            }
+        }
+    }
+    uint _sign = (ua ^ ub) & 2147483648u;
+    return as_type<float>((_sign | (uint(e) << uint(23))) | (q & 8388607u));
+}
+
+static inline __attribute__((always_inline))
+float2 two_prod(thread const float& a, thread const float& b)
+{
+    float p = spvFMul(a, b);
+    float ca = spvFMul(4097.0, a);
+    float ah = spvFSub(ca, spvFSub(ca, a));
+    float al = spvFSub(a, ah);
+    float cb = spvFMul(4097.0, b);
+    float bh = spvFSub(cb, spvFSub(cb, b));
+    float bl = spvFSub(b, bh);
+    float e = spvFAdd(spvFAdd(spvFAdd(spvFSub(spvFMul(ah, bh), p), spvFMul(ah, bl)), spvFMul(al, bh)), spvFMul(al, bl));
+    return float2(p, e);
+}
+
+static inline __attribute__((always_inline))
+float2 two_sum(thread const float& a, thread const float& b)
+{
+    float s = spvFAdd(a, b);
+    float bb = spvFSub(s, a);
+    float e = spvFAdd(spvFSub(a, spvFSub(s, bb)), spvFSub(b, bb));
+    return float2(s, e);
+}
+
+static inline __attribute__((always_inline))
+float2 df_mul(thread const float2& a, thread const float2& b)
+{
+    float param = a.x;
+    float param_1 = b.x;
+    float2 p = two_prod(param, param_1);
+    float e = spvFAdd(p.y, spvFAdd(spvFMul(a.x, b.y), spvFMul(a.y, b.x)));
+    float param_2 = p.x;
+    float param_3 = e;
+    return two_sum(param_2, param_3);
+}
+
+static inline __attribute__((always_inline))
+float2 df_add(thread const float2& a, thread const float2& b)
+{
+    float param = a.x;
+    float param_1 = b.x;
+    float2 s = two_sum(param, param_1);
+    float e = spvFAdd(s.y, spvFAdd(a.y, b.y));
+    float param_2 = s.x;
+    float param_3 = e;
+    return two_sum(param_2, param_3);
+}
+
+static inline __attribute__((always_inline))
+float2 df_addf(thread const float2& a, thread const float& b)
+{
+    float param = a.x;
+    float param_1 = b;
+    float2 s = two_sum(param, param_1);
+    float e = spvFAdd(s.y, a.y);
+    float param_2 = s.x;
+    float param_3 = e;
+    return two_sum(param_2, param_3);
+}
+
+static inline __attribute__((always_inline))
+float libm_poly(thread const float2& r, thread const float2& r2, thread const bool& sine, thread const bool& flip)
+{
+    if (sine)
+    {
+        float2 param = r;
+        float2 param_1 = r2;
+        float2 r3 = df_mul(param, param_1);
+        float2 param_2 = r2;
+        float2 param_3 = float2(-0.00019517299369908869266510009765625, 3.8852315462079012320373294642195e-12);
+        float2 param_4 = float2(0.00833217799663543701171875, 1.4950340965214081734302453696728e-10);
+        float2 param_5 = df_mul(param_2, param_3);
+        float2 s1 = df_add(param_4, param_5);
+        float2 param_6 = r3;
+        float2 param_7 = r2;
+        float2 r7 = df_mul(param_6, param_7);
+        float2 param_8 = r3;
+        float2 param_9 = float2(-0.16666655242443084716796875, 2.9874200890844804234802722930908e-09);
+        float2 param_10 = r;
+        float2 param_11 = df_mul(param_8, param_9);
+        float2 s = df_add(param_10, param_11);
+        float2 param_12 = r7;
+        float2 param_13 = s1;
+        float2 param_14 = s;
+        float2 param_15 = df_mul(param_12, param_13);
+        return df_add(param_14, param_15).x;
+    }
+    float f = flip ? (-1.0) : 1.0;
+    float2 param_16 = r2;
+    float2 param_17 = r2;
+    float2 r4 = df_mul(param_16, param_17);
+    float2 param_18 = r2;
+    float2 param_19 = float2(2.4390450562350451946258544921875e-05, 1.4121409391224665208497413004807e-13) * f;
+    float2 param_20 = float2(-0.001388676348142325878143310546875, -3.1295278868359588386738323606551e-11) * f;
+    float2 param_21 = df_mul(param_18, param_19);
+    float2 c2 = df_add(param_20, param_21);
+    float2 param_22 = r2;
+    float2 param_23 = float2(-0.5, 2.7489177600870107198716141283512e-09) * f;
+    float2 param_24 = df_mul(param_22, param_23);
+    float param_25 = f;
+    float2 c1 = df_addf(param_24, param_25);
+    float2 param_26 = r4;
+    float2 param_27 = r2;
+    float2 r6 = df_mul(param_26, param_27);
+    float2 param_28 = r4;
+    float2 param_29 = float2(0.0416666232049465179443359375, 1.1939799149374152875680010765791e-10) * f;
+    float2 param_30 = c1;
+    float2 param_31 = df_mul(param_28, param_29);
+    float2 c = df_add(param_30, param_31);
+    float2 param_32 = r6;
+    float2 param_33 = c2;
+    float2 param_34 = c;
+    float2 param_35 = df_mul(param_32, param_33);
+    return df_add(param_34, param_35).x;
+}
+
+static inline __attribute__((always_inline))
+float2 df_mulf(thread const float2& a, thread const float& b)
+{
+    float param = a.x;
+    float param_1 = b;
+    float2 p = two_prod(param, param_1);
+    float e = spvFAdd(p.y, spvFMul(a.y, b));
+    float param_2 = p.x;
+    float param_3 = e;
+    return two_sum(param_2, param_3);
+}
+
+static inline __attribute__((always_inline))
+float2 libm_sincos(thread const float& x)
+{
+    uint top = (as_type<uint>(x) >> uint(20)) & 2047u;
+    if (top < 1012u)
+    {
+        if (top < 920u)
+        {
+            return float2(1.0, x);
+        }
+        float2 r = float2(x, 0.0);
+        float param = x;
+        float param_1 = x;
+        float2 r2 = two_prod(param, param_1);
+        float2 param_2 = r;
+        float2 param_3 = r2;
+        bool param_4 = false;
+        bool param_5 = false;
+        float2 param_6 = r;
+        float2 param_7 = r2;
+        bool param_8 = true;
+        bool param_9 = false;
+        return float2(libm_poly(param_2, param_3, param_4, param_5), libm_poly(param_6, param_7, param_8, param_9));
+    }
+    int n;
+    float2 r_1;
+    int q;
+    if (top < 1071u)
+    {
+        float2 param_10 = float2(10680707.0, 0.4308817386627197265625);
+        float param_11 = x;
+        float2 v = df_mulf(param_10, param_11);
+        float _618;
+        if (v.x >= 0.0)
+        {
+            _618 = floor(v.y);
+        }
+        else
+        {
+            _618 = ceil(v.y);
+        }
+        n = ((int(v.x) + int(_618)) + 8388608) >> 24;
+        float fn = float(n);
+        float param_12 = fn;
+        float param_13 = 1.57079637050628662109375;
+        float2 param_14 = float2(x, 0.0);
+        float2 param_15 = -two_prod(param_12, param_13);
+        r_1 = df_add(param_14, param_15);
+        float param_16 = fn;
+        float param_17 = -4.3711388286737928865477442741394e-08;
+        float2 param_18 = r_1;
+        float2 param_19 = -two_prod(param_16, param_17);
+        r_1 = df_add(param_18, param_19);
+        float param_20 = fn;
+        float param_21 = -1.7763568394002504646778106689453e-15;
+        float2 param_22 = r_1;
+        float2 param_23 = -two_prod(param_20, param_21);
+        r_1 = df_add(param_22, param_23);
+        q = n;
+    }
+    else
+    {
+        uint xi = as_type<uint>(x);
+        uint k = (xi >> uint(26)) & 15u;
+        uint m = ((xi & 16777215u) | 8388608u) << ((xi >> uint(23)) & 7u);
+        uint r0 = m * _719[k];
+        ResType _736 = spvMulExtended<ResType, uint>(m, _719[k + 4u]);
+        uint l1 = _736._m0;
+        uint h1 = _736._m1;
+        ResType _748 = spvMulExtended<ResType, uint>(m, _719[k + 8u]);
+        uint l2 = _748._m0;
+        uint h2 = _748._m1;
+        uint lo = h2 + l1;
+        uint hi = (r0 + h1) + uint(lo < h2);
+        uint un = (hi + 536870912u) >> uint(30);
+        hi -= (un << uint(30));
+        n = int(un);
+        q = n + int(xi >> uint(31));
+        bool neg = (hi & 2147483648u) != 0u;
+        if (neg)
+        {
+            lo = (~lo) + 1u;
+            hi = (~hi) + uint(lo == 0u);
+        }
+        float param_24 = float(hi >> uint(8)) * 1099511627776.0;
+        float param_25 = float(((hi & 255u) << uint(16)) | (lo >> uint(16))) * 65536.0;
+        float2 param_26 = two_sum(param_24, param_25);
+        float param_27 = float(lo & 65535u);
+        float2 v_1 = df_addf(param_26, param_27);
+        float2 param_28 = v_1;
+        float2 param_29 = float2(3.406121674870522594096001155195e-19, -9.4783964285677388201129678740081e-27);
+        r_1 = df_mul(param_28, param_29);
+        if (neg)
+        {
+            r_1 = -r_1;
+        }
+    }
+    if (((q + 1) & 2) != 0)
+    {
+        r_1 = -r_1;
+    }
+    float2 param_30 = r_1;
+    float2 param_31 = r_1;
+    float2 r2_1 = df_mul(param_30, param_31);
+    bool flip = (q & 2) != 0;
+    float2 param_32 = r_1;
+    float2 param_33 = r2_1;
+    bool param_34 = (n & 1) != 0;
+    bool param_35 = flip;
+    float2 param_36 = r_1;
+    float2 param_37 = r2_1;
+    bool param_38 = (n & 1) == 0;
+    bool param_39 = flip;
+    return float2(libm_poly(param_32, param_33, param_34, param_35), libm_poly(param_36, param_37, param_38, param_39));
+}
+
+static inline __attribute__((always_inline))
+float fma_exact(thread const float& a, thread const float& b, thread const float& c)
+{
+    float param = a;
+    float param_1 = b;
+    float2 p = two_prod(param, param_1);
+    float param_2 = p.x;
+    float param_3 = c;
+    float2 s = two_sum(param_2, param_3);
+    float param_4 = s.y;
+    float param_5 = p.y;
+    float2 t = two_sum(param_4, param_5);
+    float param_6 = s.x;
+    float param_7 = t.x;
+    float2 u = two_sum(param_6, param_7);
+    float r = u.x;
+    bool _915 = t.y != 0.0;
+    bool _921;
+    if (_915)
+    {
+        _921 = u.y != 0.0;
+    }
+    else
+    {
+        _921 = _915;
+    }
+    if (_921)
+    {
+        float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
+        float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
+        float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
+        float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
+        bool _958 = abs(u.y) == abs(half_);
+        bool _968;
+        if (_958)
+        {
+            _968 = (t.y > 0.0) == (u.y > 0.0);
+        }
+        else
+        {
+            _968 = _958;
+        }
+        if (_968)
+        {
+            float _973;
+            if (r > 0.0)
+            {
+                _973 = nb;
+            }
+            else
+            {
+                _973 = -nb;
+            }
+            r = _973;
+        }
+    }
+    return r;
+}
+
+static inline __attribute__((always_inline))
+float fmaf(thread const float& a, thread const float& b, thread const float& c)
+{
+    if (NATIVE_FMA)
+    {
+        float r = fma(a, b, c);
+        return r;
+    }
+    float param = a;
+    float param_1 = b;
+    float param_2 = c;
+    return fma_exact(param, param_1, param_2);
+}
+
+kernel void forma_rope(constant Push& pc [[buffer(0)]], device P& _1065 [[buffer(1)]], device F& _1103 [[buffer(2)]], device X& _1234 [[buffer(3)]], device Y& _1281 [[buffer(4)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+{
+    uint per = max((pc.dims / 2u), (pc.size - pc.dims));
+    uint u = (flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups) * gl_WorkGroupSize.x) + gl_LocalInvocationID.x;
+    if (u >= (pc.n * per))
+    {
+        return;
+    }
+    uint t = u / per;
+    uint k = u % per;
+    uint base = (t * pc.heads) * pc.size;
+    if (k < (pc.dims / 2u))
+    {
+        float theta = float(_1065.pos[pc.pos_off + t]);
+        for (uint j = 0u; j < k; j++)
+        {
+            theta = spvFMul(theta, pc.theta_scale);
+        }
+        float _1097;
+        if (pc.has_ff != 0u)
+        {
+            float param = theta;
+            float param_1 = _1103.ff[pc.ff_off + k];
+            _1097 = div_rn(param, param_1);
+        }
+        else
+        {
+            _1097 = theta;
+        }
+        float extrap = _1097;
+        float interp = spvFMul(pc.freq_scale, extrap);
+        float th = interp;
+        if (pc.ext_factor != 0.0)
+        {
+            float param_2 = spvFSub(float(k), pc.corr0);
+            float param_3 = fast::max(0.001000000047497451305389404296875, spvFSub(pc.corr1, pc.corr0));
+            float ramp = div_rn(param_2, param_3);
+            float _mix = spvFMul(spvFSub(1.0, fast::min(1.0, fast::max(0.0, ramp))), pc.ext_factor);
+            th = spvFAdd(spvFMul(interp, spvFSub(1.0, _mix)), spvFMul(extrap, _mix));
+        }
+        float param_4 = th;
+        float2 cs = libm_sincos(param_4);
+        float c = spvFMul(cs.x, pc.mscale);
+        float s = spvFMul(cs.y, pc.mscale);
+        uint _1188;
+        if (pc.neox != 0u)
+        {
+            _1188 = k;
+        }
+        else
+        {
+            _1188 = 2u * k;
+        }
+        uint i0 = _1188;
+        uint _1200;
+        if (pc.neox != 0u)
+        {
+            _1200 = k + (pc.dims / 2u);
+        }
+        else
+        {
+            _1200 = (2u * k) + 1u;
+        }
+        uint i1 = _1200;
+        for (uint h = 0u; h < pc.heads; h++)
+        {
+            uint b = base + (h * pc.size);
+            float x0 = _1234.x[(pc.x_off + b) + i0];
+            float x1 = _1234.x[(pc.x_off + b) + i1];
+            float p0 = spvFMul(x1, s);
+            float p1 = spvFMul(x1, c);
+            float param_5 = x0;
+            float param_6 = c;
+            float param_7 = -p0;
+            float y0 = fmaf(param_5, param_6, param_7);
+            float param_8 = x0;
+            float param_9 = s;
+            float param_10 = p1;
+            float y1 = fmaf(param_8, param_9, param_10);
+            _1281.y[(pc.y_off + b) + i0] = y0;
+            _1281.y[(pc.y_off + b) + i1] = y1;
+        }
+    }
+    if (k < (pc.size - pc.dims))
+    {
+        for (uint h_1 = 0u; h_1 < pc.heads; h_1++)
+        {
+            uint e = ((base + (h_1 * pc.size)) + pc.dims) + k;
+            _1281.y[pc.y_off + e] = _1234.x[pc.x_off + e];
+        }
+    }
+}
+
