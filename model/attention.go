@@ -28,6 +28,10 @@ type GQA struct {
 	RoPE              accel.RoPEParams
 	Window            int  // sliding window (0: full attention)
 	NoRoPE            bool // q and k are not rotated (smollm3's every 4th layer, granite without rope)
+	// TempScale, when nonzero, multiplies q after RoPE by the attention temperature of its position,
+	// 1 + TempScale·ln(⌊pos/TempFloor⌋ + 1) (mistral3).
+	TempScale float32
+	TempFloor int
 }
 
 // KV is the cache of grouped-query attention: KVHeads keys and values per cell.
@@ -63,6 +67,9 @@ func (a *GQA) Forward(b *accel.Builder, m *Transformer, l int, x accel.Tensor, i
 		k = b.RoPE(k, in.Pos, a.RoPE, factors)
 	}
 	q, k = b.Name(q, "Qcur", l), b.Name(k, "Kcur", l)
+	if a.TempScale != 0 {
+		q = b.Name(b.TempScale(q, in.Pos, a.TempScale, a.TempFloor), "Qcur_attn_temp_scaled", l)
+	}
 	p := accel.AttentionParams{Scale: m.HP.AttnScale, SoftCap: m.HP.AttnSoftCap, Window: a.Window}
 	if m.QScale != 0 {
 		q, p.Scale = b.Scale(q, m.QScale), 1

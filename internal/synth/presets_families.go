@@ -19,15 +19,16 @@ var smolSpecials = []string{"<|begin_of_text|>", "<|end_of_text|>", "<|im_start|
 var gemmaSpecials = []string{"<pad>", "<start_of_turn>", "<end_of_turn>"}
 
 // addFamilies adds the dense families on the llama block: the real shapes and tiny variants for tests (width
-// 256, a 320-token vocabulary), each keeping what makes its family differ: mistral3's YaRN, granite's
-// multipliers, olmo2's post-norms and whole-projection q/k norms, smollm3's layer without RoPE (4 layers, so
-// that layer 3 has none), gemma2's soft-caps and window on every other layer. The tiny ones but gemma2 have
-// an output matrix of their own (with random tied embeddings a scaled input tends to predict itself); llama.cpp's
-// gemma2 always ties it.
+// 256, a 320-token vocabulary), each keeping what makes its family differ: mistral3's YaRN (without
+// yarn_log_multiplier, where its RoPE magnitude differs from llama's) and attention temperature (steps of 16
+// positions, which the prompt crosses), granite's multipliers, olmo2's post-norms and whole-projection q/k
+// norms, smollm3's layer without RoPE (4 layers, so that layer 3 has none), gemma2's soft-caps and window on
+// every other layer. The tiny ones but gemma2 have an output matrix of their own (with random tied embeddings a
+// scaled input tends to predict itself); llama.cpp's gemma2 always ties it.
 func addFamilies() {
 	add(Preset{Name: "ministral-3-3b", Arch: Mistral3, Embd: 3072, Layers: 26, Heads: 32, KVHeads: 8, HeadDim: 128,
 		WriteHeadDim: true, FFN: 9216, VocabSize: 131072, ContextLength: 262144, RopeBase: 1e6, RMSEps: 1e-5,
-		Tied: true, YaRNFactor: 16, YaRNOrigCtx: 16384, YaRNLogMul: 1, Vocab: BPE, Pre: "tekken",
+		Tied: true, YaRNFactor: 16, YaRNOrigCtx: 16384, YaRNLogMul: 1, TemperatureScale: 0.1, Vocab: BPE, Pre: "tekken",
 		Specials: mistralSpecials, BOS: "<s>", EOS: "</s>", AddBOS: true})
 	add(Preset{Name: "granite-3.3-2b", Arch: Granite, Embd: 2048, Layers: 40, Heads: 32, KVHeads: 8, FFN: 8192,
 		VocabSize: 49159, ContextLength: 131072, RopeBase: 1e7, RMSEps: 1e-5, Tied: true, EmbeddingScale: 12,
@@ -45,7 +46,7 @@ func addFamilies() {
 
 	add(Preset{Name: "tiny-mistral3", Arch: Mistral3, Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, HeadDim: 64,
 		WriteHeadDim: true, FFN: 512, VocabSize: 320, ContextLength: 4096, RopeBase: 1e6, RMSEps: 1e-5,
-		YaRNFactor: 16, YaRNOrigCtx: 256, YaRNLogMul: 1, Vocab: BPE, Pre: "tekken", Specials: mistralSpecials,
+		YaRNFactor: 16, YaRNOrigCtx: 16, TemperatureScale: 0.1, Vocab: BPE, Pre: "tekken", Specials: mistralSpecials,
 		BOS: "<s>", EOS: "</s>", AddBOS: true})
 	add(Preset{Name: "tiny-granite", Arch: Granite, Embd: 256, Layers: 2, Heads: 4, KVHeads: 2, FFN: 512,
 		VocabSize: 320, ContextLength: 4096, RopeBase: 1e7, RMSEps: 1e-5, EmbeddingScale: 12, ResidualScale: 0.22,
