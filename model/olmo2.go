@@ -26,7 +26,7 @@ func loadOLMo2(ld *Loader) (Model, error) {
 		}
 		return a
 	}})
-	if m.Output == m.Embd && ld.Err() == nil {
+	if !ld.Has("output.weight") && ld.Err() == nil {
 		return nil, errMissingTensor("output.weight")
 	}
 	return m, ld.Err()
