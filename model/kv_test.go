@@ -26,8 +26,8 @@ type llamaKV struct {
 // TestKVMemoryLlamaCpp loads tiny synth models and holds model.KVMemory to the sizes llama.cpp allocates for the
 // same files (F16 cache, llama-server's defaults: swa_full off, one stream per sequence), measured with the
 // native build's llama_init_from_model (n_ctx, n_seq_max, n_ubatch = n_batch; the log's K and V MiB): gpt-oss
-// (and gemma2) keeps only window + ubatch cells on its sliding-window layers, deepseek2 keeps one compressed row per cell
-// and no values. It also checks the layers' cache shapes the loaders report.
+// and gemma2 keep only window + ubatch cells on their sliding-window layers, deepseek2 keeps one compressed row
+// per cell and no values. It also checks the layers' cache shapes the loaders report.
 func TestKVMemoryLlamaCpp(t *testing.T) {
 	for _, tc := range []struct {
 		preset string

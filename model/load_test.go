@@ -54,7 +54,8 @@ func tinySpec(t *testing.T, preset string) gguf.Spec {
 // TestLoadArchitectures loads a small model of every registered architecture synth can write.
 func TestLoadArchitectures(t *testing.T) {
 	for _, p := range []string{"tiny-llama", "tiny-qwen2", "tiny-qwen3", "tiny-gemma3", "tiny-phi3", "tiny-qwen3moe",
-		"tiny-gpt-oss", "tiny-deepseek2", "tiny-mistral3", "tiny-granite", "tiny-olmo2", "tiny-smollm3", "tiny-gemma2"} {
+		"tiny-gpt-oss", "tiny-deepseek2", "tiny-mistral3", "tiny-granite", "tiny-olmo2", "tiny-smollm3",
+		"tiny-gemma2"} {
 		t.Run(p, func(t *testing.T) {
 			if err := load(t, tinySpec(t, p)); err != nil {
 				t.Fatal(err)
