@@ -75,6 +75,65 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// TestGoldenSynth runs the mixture-of-experts golden cases (qwen3moe, gpt-oss and deepseek2 synth models that
+// the test writes again; internal/golden/testdata/synth) under the criteria the CPU backend is held to. On
+// Metal every case runs with an F32 cache and the batch cases with an F16 cache too; elsewhere, on Vulkan's
+// software device, the batch cases with the F32 cache (with -short, one per architecture). As TestGolden, a case may fail only where the CPU fails
+// it too.
+func TestGoldenSynth(t *testing.T) {
+	dir := golden.SynthDir()
+	names, err := golden.Cases(dir)
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no golden cases in %s: %v", dir, err)
+	}
+	g := testGPU(t)
+	full := goruntime.GOOS == "darwin" && !testing.Short()
+	models := t.TempDir()
+	for _, kv := range []struct {
+		name string
+		typ  runtime.KVType
+		crit golden.Criteria
+	}{{"kv=f32", runtime.KVF32, golden.Strict}, {"kv=f16", runtime.KVF16, golden.SynthF16Cache}} {
+		for _, name := range names {
+			t.Run(kv.name+"/"+name, func(t *testing.T) {
+				seq := strings.HasSuffix(name, ".seq")
+				if seq && kv.typ == runtime.KVF16 || !full && (seq || kv.typ == runtime.KVF16) {
+					t.Skip("token-by-token cases with the F32 cache only, and on Vulkan's software device the batch cases with it")
+				}
+				if testing.Short() && !strings.Contains(name, "q8_0") && !strings.Contains(name, "mxfp4") {
+					t.Skip("short mode: one case per architecture")
+				}
+				crit := kv.crit
+				if d, ok := golden.SynthDeviations[strings.Split(name, ".")[0]]; ok && kv.typ == runtime.KVF32 {
+					crit = d
+				}
+				c, err := golden.Load(dir, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := golden.SynthModel(c, models); err != nil {
+					t.Fatal(err)
+				}
+				r, err := golden.Run(c, newTestBackend(t, g, Options{}), kv.typ, crit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Log(r.Summary())
+				if len(r.Failures) == 0 {
+					return
+				}
+				if cr := runOnCPU(t, c, kv.typ, crit); len(cr.Failures) > 0 {
+					t.Logf("fails on the CPU as well (%s)", cr.Summary())
+					return
+				}
+				for _, f := range r.Failures {
+					t.Errorf("%s (the CPU passes)", f)
+				}
+			})
+		}
+	}
+}
+
 func runOnCPU(t *testing.T, c *golden.Case, kv runtime.KVType, crit golden.Criteria) *golden.Report {
 	t.Helper()
 	be, err := cpu.New(cpu.Options{})

@@ -214,4 +214,116 @@ func TestSameBitsAsCPU(t *testing.T) {
 			}
 		}
 	})
+	t.Run("moe", func(t *testing.T) { sameMoE(t, r, same, upload) })
+}
+
+// sameMoE compares the mixture-of-experts ops: the router's chain (softmax, top-k, pick, weighted sum, bias by
+// expert) and mat_mul_id in both input forms and without ids, for every weight type with an exact product.
+func sameMoE(t *testing.T, r *rand.Rand, same func(*testing.T, string, func(accel.Backend, *accel.Builder) (accel.Tensor,
+	map[accel.Tensor][]float32, map[accel.Tensor][]int32)), upload func(accel.Backend, quant.Type, []int, []byte) accel.Weight) {
+	normal := func(n int, sd float64) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(r.NormFloat64() * sd)
+		}
+		return v
+	}
+	const n, experts, k, d = 5, 40, 4, 48
+	logits, xs := normal(n*experts, 2), normal(n*k*d, 1)
+	bias := normal(experts*d, 1)
+	same(t, "router", func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+		lt, xt := g.Input("logits", accel.F32, n, experts), g.Input("x", accel.F32, n, k, d)
+		probs := g.Softmax(lt)
+		ids := g.TopK(probs, k)
+		data := make([]byte, 4*len(bias))
+		quant.QuantizeF32(bias, data)
+		xb := g.AddID(xt, g.Weight(upload(be, quant.F32, []int{experts, d}, data)), ids)
+		return g.WeightedSum(xb, g.Pick(probs, ids)), map[accel.Tensor][]float32{lt: logits, xt: xs}, nil
+	})
+	for _, typ := range layout.Types() {
+		if typ == quant.Q2_K || typ == quant.Q3_K || typ == quant.IQ4_XS {
+			continue
+		}
+		const cols = 256
+		for _, out := range []int{24, 20} { // 24 rows: Q4_0 and Q4_K take the repacked order
+			data := randomBlocks(t, typ, experts*out*cols/typ.BlockElems(), r)
+			ids := make([]int32, n*k)
+			for i := range ids {
+				ids[i] = int32(r.IntN(experts))
+			}
+			for _, perSlot := range []bool{false, true} {
+				rows := n
+				if perSlot {
+					rows = n * k
+				}
+				x := normal(rows*cols, 1)
+				same(t, fmt.Sprintf("mat_mul_id %s out %d per-slot %v", typ, out, perSlot), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+					var xt accel.Tensor
+					if perSlot {
+						xt = g.Input("x", accel.F32, n, k, cols)
+					} else {
+						xt = g.Input("x", accel.F32, n, cols)
+					}
+					it := g.Input("ids", accel.I32, n, k)
+					y := g.MatMulID(g.Weight(upload(be, typ, []int{experts, out, cols}, data)), xt, it)
+					return y, map[accel.Tensor][]float32{xt: x}, map[accel.Tensor][]int32{it: ids}
+				})
+			}
+			for _, rows := range []int{1, 3} { // a matrix per slot: MatMul's order for one row and for a batch
+				heads := 4
+				x := normal(rows*heads*cols, 1)
+				same(t, fmt.Sprintf("mat_mul_id %s out %d per head, %d rows", typ, out, rows), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+					xt := g.Input("x", accel.F32, rows, heads, cols)
+					w := g.Weight(upload(be, typ, []int{heads, out, cols}, data[:len(data)*heads/experts]))
+					return g.MatMulID(w, xt, accel.Tensor{}), map[accel.Tensor][]float32{xt: x}, nil
+				})
+			}
+		}
+	}
+	// Attention with sinks, and latent attention's values inside 80-element keys (64 + the leftover 16).
+	for _, c := range []struct {
+		heads, kvHeads, size, vsize int
+		sinks, vInK                 bool
+		pos                         []int32
+	}{{4, 2, 64, 64, true, false, []int32{30, 2, 17}}, {4, 1, 80, 64, false, true, []int32{31, 9}}, {4, 1, 80, 64, false, true, []int32{25}}} {
+		const ctx = 32
+		for _, cache := range []quant.Type{quant.F16, quant.F32} {
+			kv, vv, q, sk := normal(ctx*c.kvHeads*c.size, 1), normal(ctx*c.kvHeads*c.vsize, 1), normal(len(c.pos)*c.heads*c.size, 2), normal(c.heads, 2)
+			rows := make([]int32, ctx)
+			for i := range rows {
+				rows[i] = int32(i)
+			}
+			same(t, fmt.Sprintf("attention %+v %s", c, cache), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+				kb, err := be.NewBuffer(accel.TensorDesc{Name: "k", Type: cache, Shape: []int{ctx, c.kvHeads, c.size}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { kb.Close() })
+				ki, rt := g.Input("kin", accel.F32, ctx, c.kvHeads, c.size), g.Input("rows", accel.I32, ctx)
+				pt, qt := g.Input("pos", accel.I32, len(c.pos)), g.Input("q", accel.F32, len(c.pos), c.heads, c.size)
+				kt := g.KVStore(g.Buffer(kb), ki, rt)
+				vt := kt
+				f32 := map[accel.Tensor][]float32{ki: kv, qt: q}
+				p := accel.AttentionParams{Scale: 0.1}
+				if c.vInK {
+					p.VSize = c.vsize
+				} else {
+					vb, err := be.NewBuffer(accel.TensorDesc{Name: "v", Type: cache, Shape: []int{ctx, c.kvHeads, c.vsize}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { vb.Close() })
+					vi := g.Input("vin", accel.F32, ctx, c.kvHeads, c.vsize)
+					vt = g.KVStore(g.Buffer(vb), vi, rt)
+					f32[vi] = vv
+				}
+				if c.sinks {
+					st := g.Input("sinks", accel.F32, c.heads)
+					p.Sinks = st
+					f32[st] = sk
+				}
+				return g.Attention(qt, kt, vt, pt, p), f32, map[accel.Tensor][]int32{rt: rows, pt: c.pos}
+			})
+		}
+	}
 }
