@@ -36,8 +36,8 @@ type Node struct {
 	Args  []Tensor
 
 	// Parameters, by op: F is the epsilon of the norms, the factor of OpScale, the cap of OpSoftCap, the least
-	// divisor of OpDivSum and OpSwiGLUOAI's alpha (F2 its limit). I holds OpSlice's start and count, OpRows's
-	// start and count, OpPermute's axes, OpTopK's k.
+	// divisor of OpDivSum and OpSwiGLUOAI's alpha (F2 its limit), OpTempScale's scale. I holds OpSlice's start
+	// and count, OpRows's start and count, OpPermute's axes, OpTopK's k, OpTempScale's floor.
 	F, F2 float32
 	I     []int
 	RoPE  RoPEParams

@@ -17,13 +17,21 @@ type GQA struct {
 	Q, K, V, O     accel.Weight
 	QKV            accel.Weight // fused [q; k; v] projection (phi3), instead of Q, K, V
 	BQ, BK, BV, BO accel.Weight // biases (qwen2, gpt-oss)
-	QNorm, KNorm   accel.Weight // per-head RMS norms of q and k (qwen3, gemma3)
-	Sinks          accel.Weight // per-head attention sinks [heads] (gpt-oss)
+	QNorm, KNorm   accel.Weight // per-head RMS norms of q and k (qwen3, gemma3), or of the whole projections
+	// NormWhole says QNorm and KNorm normalise each token's whole q and k projections ([heads·headDim]) before
+	// they are split into heads (olmo2), instead of each head.
+	NormWhole bool
+	Sinks     accel.Weight // per-head attention sinks [heads] (gpt-oss)
 
 	Heads, KVHeads    int
 	HeadDim, HeadDimV int
 	RoPE              accel.RoPEParams
-	Window            int // sliding window (0: full attention)
+	Window            int  // sliding window (0: full attention)
+	NoRoPE            bool // q and k are not rotated (smollm3's every 4th layer, granite without rope)
+	// TempScale, when nonzero, multiplies q after RoPE by the attention temperature of its position,
+	// 1 + TempScale·ln(⌊pos/TempFloor⌋ + 1) (mistral3).
+	TempScale float32
+	TempFloor int
 }
 
 // KV is the cache of grouped-query attention: KVHeads keys and values per cell.
@@ -42,16 +50,26 @@ func (a *GQA) Forward(b *accel.Builder, m *Transformer, l int, x accel.Tensor, i
 	} else {
 		q, k, v = proj(b, a.Q, a.BQ, x), proj(b, a.K, a.BK, x), proj(b, a.V, a.BV, x)
 	}
-	q = b.Reshape(q, n, a.Heads, a.HeadDim)
-	k = b.Reshape(k, n, a.KVHeads, a.HeadDim)
-	v = b.Reshape(v, n, a.KVHeads, a.HeadDimV)
-	if a.QNorm != nil {
+	if a.QNorm != nil && a.NormWhole {
 		q = m.norm(b, q, a.QNorm, "Qcur_normed", l)
 		k = m.norm(b, k, a.KNorm, "Kcur_normed", l)
 	}
-	factors := m.ropeFactors(b, in)
-	q = b.Name(b.RoPE(q, in.Pos, a.RoPE, factors), "Qcur", l)
-	k = b.Name(b.RoPE(k, in.Pos, a.RoPE, factors), "Kcur", l)
+	q = b.Reshape(q, n, a.Heads, a.HeadDim)
+	k = b.Reshape(k, n, a.KVHeads, a.HeadDim)
+	v = b.Reshape(v, n, a.KVHeads, a.HeadDimV)
+	if a.QNorm != nil && !a.NormWhole {
+		q = m.norm(b, q, a.QNorm, "Qcur_normed", l)
+		k = m.norm(b, k, a.KNorm, "Kcur_normed", l)
+	}
+	if !a.NoRoPE {
+		factors := m.ropeFactors(b, in)
+		q = b.RoPE(q, in.Pos, a.RoPE, factors)
+		k = b.RoPE(k, in.Pos, a.RoPE, factors)
+	}
+	q, k = b.Name(q, "Qcur", l), b.Name(k, "Kcur", l)
+	if a.TempScale != 0 {
+		q = b.Name(b.TempScale(q, in.Pos, a.TempScale, a.TempFloor), "Qcur_attn_temp_scaled", l)
+	}
 	p := accel.AttentionParams{Scale: m.HP.AttnScale, SoftCap: m.HP.AttnSoftCap, Window: a.Window}
 	if m.QScale != 0 {
 		q, p.Scale = b.Scale(q, m.QScale), 1
@@ -67,7 +85,9 @@ func (a *GQA) Forward(b *accel.Builder, m *Transformer, l int, x accel.Tensor, i
 type gqaSpec struct {
 	fusedQKV bool // attn_qkv instead of attn_q, attn_k, attn_v
 	qkNorm   bool // attn_q_norm, attn_k_norm (required)
-	sinks    bool // attn_sinks (required)
+	// qkNormWhole: attn_q_norm and attn_k_norm normalise the whole projections (olmo2; required)
+	qkNormWhole bool
+	sinks       bool // attn_sinks (required)
 }
 
 // loadGQA loads layer l's attention: the projections, their biases when present, and what spec asks for.
@@ -86,6 +106,9 @@ func loadGQA(ld *Loader, l int, spec gqaSpec) *GQA {
 	a.BO = ld.Optional(blkBias(l, "attn_output"), e)
 	if spec.qkNorm {
 		a.QNorm, a.KNorm = ld.Tensor(blk(l, "attn_q_norm"), a.HeadDim), ld.Tensor(blk(l, "attn_k_norm"), a.HeadDim)
+	}
+	if spec.qkNormWhole {
+		a.QNorm, a.KNorm, a.NormWhole = ld.Tensor(blk(l, "attn_q_norm"), qd), ld.Tensor(blk(l, "attn_k_norm"), kd), true
 	}
 	if spec.sinks {
 		a.Sinks = ld.Tensor(blk(l, "attn_sinks"), a.Heads)

@@ -26,8 +26,8 @@ type llamaKV struct {
 // TestKVMemoryLlamaCpp loads tiny synth models and holds model.KVMemory to the sizes llama.cpp allocates for the
 // same files (F16 cache, llama-server's defaults: swa_full off, one stream per sequence), measured with the
 // native build's llama_init_from_model (n_ctx, n_seq_max, n_ubatch = n_batch; the log's K and V MiB): gpt-oss
-// keeps only window + ubatch cells on its sliding-window layers, deepseek2 keeps one compressed row per cell
-// and no values. It also checks the layers' cache shapes the loaders report.
+// and gemma2 keep only window + ubatch cells on their sliding-window layers, deepseek2 keeps one compressed row
+// per cell and no values. It also checks the layers' cache shapes the loaders report.
 func TestKVMemoryLlamaCpp(t *testing.T) {
 	for _, tc := range []struct {
 		preset string
@@ -35,6 +35,9 @@ func TestKVMemoryLlamaCpp(t *testing.T) {
 		sizes  []llamaKV
 	}{
 		{"tiny-gpt-oss", []model.KVShape{{Heads: 2, KSize: 64, VSize: 64, Window: 8}, {Heads: 2, KSize: 64, VSize: 64}},
+			[]llamaKV{{32768, 1, 512, "8.19", "8.19"}, {32768, 4, 512, "8.75", "8.75"}, {5000, 1, 256, "1.37", "1.37"}}},
+		// gemma2's window on layer 0 of 2 (pattern 2), llama.cpp's iswa cache as for gpt-oss.
+		{"tiny-gemma2", []model.KVShape{{Heads: 2, KSize: 64, VSize: 64, Window: 8}, {Heads: 2, KSize: 64, VSize: 64}},
 			[]llamaKV{{32768, 1, 512, "8.19", "8.19"}, {32768, 4, 512, "8.75", "8.75"}, {5000, 1, 256, "1.37", "1.37"}}},
 		{"tiny-deepseek2", []model.KVShape{{Heads: 1, KSize: 80, VSize: 64, VInK: true}, {Heads: 1, KSize: 80, VSize: 64, VInK: true}},
 			[]llamaKV{{32768, 1, 512, "10.00", "0.00"}, {32768, 4, 512, "10.00", "0.00"}, {5000, 1, 256, "1.56", "0.00"}}},

@@ -14,7 +14,8 @@ import (
 	"github.com/forma-llm/forma/model"
 )
 
-// load writes spec to a temporary file and loads it on the CPU backend.
+// load writes spec to a temporary file and loads it on the CPU backend, and describes it (no backend), which
+// must succeed where loading does.
 func load(t *testing.T, spec gguf.Spec) error {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "m.gguf")
@@ -32,6 +33,9 @@ func load(t *testing.T, spec gguf.Spec) error {
 	}
 	defer be.Close()
 	_, err = model.Load(f, be, model.LoadOptions{})
+	if _, derr := model.Describe(f); derr != nil && err == nil {
+		t.Fatalf("Load: %v, but Describe: %v", err, derr)
+	}
 	return err
 }
 
@@ -50,7 +54,8 @@ func tinySpec(t *testing.T, preset string) gguf.Spec {
 // TestLoadArchitectures loads a small model of every registered architecture synth can write.
 func TestLoadArchitectures(t *testing.T) {
 	for _, p := range []string{"tiny-llama", "tiny-qwen2", "tiny-qwen3", "tiny-gemma3", "tiny-phi3", "tiny-qwen3moe",
-		"tiny-gpt-oss", "tiny-deepseek2"} {
+		"tiny-gpt-oss", "tiny-deepseek2", "tiny-mistral3", "tiny-granite", "tiny-olmo2", "tiny-smollm3",
+		"tiny-gemma2"} {
 		t.Run(p, func(t *testing.T) {
 			if err := load(t, tinySpec(t, p)); err != nil {
 				t.Fatal(err)
@@ -82,6 +87,9 @@ func TestLoadErrors(t *testing.T) {
 		{"no latent rank", func(s *gguf.Spec) { dropKV(s, ".attention.kv_lora_rank") }, []string{"kv_lora_rank"}, "tiny-deepseek2"},
 		{"missing shared expert", func(s *gguf.Spec) { drop(s, "blk.1.ffn_up_shexp.weight") },
 			[]string{`"blk.1.ffn_up_shexp.weight"`}, "tiny-deepseek2"},
+		{"olmo2 without output", func(s *gguf.Spec) { drop(s, "output.weight") }, []string{`"output.weight"`}, "tiny-olmo2"},
+		{"granite without logit scale", func(s *gguf.Spec) { dropKV(s, ".logit_scale") }, []string{"logit_scale"},
+			"tiny-granite"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

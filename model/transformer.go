@@ -28,7 +28,12 @@ type Transformer struct {
 	RoPELong, RoPEShort accel.Weight
 	Layers              []Layer
 
-	EmbedScale float32 // scales the embeddings (gemma: sqrt(embd)); 0 for none
+	EmbedScale float32 // scales the embeddings (gemma: sqrt(embd), granite: embedding_scale); 0 for none
+	// ResidualScale, when nonzero, scales the attention's and the FFN's outputs before each residual add
+	// (granite's residual_scale).
+	ResidualScale float32
+	// LogitScale, when nonzero, scales the logits (granite: 1/logit_scale).
+	LogitScale float32
 	// QScale, when nonzero, scales q after RoPE and the attention itself then scales by 1 (gemma3, phi3), as
 	// llama.cpp's graphs for those architectures do; otherwise attention scales by HP.AttnScale.
 	QScale float32
@@ -49,24 +54,41 @@ func (m *Transformer) Forward(b *accel.Builder, in Inputs) accel.Tensor {
 	return m.head(b, x, in)
 }
 
-// block is one layer: x + attn(norm(x)), then + ffn(norm(·)), with optional post-norms.
+// block is one layer: x + attn(norm(x)), then + ffn(norm(·)), with optional pre- and post-norms and residual
+// scale.
 func (m *Transformer) block(b *accel.Builder, l int, x accel.Tensor, in Inputs) accel.Tensor {
 	ly := &m.Layers[l]
-	h := ly.Attn.Forward(b, m, l, m.norm(b, x, ly.AttnNorm, "attn_norm", l), in)
+	h := ly.Attn.Forward(b, m, l, m.optNorm(b, x, ly.AttnNorm, "attn_norm", l), in)
 	if ly.PostAttnNorm != nil {
 		h = m.norm(b, h, ly.PostAttnNorm, "attn_post_norm", l)
 	}
-	x = b.Name(b.Add(h, x), "ffn_inp", l)
-	h = ly.FFN.Forward(b, m, l, m.norm(b, x, ly.FFNNorm, "ffn_norm", l))
+	x = b.Name(b.Add(m.residual(b, h), x), "ffn_inp", l)
+	h = ly.FFN.Forward(b, m, l, m.optNorm(b, x, ly.FFNNorm, "ffn_norm", l))
 	if ly.PostFFNNorm != nil {
 		h = m.norm(b, h, ly.PostFFNNorm, "ffn_post_norm", l)
 	}
-	return b.Name(b.Add(h, x), "l_out", l)
+	return b.Name(b.Add(m.residual(b, h), x), "l_out", l)
+}
+
+// residual scales a part's output before its residual add, if the architecture does.
+func (m *Transformer) residual(b *accel.Builder, h accel.Tensor) accel.Tensor {
+	if m.ResidualScale != 0 {
+		return b.Scale(h, m.ResidualScale)
+	}
+	return h
 }
 
 // norm is RMS normalisation times a weight.
 func (m *Transformer) norm(b *accel.Builder, x accel.Tensor, w accel.Weight, name string, l int) accel.Tensor {
 	return b.Name(b.Mul(b.RMSNorm(x, m.HP.NormEps), b.Weight(w)), name, l)
+}
+
+// optNorm is norm, or x itself where the layer has no such norm (olmo2 has only post-norms).
+func (m *Transformer) optNorm(b *accel.Builder, x accel.Tensor, w accel.Weight, name string, l int) accel.Tensor {
+	if w == nil {
+		return x
+	}
+	return m.norm(b, x, w, name, l)
 }
 
 // proj is a projection with an optional bias.
@@ -99,6 +121,9 @@ func (m *Transformer) head(b *accel.Builder, x accel.Tensor, in Inputs) accel.Te
 	}
 	x = m.norm(b, x, m.OutNorm, "result_norm", -1)
 	logits := b.MatMul(b.Weight(m.Output), x)
+	if m.LogitScale != 0 {
+		logits = b.Scale(logits, m.LogitScale)
+	}
 	if m.HP.FinalSoftCap > 0 {
 		logits = b.SoftCap(logits, m.HP.FinalSoftCap)
 	}
@@ -109,9 +134,10 @@ func (m *Transformer) head(b *accel.Builder, x accel.Tensor, in Inputs) accel.Te
 // optional tensors they carry.
 type layerSpec struct {
 	gqaSpec
-	postNorms bool // post_attention_norm, post_ffw_norm (required)
-	fusedFFN  bool // ffn_up is [2·FF, Embd], no ffn_gate
-	act       Activation
+	postNorms  bool // post_attention_norm, post_ffw_norm (required)
+	noPreNorms bool // no attn_norm and no norm before the FFN (olmo2: post-norms only)
+	fusedFFN   bool // ffn_up is [2·FF, Embd], no ffn_gate
+	act        Activation
 	// attn and ffn, when set, load layer l's parts instead of grouped-query attention and a dense FFN.
 	attn func(ld *Loader, l int) Attention
 	ffn  func(ld *Loader, l int) FFN
@@ -141,7 +167,9 @@ func loadTransformer(ld *Loader, spec layerSpec) *Transformer {
 	hp.KV = make([]KVShape, hp.Layers)
 	for l := range m.Layers {
 		ly := &m.Layers[l]
-		ly.AttnNorm = ld.Tensor(blk(l, "attn_norm"), e)
+		if !spec.noPreNorms {
+			ly.AttnNorm = ld.Tensor(blk(l, "attn_norm"), e)
+		}
 		if spec.attn != nil {
 			ly.Attn = spec.attn(ld, l)
 		} else {
@@ -150,7 +178,9 @@ func loadTransformer(ld *Loader, spec layerSpec) *Transformer {
 		if spec.postNorms {
 			ly.PostAttnNorm, ly.PostFFNNorm = ld.Tensor(blk(l, "post_attention_norm"), e), ld.Tensor(blk(l, "post_ffw_norm"), e)
 		}
-		ly.FFNNorm = ld.Tensor(blk(l, ffnNorm), e)
+		if !spec.noPreNorms {
+			ly.FFNNorm = ld.Tensor(blk(l, ffnNorm), e)
+		}
 		if spec.ffn != nil {
 			ly.FFN = spec.ffn(ld, l)
 		} else {

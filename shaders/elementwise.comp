@@ -10,6 +10,8 @@
 //   sigmoid:      y = 1 / (1 + exp(-a)), exp correctly rounded (ggml_vec_sigmoid_f32's expf)
 //   swiglu_oai:   g = min(a, limit), u = clamp(b, -limit, limit), y = g / (1 + exp(alpha·-g))·(u + 1) with
 //                 alpha = f, limit = inv (ggml_swiglu_oai)
+//   temp_scale:   y = a·(1 + f·ln(⌊pos/inv⌋ + 1)) with pos = b[i / nb] (I32 bits) for rows of nb: the attention
+//                 temperature by position (accel.TempFactor; the logarithm in float32, not float64)
 // Bindings: 0 = a, 1 = b (bound to a for one-operand ops), 2 = y.
 //#variant add OP=0
 //#variant mul OP=1
@@ -21,6 +23,7 @@
 //#variant geglu OP=7
 //#variant sigmoid OP=8
 //#variant swiglu_oai OP=9
+//#variant temp_scale OP=10
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -106,6 +109,11 @@ void main() {
     precise float d = 1.0 + expf_rn(t);
     precise float u1 = u + 1.0;
     r = div_rn(g, d) * u1;
+#elif OP == 10
+    float p = float(floatBitsToInt(b[pc.b_off + i / pc.nb]));
+    float k = floor(div_rn(p, pc.inv));
+    precise float t = log(k + 1.0) * pc.f + 1.0;
+    r = x * t;
 #endif
     y[pc.y_off + i] = r;
 }

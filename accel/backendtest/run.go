@@ -38,6 +38,7 @@ var opCases = map[accel.Op]func(e *env){
 	accel.OpSwiGLUOAI:   testSwiGLUOAI,
 	accel.OpWeightedSum: testWeightedSum,
 	accel.OpConcat:      testConcat,
+	accel.OpTempScale:   testTempScale,
 }
 
 // TB is what the suite needs of its test. *testing.T has it; so can a reporter outside `go test` (forma

@@ -75,8 +75,8 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestGoldenSynth runs the mixture-of-experts golden cases (qwen3moe, gpt-oss and deepseek2 synth models that
-// the test writes again; internal/golden/testdata/synth) under the criteria the CPU backend is held to. On
+// TestGoldenSynth runs the synth golden cases (mixtures of experts and the dense families, models that the test
+// writes again; internal/golden/testdata/synth) under the criteria the CPU backend is held to. On
 // Metal every case runs with an F32 cache and the batch cases with an F16 cache too; elsewhere, on Vulkan's
 // software device, the batch cases with the F32 cache (with -short, one per architecture). As TestGolden, a case may fail only where the CPU fails
 // it too.

@@ -53,6 +53,10 @@ var lowerings = map[accel.Op]func(r *recorder, id int){
 	accel.OpWeightedSum: (*recorder).moeRows,
 	accel.OpConcat:      (*recorder).moeRows,
 	accel.OpMatMulID:    (*recorder).matMulID,
+	accel.OpTempScale: func(r *recorder, id int) {
+		nd := &r.p.g.Nodes[id]
+		r.elementwise("temp_scale", id, nd.Args[0].ID(), nd.Args[1].ID(), nd.F, float32(nd.I[0]))
+	},
 }
 
 // recorder records a program's dispatches.

@@ -80,8 +80,8 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestGoldenSynth runs the mixture-of-experts golden cases (qwen3moe, gpt-oss and deepseek2 synth models that
-// the test writes again; internal/golden/testdata/synth) on the Vulkan backend under the criteria runtime's
+// TestGoldenSynth runs the synth golden cases (mixtures of experts and the dense families, models that the test
+// writes again; internal/golden/testdata/synth) on the Vulkan backend under the criteria runtime's
 // TestGoldenSynth holds the CPU backend to: batch cases with an F32 and an F16 cache, token-by-token ones with
 // the F32 cache (not with -short). As TestGolden, a case may fail only where the CPU fails it too.
 func TestGoldenSynth(t *testing.T) {

@@ -205,6 +205,9 @@ func (r *recorder) elementwise(name string, id, a, b int, f, inv float32) {
 	if name == "silu" || name == "swiglu" { // nb is the row length: the rows' last elements take ggml's scalar path
 		nb = nd.Shape[len(nd.Shape)-1]
 	}
+	if name == "temp_scale" { // nb is the row length: every element of row r takes position b[r]
+		nb = nd.Elements() / nd.Shape[0]
+	}
 	y := r.operand(id)
 	n := nd.Elements()
 	pc := push(nil).u(uint32(n), uint32(nb), ab.elem, bb.elem, y.elem).f(f, inv)

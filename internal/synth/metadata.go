@@ -84,6 +84,16 @@ func (b *builder) metadata() []gguf.KV {
 	if p.SlidingWindow > 0 {
 		u32("attention.sliding_window", p.SlidingWindow)
 	}
+	for _, k := range []struct {
+		key string
+		v   float64
+	}{{"embedding_scale", p.EmbeddingScale}, {"residual_scale", p.ResidualScale}, {"attention.scale", p.AttentionScale},
+		{"logit_scale", p.LogitScale}, {"attn_logit_softcapping", p.AttnSoftCap},
+		{"final_logit_softcapping", p.FinalSoftCap}, {"attention.temperature_scale", p.TemperatureScale}} {
+		if k.v > 0 {
+			f32(k.key, k.v)
+		}
+	}
 	if p.SWAPattern > 0 {
 		u32("attention.sliding_window_pattern", p.SWAPattern)
 		f32("rope.freq_base_swa", p.RopeBaseSWA)

@@ -22,6 +22,12 @@ const (
 	Qwen3MoE  Arch = "qwen3moe"
 	GPTOSS    Arch = "gpt-oss"
 	DeepSeek2 Arch = "deepseek2"
+	// Dense families on the llama block.
+	Mistral3 Arch = "mistral3"
+	Granite  Arch = "granite"
+	OLMo2    Arch = "olmo2"
+	SmolLM3  Arch = "smollm3"
+	Gemma2   Arch = "gemma2"
 )
 
 // encoder reports whether a is a BERT-style encoder (no output head, post-norm blocks with layer norms).
@@ -90,6 +96,13 @@ type Preset struct {
 	// and values come from a KVLoraRank-wide compressed row plus QKRope rotated dimensions shared by all heads;
 	// per head QKNope unrotated key dimensions and VHead value dimensions.
 	KVLoraRank, QKNope, QKRope, VHead int
+
+	// granite's multipliers: embedding_scale, residual_scale, attention.scale, logit_scale (written when > 0).
+	EmbeddingScale, ResidualScale, AttentionScale, LogitScale float64
+	// gemma2: attn_logit_softcapping and final_logit_softcapping (written when > 0).
+	AttnSoftCap, FinalSoftCap float64
+	// mistral3: attention.temperature_scale (written when > 0; its floor scale is YaRNOrigCtx).
+	TemperatureScale float64
 }
 
 // phi3Specials are Phi-3's added tokens (ids 32000…32010 in the real model); llama.cpp looks some of them up by
@@ -163,6 +176,7 @@ func init() {
 		VocabSize: 2048, ContextLength: 4096, RopeBase: 10000, RMSEps: 1e-5, Specials: phi3Specials, BOS: "<s>",
 		EOS: "<|endoftext|>"})
 	addMoE()
+	addFamilies()
 }
 
 // Presets returns the names of every preset, sorted.

@@ -102,7 +102,9 @@ func (b *builder) tensors() {
 	}
 	for l := 0; l < p.Layers; l++ {
 		pre := fmt.Sprintf("blk.%d.", l)
-		b.vec(pre+"attn_norm.weight", norm, p.Embd)
+		if p.Arch != OLMo2 { // olmo2 normalises after attention and FFN only
+			b.vec(pre+"attn_norm.weight", norm, p.Embd)
+		}
 		switch p.Arch {
 		case DeepSeek2:
 			b.latentAttention(pre)
@@ -123,7 +125,9 @@ func (b *builder) tensors() {
 				b.mat(pre+"ffn_down_shexp.weight", ff, p.Embd)
 			}
 		default:
-			b.vec(pre+"ffn_norm.weight", norm, p.Embd)
+			if p.Arch != OLMo2 {
+				b.vec(pre+"ffn_norm.weight", norm, p.Embd)
+			}
 			b.denseFFN(pre)
 		}
 	}
@@ -153,12 +157,16 @@ func (b *builder) attention(pre string) {
 		b.vec(pre+"attn_q_norm.weight", norm, p.HeadDim)
 		b.vec(pre+"attn_k_norm.weight", norm, p.HeadDim)
 	}
+	if p.Arch == OLMo2 { // over the whole projections
+		b.vec(pre+"attn_q_norm.weight", norm, q)
+		b.vec(pre+"attn_k_norm.weight", norm, kv)
+	}
 	b.mat(pre+"attn_output.weight", q, p.Embd)
 	if p.Arch == GPTOSS {
 		b.vec(pre+"attn_output.bias", bias, p.Embd)
 		b.vec(pre+"attn_sinks.weight", sink, p.Heads)
 	}
-	if p.Arch == Gemma3 {
+	if p.Arch == Gemma3 || p.Arch == Gemma2 || p.Arch == OLMo2 {
 		b.vec(pre+"post_attention_norm.weight", norm, p.Embd)
 	}
 }
@@ -186,7 +194,7 @@ func (b *builder) denseFFN(pre string) {
 		b.mat(pre+"ffn_up.weight", p.Embd, p.FFN)
 	}
 	b.mat(pre+"ffn_down.weight", p.FFN, p.Embd)
-	if p.Arch == Gemma3 {
+	if p.Arch == Gemma3 || p.Arch == Gemma2 || p.Arch == OLMo2 {
 		b.vec(pre+"post_ffw_norm.weight", norm, p.Embd)
 	}
 }

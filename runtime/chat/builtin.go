@@ -27,7 +27,8 @@ const (
 	BuiltinZephyr
 	BuiltinGemma
 	BuiltinLlama3
-	BuiltinGPTOSS // gpt-oss's Harmony turns (llama.cpp's LLM_CHAT_TEMPLATE_OPENAI_MOE)
+	BuiltinGPTOSS  // gpt-oss's Harmony turns (llama.cpp's LLM_CHAT_TEMPLATE_OPENAI_MOE)
+	BuiltinGranite // IBM Granite's <|start_of_role|> turns
 )
 
 var builtinNames = map[string]Builtin{
@@ -37,6 +38,7 @@ var builtinNames = map[string]Builtin{
 	"mistral-v7": BuiltinMistralV7, "mistral-v7-tekken": BuiltinMistralV7Tekken,
 	"phi3": BuiltinPhi3, "phi4": BuiltinPhi4, "falcon3": BuiltinFalcon3, "zephyr": BuiltinZephyr,
 	"gemma": BuiltinGemma, "llama3": BuiltinLlama3, "gpt-oss": BuiltinGPTOSS,
+	"granite": BuiltinGranite,
 }
 
 // BuiltinNames lists the built-in format names.
@@ -112,6 +114,8 @@ func Detect(tmpl string) Builtin {
 		return BuiltinLlama3
 	case has("<|start|>") && has("<|channel|>"):
 		return BuiltinGPTOSS
+	case has("<|start_of_role|>"):
+		return BuiltinGranite
 	}
 	return BuiltinUnknown
 }
@@ -272,6 +276,17 @@ func renderBuiltin(b Builtin, c Conversation) (string, error) {
 		}
 		if addAss {
 			sb.WriteString("<|start|>assistant")
+		}
+	case BuiltinGranite:
+		for _, m := range msgs {
+			sb.WriteString("<|start_of_role|>" + m.Role + "<|end_of_role|>")
+			if m.Role == "assistant_tool_call" {
+				sb.WriteString("<|tool_call|>")
+			}
+			sb.WriteString(m.Content + "<|end_of_text|>\n")
+		}
+		if addAss {
+			sb.WriteString("<|start_of_role|>assistant<|end_of_role|>")
 		}
 	default:
 		return "", fmt.Errorf("%w: %v", ErrUnknownBuiltin, b)

@@ -100,6 +100,10 @@ func TestBuiltins(t *testing.T) {
 		"llama2-sys": "[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHi [/INST]Hello</s>[INST] Bye [/INST]",
 		"gpt-oss": "<|start|>system<|message|>Be brief.<|end|><|start|>user<|message|>Hi<|end|><|start|>assistant<|message|>Hello<|return|>" +
 			"<|start|>user<|message|>Bye<|end|><|start|>assistant",
+		// As llama.cpp's llama-server --no-jinja --chat-template granite renders it (/apply-template).
+		"granite": "<|start_of_role|>system<|end_of_role|>Be brief.<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>Hi<|end_of_text|>\n" +
+			"<|start_of_role|>assistant<|end_of_role|>Hello<|end_of_text|>\n<|start_of_role|>user<|end_of_role|>Bye<|end_of_text|>\n" +
+			"<|start_of_role|>assistant<|end_of_role|>",
 	}
 	for name, want := range cases {
 		tmpl, err := New(name, Options{})
@@ -121,6 +125,7 @@ func TestDetect(t *testing.T) {
 		"<|user|>{{ x }}<|end|><|assistant|>":                BuiltinPhi3,
 		"[SYSTEM_PROMPT]{{ s }}[INST]":                       BuiltinMistralV7,
 		"<|start|>{{ role }}<|channel|>final<|message|>":     BuiltinGPTOSS,
+		"<|start_of_role|>{{ role }}<|end_of_role|>":         BuiltinGranite,
 		"{{ bos_token }}{% if x %}[INST] <<SYS>>{% endif %}": BuiltinLlama2Sys,
 		"plain {{ words }}":                                  BuiltinUnknown,
 	} {

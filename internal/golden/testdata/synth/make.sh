@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the golden cases of the mixture-of-experts synth models (see README.md). Run from the module root:
-#   internal/golden/testdata/synth/make.sh
+#   internal/golden/testdata/synth/make.sh [PRESET...]
+# With presets named, only their cases are made again.
 # Needs ../shared/bin/llama-native (llref) and gcc: on a CPU without AVX-VNNI (AMD Zen 4), which the native
 # build's Q8_0, Q4_0 and MXFP4 kernels use, vnni.c emulates those instructions (see README.md).
 set -euo pipefail
@@ -20,10 +21,21 @@ cases=(
   "tiny-deepseek2 q4_k 13 long"
   "tiny-deepseek2 q6_k 13 seq"
   "tiny-deepseek2 q8_0 13 long"
+  "tiny-mistral3 q4_k 21 long"
+  "tiny-mistral3 q8_0 21 seq"
+  "tiny-granite q6_k 22 long"
+  "tiny-granite q8_0 22 seq"
+  "tiny-olmo2 q4_k 23 long"
+  "tiny-olmo2 q8_0 23 seq"
+  "tiny-smollm3 q6_k 24 long"
+  "tiny-smollm3 q8_0 24 seq"
+  "tiny-gemma2 q4_k 25 long"
+  "tiny-gemma2 q8_0 25 seq"
 )
 go build -o "$models/forma" ./cmd/forma
 for c in "${cases[@]}"; do
   read -r preset typ seed mode <<<"$c"
+  if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$preset"; then continue; fi
   stem=$preset-$typ
   model=$models/$stem.gguf
   [ -f "$model" ] || "$models/forma" synth --preset "$preset" --type "$typ" --seed "$seed" -o "$model" >/dev/null
