@@ -218,6 +218,19 @@ func TestFaultsLeaveOthersUnchanged(t *testing.T) {
 	const ctx = 96
 	sc := scripts(6, 2048, 50, 20, 5)
 	want := alone(t, "rand-qwen2-q8_0.gguf", runtime.KVF16, ctx, sc)
+	// Whether growing sequences meet in the pool depends on how the goroutines are scheduled: on a loaded
+	// machine a round may run them one after another. Every round must keep the bits; one of three must preempt.
+	for round := range 3 {
+		if st := faultRound(t, ctx, sc, want); st.Preemptions > 0 {
+			return
+		}
+		t.Logf("round %d preempted nothing", round)
+	}
+	t.Error("the small pool preempted nothing in three rounds: the test does not exercise exhaustion")
+}
+
+// faultRound runs TestFaultsLeaveOthersUnchanged's scripts once on a fresh model and returns its engine's stats.
+func faultRound(t *testing.T, ctx int, sc []script, want []trace) runtime.EngineStats {
 	// Room for about two sequences: the others wait, and running ones are preempted as they grow.
 	m := loadWith(t, "rand-qwen2-q8_0.gguf", runtime.Options{Parallel: 6, KVSize: 2 * ctx, Batch: 32})
 	got := make([]trace, len(sc))
@@ -275,9 +288,7 @@ func TestFaultsLeaveOthersUnchanged(t *testing.T) {
 	}
 	st := m.EngineStats(runtime.KVF16)
 	t.Logf("%+v", st)
-	if st.Preemptions == 0 {
-		t.Error("the small pool preempted nothing: the test does not exercise exhaustion")
-	}
+	return st
 }
 
 // TestQueueFull: with one sequence per pass and a queue of one, a third request is refused with ErrBusy.
