@@ -1,11 +1,11 @@
 package quant
 
-// Dot products of the 256-element super-block formats with Q8_K activations (ggml's generic
-// ggml_vec_dot_q<k>_K_q8_K and ggml_vec_dot_iq4_xs_q8_K). Q3_K…Q5_K keep ggml's eight integer lanes: lane l
-// sums the products of elements ≡ l (mod 8), each group of 16 or 32 weighted by its scale; the lanes are
-// scaled per super-block into eight float32 accumulators that are added up at the very end. Q6_K follows the
-// reference build's AVX2 kernel (DotQ6_KQ8_K), and Q4_K matrices of a multiple of 8 rows its repacked one
-// (DotQ4_KQ8_KRepacked).
+// Dot products of the 256-element super-block formats with Q8_K activations (ggml_vec_dot_q<k>_K_q8_K and
+// ggml_vec_dot_iq4_xs_q8_K). Q4_K, Q5_K and Q6_K follow the reference build's AVX2 kernels (integer lanes of
+// VPMADDUBSW/VPMADDWD, lane m summing bytes 4m…4m+3 of every 32 elements, fused per super-block into eight
+// float32 lanes, hsum_float_8 at the end), and Q4_K matrices of a multiple of 8 rows its repacked one
+// (DotQ4_KQ8_KRepacked). Q3_K keeps ggml's generic eight integer lanes (lane l sums the products of elements
+// ≡ l (mod 8)), scaled per super-block into eight float32 accumulators added up at the very end.
 
 import "encoding/binary"
 
@@ -95,69 +95,77 @@ func DotQ3_KQ8_K(n int, w, a []byte) float32 {
 	return addLanes(0, &sums)
 }
 
-// minsTerm returns Σ bsums[k]·min[k/2] for the Q4_K/Q5_K minimums packed in sc.
-func minsTerm(sc, bs []byte) int {
-	s := 0
-	for k := 0; k < 16; k++ {
-		_, m := scaleMinK4(k/2, sc)
-		s += bsum(bs, k) * int(m)
-	}
-	return s
-}
-
-// DotQ4_KQ8_K returns Σ w·a for n elements of a Q4_K row and a Q8_K row.
+// DotQ4_KQ8_K returns Σ w·a for n elements of a Q4_K row and a Q8_K row in the reference build's AVX2 order
+// (ggml_vec_dot_q4_K_q8_K): per super-block the eight integer lanes of k45Lanes fused into eight float32
+// accumulators with d·d_y, the four pair minimum terms (k45Mins) fused into four accumulators with −dmin·d_y;
+// at the end hsum_float_8 of the first plus the second added as (0+2) + (1+3).
 func DotQ4_KQ8_K(n int, w, a []byte) float32 {
-	var sums [8]float32
-	var sum float32
-	var q [32]int8
+	var acc [8]float32
+	var accM [4]float32
 	for i := 0; i < n/QKK; i++ {
 		x := w[i*144 : i*144+144]
 		yd, q8, bs := q8KBlock(a, i)
 		sc := x[4:16]
-		var lanes [8]int32
-		for j := 0; j < 8; j++ { // groups of 32
-			qs := x[16+32*(j/2) : 16+32*(j/2)+32]
-			shift := 4 * (j % 2)
-			for l := range q {
-				q[l] = int8(qs[l] >> shift & 0xf)
-			}
-			s, _ := scaleMinK4(j, sc)
-			laneSum(&lanes, int32(s), q8[32*j:32*j+32], q[:])
+		dmin := -(yd * f16at(x, 2))
+		for k, m := range k45Mins(sc, bs) {
+			accM[k] = fma32(dmin, float32(m), accM[k])
 		}
-		finishLanes(&sums, f16at(x, 0)*yd, &lanes)
-		sum -= float32(float32(f16at(x, 2)*yd) * float32(minsTerm(sc, bs)))
+		lanes := k45Lanes(sc, q8, func(j, l int) int32 { return int32(x[16+32*(j/2)+l] >> (4 * (j % 2)) & 0xf) })
+		d := yd * f16at(x, 0)
+		for m := range acc {
+			acc[m] = fma32(d, float32(lanes[m]), acc[m])
+		}
 	}
-	return addLanes(sum, &sums)
+	return hsum8(&acc) + ((accM[0] + accM[2]) + (accM[1] + accM[3]))
 }
 
-// DotQ5_KQ8_K returns Σ w·a for n elements of a Q5_K row and a Q8_K row.
+// DotQ5_KQ8_K returns Σ w·a for n elements of a Q5_K row and a Q8_K row in the reference build's AVX2 order
+// (ggml_vec_dot_q5_K_q8_K): the lanes as DotQ4_KQ8_K's (q = nibble + 16·fifth bit), fused into eight
+// float32 accumulators with d·d_y; the super-block's whole minimum term fused into one scalar with −dmin·d_y
+// (the compiler contracts summs += dmin·m); hsum_float_8 of the lanes plus that scalar at the end.
 func DotQ5_KQ8_K(n int, w, a []byte) float32 {
-	var sums [8]float32
-	var sum float32
-	var q [32]int8
+	var acc [8]float32
+	var summs float32
 	for i := 0; i < n/QKK; i++ {
 		x := w[i*176 : i*176+176]
 		yd, q8, bs := q8KBlock(a, i)
 		sc, qh := x[4:16], x[16:48]
-		var lanes [8]int32
-		for j := 0; j < 8; j++ {
-			qs := x[48+32*(j/2) : 48+32*(j/2)+32]
-			shift := 4 * (j % 2)
-			m := byte(1) << j
-			for l := range q {
-				v := int8(qs[l] >> shift & 0xf)
-				if qh[l]&m != 0 {
-					v += 16
-				}
-				q[l] = v
-			}
-			s, _ := scaleMinK4(j, sc)
-			laneSum(&lanes, int32(s), q8[32*j:32*j+32], q[:])
+		m := k45Mins(sc, bs)
+		summs = fma32(-(yd * f16at(x, 2)), float32(m[0]+m[1]+m[2]+m[3]), summs)
+		lanes := k45Lanes(sc, q8, func(j, l int) int32 {
+			return int32(x[48+32*(j/2)+l]>>(4*(j%2))&0xf) | int32(qh[l]>>j&1)<<4
+		})
+		d := yd * f16at(x, 0)
+		for k := range acc {
+			acc[k] = fma32(d, float32(lanes[k]), acc[k])
 		}
-		finishLanes(&sums, f16at(x, 0)*yd, &lanes)
-		sum -= float32(float32(f16at(x, 2)*yd) * float32(minsTerm(sc, bs)))
 	}
-	return addLanes(sum, &sums)
+	return hsum8(&acc) + summs
+}
+
+// k45Lanes returns the reference build's eight AVX2 integer lanes of one Q4_K or Q5_K super-block: lane m sums
+// scale·q·y over the elements e with e%32/4 = m (VPMADDUBSW then VPMADDWD with the group's scale leave bytes
+// 4m…4m+3 of each 32-element group in dword m). quant(j, l) is element l of group j (0…31).
+func k45Lanes(sc, q8 []byte, quant func(j, l int) int32) (lanes [8]int32) {
+	for j := 0; j < 8; j++ {
+		s, _ := scaleMinK4(j, sc)
+		for l := 0; l < 32; l++ {
+			lanes[l/4] += int32(s) * quant(j, l) * int32(int8(q8[32*j+l]))
+		}
+	}
+	return lanes
+}
+
+// k45Mins returns the minimum terms of the four pairs of groups, min_2k·gsum_2k + min_2k+1·gsum_2k+1 with
+// gsum_j the sum of group j's two bsums (_mm_hadd_epi16 of the bsums, _mm_madd_epi16 with the minimums).
+func k45Mins(sc, bs []byte) (m [4]int32) {
+	for k := 0; k < 4; k++ {
+		for j := 2 * k; j < 2*k+2; j++ {
+			_, mn := scaleMinK4(j, sc)
+			m[k] += int32(mn) * int32(bsum(bs, 2*j)+bsum(bs, 2*j+1))
+		}
+	}
+	return m
 }
 
 // q6Quant returns element e (0…255) of a Q6_K super-block x as its unsigned 6-bit quant (0…63): half h = e/128

@@ -46,6 +46,41 @@ DATA kW32<>+16(SB)/8, $0x0020002000200020
 DATA kW32<>+24(SB)/8, $0x0020002000200020
 GLOBL kW32<>(SB), RODATA|NOPTR, $32
 
+// kK4ScB broadcasts, per group g (32 bytes each), the int16 word g of each 16-byte half (VPSHUFB).
+DATA kK4ScB<>+0(SB)/8, $0x0100010001000100
+DATA kK4ScB<>+8(SB)/8, $0x0100010001000100
+DATA kK4ScB<>+16(SB)/8, $0x0100010001000100
+DATA kK4ScB<>+24(SB)/8, $0x0100010001000100
+DATA kK4ScB<>+32(SB)/8, $0x0302030203020302
+DATA kK4ScB<>+40(SB)/8, $0x0302030203020302
+DATA kK4ScB<>+48(SB)/8, $0x0302030203020302
+DATA kK4ScB<>+56(SB)/8, $0x0302030203020302
+DATA kK4ScB<>+64(SB)/8, $0x0504050405040504
+DATA kK4ScB<>+72(SB)/8, $0x0504050405040504
+DATA kK4ScB<>+80(SB)/8, $0x0504050405040504
+DATA kK4ScB<>+88(SB)/8, $0x0504050405040504
+DATA kK4ScB<>+96(SB)/8, $0x0706070607060706
+DATA kK4ScB<>+104(SB)/8, $0x0706070607060706
+DATA kK4ScB<>+112(SB)/8, $0x0706070607060706
+DATA kK4ScB<>+120(SB)/8, $0x0706070607060706
+DATA kK4ScB<>+128(SB)/8, $0x0908090809080908
+DATA kK4ScB<>+136(SB)/8, $0x0908090809080908
+DATA kK4ScB<>+144(SB)/8, $0x0908090809080908
+DATA kK4ScB<>+152(SB)/8, $0x0908090809080908
+DATA kK4ScB<>+160(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA kK4ScB<>+168(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA kK4ScB<>+176(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA kK4ScB<>+184(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA kK4ScB<>+192(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA kK4ScB<>+200(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA kK4ScB<>+208(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA kK4ScB<>+216(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA kK4ScB<>+224(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA kK4ScB<>+232(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA kK4ScB<>+240(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA kK4ScB<>+248(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL kK4ScB<>(SB), RODATA|NOPTR, $256
+
 // kEvOd orders 16 bytes as 0, 2, 4, …, 14 | 1, 3, 5, …, 15.
 DATA kEvOd<>+0(SB)/8, $0x0e0c0a0806040200
 DATA kEvOd<>+8(SB)/8, $0x0f0d0b0907050301
@@ -165,54 +200,102 @@ GLOBL kQ6ScW<>(SB), RODATA|NOPTR, $128
 	VMULPS       Y2, Y1, Y1          \
 	VADDPS       Y1, Y0, Y0
 
-// KMINS subtracts float32(float32(f16(2(SI))·yd)·float32(AX)) from the scalar sum X10. Clobbers X1, X2.
-#define KMINS \
-	MOVWLZX   2(SI), BX     \
-	VMOVD     BX, X2        \
-	VCVTPH2PS X2, X2        \
-	VMULSS    0(DI), X2, X2 \
-	VCVTSI2SSL AX, X1, X1    \
-	VMULSS    X1, X2, X2    \
-	VSUBSS    X2, X10, X10
-
 // KDONE leaves sum + lane 0 + lane 1 + … + lane 7 (X10, then Y0) in X0, added in that order.
 #define KDONE \
 	ADD8               \
 	VMOVAPS X10, X0    \
 	VZEROUPPER
 
+// KLPAIR adds groups 2i and 2i+1 (unsigned quants in Y1 and Y2, in element order; activations at ya(DI),
+// ya+32(DI)) into the reference build's lanes Y11 as ggml_vec_dot_q4_K_q8_K's AVX2 loop does: VPMADDUBSW, then
+// VPMADDWD with the group's scale broadcast (kK4ScB from the words of Y13), so that dword m sums the bytes
+// 4m…4m+3 of each group. Clobbers Y5, Y6.
+#define KLPAIR(ya, i) \
+	VPMADDUBSW ya(DI), Y1, Y1                 \
+	VPMADDUBSW ya+32(DI), Y2, Y2              \
+	VPSHUFB    kK4ScB<>+(64*i)(SB), Y13, Y5    \
+	VPSHUFB    kK4ScB<>+(64*i+32)(SB), Y13, Y6 \
+	VPMADDWD   Y5, Y1, Y1                     \
+	VPMADDWD   Y6, Y2, Y2                     \
+	VPADDD     Y1, Y11, Y11                   \
+	VPADDD     Y2, Y11, Y11
+
+// Q4KLPAIR loads the 32 quant bytes of groups 2i, 2i+1 at qo(SI), splits the nibbles and adds them (KLPAIR).
+#define Q4KLPAIR(qo, ya, i) \
+	VMOVDQU qo(SI), Y1  \
+	VPSRLW  $4, Y1, Y2  \
+	VPAND   Y15, Y1, Y1 \
+	VPAND   Y15, Y2, Y2 \
+	KLPAIR(ya, i)
+
+// KLFMA fuses the lanes Y11 into the float lanes Y0 with d = f16(0(SI))·yd: Y0 = fma(d, float32(Y11), Y0).
+// Clobbers Y1, Y2.
+#define KLFMA \
+	VCVTDQ2PS    Y11, Y1      \
+	MOVWLZX      0(SI), BX    \
+	VMOVD        BX, X2       \
+	VCVTPH2PS    X2, X2       \
+	VMULSS       0(DI), X2, X2 \
+	VBROADCASTSS X2, Y2       \
+	VFMADD231PS  Y2, Y1, Y0
+
+// KDMIN leaves f16(2(SI))·yd in X2.
+#define KDMIN \
+	MOVWLZX   2(SI), BX     \
+	VMOVD     BX, X2        \
+	VCVTPH2PS X2, X2        \
+	VMULSS    0(DI), X2, X2
+
+// HSUM8 leaves hsum_float_8(Y0) in X0: lanes i and i+4, then (0+2) + (1+3). Clobbers X1, X2.
+#define HSUM8 \
+	VEXTRACTF128 $1, Y0, X1 \
+	VADDPS       X0, X1, X1 \
+	VMOVHLPS     X1, X1, X2 \
+	VADDPS       X2, X1, X1 \
+	VMOVSHDUP    X1, X2     \
+	VADDSS       X2, X1, X0
+
 // func dotQ4_KQ8_KAVX2(nb int, w, a *byte, aStride int) float32
 //
-// Reference: DotQ4_KQ8_K, the activation's Q8_K blocks aStride bytes apart.
+// Reference: DotQ4_KQ8_K, the activation's Q8_K blocks aStride bytes apart: the lanes of KLPAIR fused into Y0
+// per super-block; the four pair minimum terms (K4SC) fused into X10 with −dmin·yd; hsum_float_8(Y0) plus
+// (X10₀+X10₂) + (X10₁+X10₃) at the end.
 TEXT ·dotQ4_KQ8_KAVX2(SB), NOSPLIT, $0-36
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	MOVQ         aStride+24(FP), R11
 	VPBROADCASTD kNib<>(SB), Y15
-	VMOVDQU      kShuf<>(SB), Y14
 	VXORPS       Y0, Y0, Y0
 	VXORPS       X10, X10, X10
 
 q4kloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	PREFETCHT0 PFD+128(SI)
-	K4SCALES
-	VPXOR      Y11, Y11, Y11
-	VPXOR      Y12, Y12, Y12
-	Q4KPAIR(16, 4, 0)
-	Q4KPAIR(48, 68, 1)
-	Q4KPAIR(80, 132, 2)
-	Q4KPAIR(112, 196, 3)
-	KFINISH(0)
-	KMINS
-	ADDQ       $144, SI
-	ADDQ       R11, DI
-	DECQ       CX
-	JNZ        q4kloop
-	KDONE
-	MOVSS      X0, ret+32(FP)
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	PREFETCHT0   PFD+128(SI)
+	K4SC(X9)
+	VPXOR        Y11, Y11, Y11
+	Q4KLPAIR(16, 4, 0)
+	Q4KLPAIR(48, 68, 1)
+	Q4KLPAIR(80, 132, 2)
+	Q4KLPAIR(112, 196, 3)
+	KLFMA
+	KDMIN
+	VBROADCASTSS X2, X2
+	VCVTDQ2PS    X9, X9
+	VFNMADD231PS X2, X9, X10
+	ADDQ         $144, SI
+	ADDQ         R11, DI
+	DECQ         CX
+	JNZ          q4kloop
+	HSUM8
+	VMOVHLPS     X10, X10, X2
+	VADDPS       X2, X10, X10
+	VMOVSHDUP    X10, X2
+	VADDSS       X2, X10, X10
+	VADDSS       X10, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+32(FP)
 	RET
 
 // KPSUM leaves float32 of the sum of the residue lanes Y11, Y12 in X1 (every sum exact). Clobbers X2.
@@ -284,58 +367,59 @@ q4krloop:
 	MOVSS       X0, ret+32(FP)
 	RET
 
-// Q5KPAIR is Q4KPAIR for Q5_K: the quant bytes at qo(SI) are shuffled, split into nibbles, and the fifth bits
-// of groups 2i and 2i+1 (bits 2i and 2i+1 of the shuffled qh bytes in Y8) are moved to bit 4 by sh0 $n0 and
-// sh1 $n1 (word shifts; the mask Y9 = 0x10 keeps only each byte's own bit).
+// Q5KPAIR is Q4KLPAIR for Q5_K: the fifth bits of groups 2i and 2i+1 (bits 2i and 2i+1 of the qh bytes in
+// Y8) are moved to bit 4 by sh0 $n0 and sh1 $n1 (word shifts; the mask Y9 = 0x10 keeps only each byte's own
+// bit) and added to the nibbles.
 #define Q5KPAIR(qo, ya, i, sh0, n0, sh1, n1) \
-	VMOVDQU qo(SI), Y1    \
-	VPSHUFB Y14, Y1, Y1   \
-	VPSRLW  $4, Y1, Y2    \
-	VPAND   Y15, Y1, Y1   \
-	VPAND   Y15, Y2, Y2   \
-	sh0     $n0, Y8, Y3   \
-	VPAND   Y9, Y3, Y3    \
-	VPOR    Y3, Y1, Y1    \
-	sh1     $n1, Y8, Y3   \
-	VPAND   Y9, Y3, Y3    \
-	VPOR    Y3, Y2, Y2    \
-	KPAIR(ya, i)
+	VMOVDQU qo(SI), Y1  \
+	VPSRLW  $4, Y1, Y2  \
+	VPAND   Y15, Y1, Y1 \
+	VPAND   Y15, Y2, Y2 \
+	sh0     $n0, Y8, Y3 \
+	VPAND   Y9, Y3, Y3  \
+	VPOR    Y3, Y1, Y1  \
+	sh1     $n1, Y8, Y3 \
+	VPAND   Y9, Y3, Y3  \
+	VPOR    Y3, Y2, Y2  \
+	KLPAIR(ya, i)
 
 // func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
 //
-// Reference: DotQ5_KQ8_K. As dotQ4_KQ8_KAVX2, with q = nibble + 16·(fifth bit) in 0…31 (|int16 pair| ≤
-// 2·31·128).
+// Reference: DotQ5_KQ8_K. The lanes as dotQ4_KQ8_KAVX2's with q = nibble + 16·(fifth bit) in 0…31 (|int16
+// pair| ≤ 2·31·128); the super-block's whole minimum term (K4SCALES) fused into the scalar X10 with
+// −dmin·yd; hsum_float_8(Y0) + X10 at the end.
 TEXT ·dotQ5_KQ8_KAVX2(SB), NOSPLIT, $0-28
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	VPBROADCASTD kNib<>(SB), Y15
-	VMOVDQU      kShuf<>(SB), Y14
 	VPBROADCASTD kBit4<>(SB), Y9
 	VXORPS       Y0, Y0, Y0
 	VXORPS       X10, X10, X10
 
 q5kloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	PREFETCHT0 PFD+128(SI)
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	PREFETCHT0   PFD+128(SI)
 	K4SCALES
-	VPXOR      Y11, Y11, Y11
-	VPXOR      Y12, Y12, Y12
-	VMOVDQU    16(SI), Y8
-	VPSHUFB    Y14, Y8, Y8
+	VPXOR        Y11, Y11, Y11
+	VMOVDQU      16(SI), Y8
 	Q5KPAIR(48, 4, 0, VPSLLW, 4, VPSLLW, 3)
 	Q5KPAIR(80, 68, 1, VPSLLW, 2, VPSLLW, 1)
 	Q5KPAIR(112, 132, 2, VPSRLW, 0, VPSRLW, 1)
 	Q5KPAIR(144, 196, 3, VPSRLW, 2, VPSRLW, 3)
-	KFINISH(0)
-	KMINS
-	ADDQ       $176, SI
-	ADDQ       $292, DI
-	DECQ       CX
-	JNZ        q5kloop
-	KDONE
-	MOVSS      X0, ret+24(FP)
+	KLFMA
+	KDMIN
+	VCVTSI2SSL   AX, X1, X1
+	VFNMADD231SS X2, X1, X10
+	ADDQ         $176, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q5kloop
+	HSUM8
+	VADDSS       X10, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
 	RET
 
 // Q3KY multiplies the quants q (q+c, unsigned, shuffled) by the activations at ya(DI) and subtracts c·y,

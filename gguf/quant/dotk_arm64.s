@@ -14,8 +14,9 @@
 // by the group's scale and widened into the int32 residue lanes (SMLAL/SMLAL2 by element: residues 0…3 in
 // V30, 4…7 in V31). Products of different groups are never mixed in int16, so the integer lanes are the
 // reference's exactly. SDOT does not help here: it adds four neighbouring bytes, which are four residues.
-// (Q6_K follows the reference build's own AVX2 lanes instead, and Q4_K's repacked order adds the residues up
-// per pair of groups: see dotQ6_KQ8_KNEON and dotQ4_KQ8_KRepackedNEON.)
+// (The vec_dot orders of Q4_K and Q5_K follow the reference build's AVX2 lanes and have no NEON kernel yet:
+// arm64 takes their Go references. Q6_K follows the reference build's own AVX2 lanes too, and Q4_K's
+// repacked order adds the residues up per pair of groups: see dotQ6_KQ8_KNEON and dotQ4_KQ8_KRepackedNEON.)
 //
 // Per super-block the lanes are converted to float32 (exactly, |lane| < 2^24), multiplied by d·yd and added
 // to the float lanes V28 (0…3), V29 (4…7) with FMUL then FADD, as the reference's
@@ -134,46 +135,6 @@
 	VEOR  V28.B16, V28.B16, V28.B16 \
 	VEOR  V29.B16, V29.B16, V29.B16
 
-// func dotQ4_KQ8_KNEON(nb int, w, a *byte) float32
-//
-// Reference: DotQ4_KQ8_K. Q4_K block (144 bytes): d, dmin (f16) at 0, 2; 12 packed 6-bit scales and
-// minimums at 4; 128 bytes of quants at 16, 32 bytes per pair of groups (low nibbles group 2c, high
-// nibbles group 2c+1).
-TEXT ·dotQ4_KQ8_KNEON(SB), NOSPLIT, $0-28
-	KSTART
-
-q4ksb:
-	PRFM  4096(R1), PLDL1KEEP
-	PRFM  4160(R1), PLDL1KEEP
-	PRFM  4224(R1), PLDL1KEEP
-	KD(0)
-	K4SCALES
-	KMINS
-	VEOR  V30.B16, V30.B16, V30.B16
-	VEOR  V31.B16, V31.B16, V31.B16
-	ADD   $16, R1, R5
-	ADD   $4, R2, R13
-	MOVD  $4, R10
-
-q4kpair:
-	VLD1.P 32(R5), [V0.B16, V1.B16]
-	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16]
-	VAND  V15.B16, V0.B16, V6.B16
-	VAND  V15.B16, V1.B16, V7.B16
-	VUSHR $4, V0.B16, V8.B16
-	VUSHR $4, V1.B16, V9.B16
-	K32PAIR
-	SUBS  $1, R10
-	BNE   q4kpair
-	KFINISH
-	ADD   $144, R1
-	ADD   $292, R2
-	SUBS  $1, R0
-	BNE   q4ksb
-	KDONE
-	FMOVS F27, ret+24(FP)
-	RET
-
 // func dotQ4_KQ8_KRepackedNEON(nb int, w, a *byte) float32
 //
 // Reference: DotQ4_KQ8_KRepacked. The residue lanes of dotQ4_KQ8_KNEON are added up per pair of groups
@@ -236,62 +197,6 @@ q4krpair:
 	SUBS  $1, R0
 	BNE   q4krsb
 	FSUBS F28, F27, F27
-	FMOVS F27, ret+24(FP)
-	RET
-
-// func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
-//
-// Reference: DotQ5_KQ8_K. Q5_K block (176 bytes): as Q4_K with 32 bytes of fifth bits at 16 (bit j of
-// byte l: element l of group j) and the quants at 48. The fifth bits are kept in V16, V17, shifted right
-// by two per pair of groups.
-TEXT ·dotQ5_KQ8_KNEON(SB), NOSPLIT, $0-28
-	KSTART
-	VMOVI $16, V14.B16
-
-q5ksb:
-	PRFM  4096(R1), PLDL1KEEP
-	PRFM  4160(R1), PLDL1KEEP
-	PRFM  4224(R1), PLDL1KEEP
-	KD(0)
-	K4SCALES
-	KMINS
-	VEOR  V30.B16, V30.B16, V30.B16
-	VEOR  V31.B16, V31.B16, V31.B16
-	ADD   $16, R1, R5
-	VLD1.P 32(R5), [V16.B16, V17.B16]
-	ADD   $4, R2, R13
-	MOVD  $4, R10
-
-q5kpair:
-	VLD1.P 32(R5), [V0.B16, V1.B16]
-	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16]
-	VAND  V15.B16, V0.B16, V6.B16
-	VAND  V15.B16, V1.B16, V7.B16
-	VUSHR $4, V0.B16, V8.B16
-	VUSHR $4, V1.B16, V9.B16
-	VSHL  $4, V16.B16, V18.B16         // bit 2c → 16
-	VSHL  $4, V17.B16, V19.B16
-	VAND  V14.B16, V18.B16, V18.B16
-	VAND  V14.B16, V19.B16, V19.B16
-	VORR  V18.B16, V6.B16, V6.B16
-	VORR  V19.B16, V7.B16, V7.B16
-	VSHL  $3, V16.B16, V18.B16         // bit 2c+1 → 16
-	VSHL  $3, V17.B16, V19.B16
-	VAND  V14.B16, V18.B16, V18.B16
-	VAND  V14.B16, V19.B16, V19.B16
-	VORR  V18.B16, V8.B16, V8.B16
-	VORR  V19.B16, V9.B16, V9.B16
-	VUSHR $2, V16.B16, V16.B16
-	VUSHR $2, V17.B16, V17.B16
-	K32PAIR
-	SUBS  $1, R10
-	BNE   q5kpair
-	KFINISH
-	ADD   $176, R1
-	ADD   $292, R2
-	SUBS  $1, R0
-	BNE   q5ksb
-	KDONE
 	FMOVS F27, ret+24(FP)
 	RET
 

@@ -116,11 +116,10 @@ struct W
 
 constant uint FORM_tmp [[function_constant(1)]];
 constant uint FORM = is_function_constant_defined(FORM_tmp) ? FORM_tmp : 0u;
-constant bool _572 = (FORM == 5u);
-constant uint _574 = _572 ? 2u : 9u;
-constant bool _577 = (FORM == 5u);
-constant bool _603 = (FORM == 5u);
-constant bool _625 = (FORM == 5u);
+constant bool _573 = (FORM == 5u);
+constant uint _575 = _573 ? 2u : 9u;
+constant bool _604 = (FORM == 5u);
+constant bool _626 = (FORM == 5u);
 
 struct Push
 {
@@ -142,25 +141,26 @@ struct A
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _953 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_953, 1u, 1u);
-constant uint _996 = _953;
-constant uint _997 = (_996 / 8u);
-constant uint _998 = (_997 * 8u);
-constant uint _999 = (_998 * 9u);
-constant bool _1107 = (FORM == 5u);
-constant bool _1139 = (FORM == 5u);
-constant uint _1182 = _953;
-constant uint _1183 = (_1182 * 9u);
+constant uint _990 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_990, 1u, 1u);
+constant uint _1032 = _990;
+constant uint _1033 = (_1032 / 8u);
+constant uint _1034 = (_1033 * 8u);
+constant uint _1035 = (_1034 * 9u);
+constant bool _1143 = (FORM == 5u);
+constant bool _1175 = (FORM == 5u);
+constant uint _1218 = _990;
+constant uint _1219 = (_1218 * 9u);
 
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<int, 8> _1072 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-constant spvUnsafeArray<float2, 20> _1431 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _1479 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<int, 8> _1107 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
+constant spvUnsafeArray<int, 4> _1109 = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
+constant spvUnsafeArray<float2, 20> _1466 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1514 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -169,13 +169,13 @@ uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups
 }
 
 static inline __attribute__((always_inline))
-uint byte_at(thread const uint& base, thread const uint& i, device W& _368)
+uint byte_at(thread const uint& base, thread const uint& i, device W& _370)
 {
-    return (_368.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
+    return (_370.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
 }
 
 static inline __attribute__((always_inline))
-uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _368)
+uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _370)
 {
     if (j < 4u)
     {
@@ -183,65 +183,65 @@ uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _368
         uint param_1 = 4u + j;
         uint param_2 = base;
         uint param_3 = 8u + j;
-        return uint2(byte_at(param, param_1, _368) & 63u, byte_at(param_2, param_3, _368) & 63u);
+        return uint2(byte_at(param, param_1, _370) & 63u, byte_at(param_2, param_3, _370) & 63u);
     }
     uint param_4 = base;
     uint param_5 = 8u + j;
-    uint a = byte_at(param_4, param_5, _368);
+    uint a = byte_at(param_4, param_5, _370);
     uint param_6 = base;
     uint param_7 = j;
-    uint lo = byte_at(param_6, param_7, _368);
+    uint lo = byte_at(param_6, param_7, _370);
     uint param_8 = base;
     uint param_9 = 4u + j;
-    uint hi = byte_at(param_8, param_9, _368);
+    uint hi = byte_at(param_8, param_9, _370);
     return uint2((a & 15u) | ((lo >> uint(6)) << uint(4)), (a >> uint(4)) | ((hi >> uint(6)) << uint(4)));
 }
 
 static inline __attribute__((always_inline))
-void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _368)
+void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _370)
 {
     uint g = j >> uint(1);
     uint sh = 4u * (j & 1u);
     for (uint k = 0u; k < 8u; k++)
     {
-        uint lo = (_368.w[((base + 12u) + (8u * g)) + k] >> sh) & 252645135u;
-        uint hi = ((_368.w[(base + 4u) + k] >> j) & 16843009u) << uint(4);
+        uint lo = (_370.w[((base + 12u) + (8u * g)) + k] >> sh) & 252645135u;
+        uint hi = ((_370.w[(base + 4u) + k] >> j) & 16843009u) << uint(4);
         q[k] = lo | hi;
     }
-    float2 dm = float2(as_type<half2>(_368.w[base]));
+    float2 dm = float2(as_type<half2>(_370.w[base]));
     uint param = base;
     uint param_1 = j;
-    uint2 sm = scale_min_k4(param, param_1, _368);
+    uint2 sm = scale_min_k4(param, param_1, _370);
     float s = dm.x * float(sm.x);
     float m = -(dm.y * float(sm.y));
     smm = float4(s, s, m, m);
 }
 
 static inline __attribute__((always_inline))
-void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _368)
+void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _370)
 {
     uint param = base;
     uint param_1 = j;
     spvUnsafeArray<uint, 8> param_2;
     float4 param_3;
-    decode_chunk(param, param_1, param_2, param_3, _368);
+    decode_chunk(param, param_1, param_2, param_3, _370);
     q = param_2;
     float4 smm = param_3;
     uint param_4 = base;
     uint param_5 = j;
-    uint2 sm = scale_min_k4(param_4, param_5, _368);
+    uint2 sm = scale_min_k4(param_4, param_5, _370);
     scm = int3(int(sm.x), int(sm.x), int(sm.y));
 }
 
 static inline __attribute__((always_inline))
-void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, device A& _928)
+void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, device A& _965)
 {
     uint ab = pc.a_off + (((c * pc.nchunks) + ch) * 10u);
     for (uint k = 0u; k < 8u; k++)
     {
-        a[k] = _928.act[ab + k];
+        a[k] = _965.act[ab + k];
     }
-    ds = float2(as_type<float>(_928.act[ab + 8u]), as_type<float>(_928.act[ab + 9u]));
+    ds = float2(as_type<float>(_965.act[ab + 8u]), as_type<float>(_965.act[ab + 9u]));
 }
 
 static inline __attribute__((always_inline))
@@ -282,42 +282,42 @@ int2 kchunk_sum(thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm,
 }
 
 static inline __attribute__((always_inline))
-void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread int& mins)
+void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread spvUnsafeArray<int, 4>& mins)
 {
     int sum = 0;
     int s0 = 0;
     int s1 = 0;
-    int _671;
+    int _694;
     for (uint k = 0u; k < 8u; k++)
     {
         if (k < 4u)
         {
-            _671 = scm.x;
+            _694 = scm.x;
         }
         else
         {
-            _671 = scm.y;
+            _694 = scm.y;
         }
-        int sc = _671;
+        int sc = _694;
         for (uint b = 0u; b < 4u; b++)
         {
             uint param = a[k];
             uint param_1 = b;
             int y = i8(param, param_1);
-            uint _701 = ((4u * k) + b) & 7u;
             uint param_2 = q[k];
             uint param_3 = b;
-            lanes[_701] += ((sc * i8(param_2, param_3)) * y);
+            lanes[k] += ((sc * i8(param_2, param_3)) * y);
             sum += y;
         }
     }
-    mins += (scm.z * sum);
+    uint _743 = j / 2u;
+    mins[_743] += (scm.z * sum);
 }
 
 static inline __attribute__((always_inline))
-float2 kblock_dm(thread const uint& base, device W& _368)
+float2 kblock_dm(thread const uint& base, device W& _370)
 {
-    return float2(as_type<half2>(_368.w[base]));
+    return float2(as_type<half2>(_370.w[base]));
 }
 
 static inline __attribute__((always_inline))
@@ -330,33 +330,34 @@ void kblock_pairs(thread const float2& dm, thread const float& yd, thread const 
         t[p] = float2(float(cs[2u * p].x + cs[(2u * p) + 1u].x), d);
         t[4u + p] = float2(float(cs[2u * p].y + cs[(2u * p) + 1u].y), dmin);
     }
-    t[8] = float2(0.0);
+    for (uint k = 8u; k < 9u; k++)
+    {
+        t[k] = float2(0.0);
+    }
 }
 
 static inline __attribute__((always_inline))
-void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const int& mins, thread spvUnsafeArray<float2, 9>& t)
+void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const spvUnsafeArray<int, 4>& mins, thread spvUnsafeArray<float2, 9>& t)
 {
     float d = spvFMul(dm.x, yd);
     for (uint l = 0u; l < 8u; l++)
     {
-        float v = spvFMul(d, float(lanes[l]));
-        t[l] = float2(v, 0.0);
+        t[l] = float2(float(lanes[l]), d);
     }
     float dmin = spvFMul(dm.y, yd);
-    float m = spvFMul(dmin, float(mins));
-    t[8] = float2(-m, 0.0);
+    t[8] = float2(float(((mins[0] + mins[1]) + mins[2]) + mins[3]), -dmin);
 }
 
 static inline __attribute__((always_inline))
 uint nused()
 {
-    return _574;
+    return _575;
 }
 
 static inline __attribute__((always_inline))
 uint nterms()
 {
-    if (_603)
+    if (_604)
     {
         return 8u;
     }
@@ -366,22 +367,22 @@ uint nterms()
 static inline __attribute__((always_inline))
 uint term_index(thread const uint& k, thread const uint& j)
 {
-    uint _613;
+    uint _614;
     if (nterms() == nused())
     {
-        _613 = k;
+        _614 = k;
     }
     else
     {
-        _613 = (4u * k) + j;
+        _614 = (4u * k) + j;
     }
-    return _613;
+    return _614;
 }
 
 static inline __attribute__((always_inline))
 bool fused(thread const uint& k)
 {
-    return _577;
+    return true;
 }
 
 static inline __attribute__((always_inline))
@@ -423,44 +424,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _277 = t.y != 0.0;
-    bool _283;
-    if (_277)
+    bool _279 = t.y != 0.0;
+    bool _285;
+    if (_279)
     {
-        _283 = u.y != 0.0;
+        _285 = u.y != 0.0;
     }
     else
     {
-        _283 = _277;
+        _285 = _279;
     }
-    if (_283)
+    if (_285)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _320 = abs(u.y) == abs(half_);
-        bool _330;
-        if (_320)
+        bool _322 = abs(u.y) == abs(half_);
+        bool _332;
+        if (_322)
         {
-            _330 = (t.y > 0.0) == (u.y > 0.0);
+            _332 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _330 = _320;
+            _332 = _322;
         }
-        if (_330)
+        if (_332)
         {
-            float _335;
+            float _337;
             if (r > 0.0)
             {
-                _335 = nb;
+                _337 = nb;
             }
             else
             {
-                _335 = -nb;
+                _337 = -nb;
             }
-            r = _335;
+            r = _337;
         }
     }
     return r;
@@ -498,23 +499,24 @@ float apply_term(thread const uint& k, thread const float& acc, thread const flo
 static inline __attribute__((always_inline))
 float finish(thread const spvUnsafeArray<float, 9>& acc)
 {
-    if (_625)
+    if (_626)
     {
         float d = spvFSub(acc[0], acc[1]);
         return d;
     }
-    float r = acc[8];
-    for (uint l = 0u; l < 8u; l++)
-    {
-        r = spvFAdd(r, acc[l]);
-    }
-    return r;
+    float h0 = spvFAdd(acc[0], acc[4]);
+    float h1 = spvFAdd(acc[1], acc[5]);
+    float h2 = spvFAdd(acc[2], acc[6]);
+    float h3 = spvFAdd(acc[3], acc[7]);
+    float h = spvFAdd(spvFAdd(h0, h2), spvFAdd(h1, h3));
+    h = spvFAdd(h, acc[8]);
+    return h;
 }
 
-kernel void forma_matvec_q5_k(device W& _368 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _928 [[buffer(2)]], device Y& _1356 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_matvec_q5_k(device W& _370 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _965 [[buffer(2)]], device Y& _1392 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _999> accs;
-    threadgroup spvUnsafeArray<float2, _1183> contrib;
+    threadgroup spvUnsafeArray<float, _1035> accs;
+    threadgroup spvUnsafeArray<float2, _1219> contrib;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
     uint rpw = wg / pc.tpr;
@@ -551,20 +553,20 @@ kernel void forma_matvec_q5_k(device W& _368 [[buffer(0)]], constant Push& pc [[
             if (valid)
             {
                 spvUnsafeArray<int, 8> lanes = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-                int mins = 0;
+                spvUnsafeArray<int, 4> mins = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
                 for (uint j = 0u; j < 8u; j++)
                 {
                     uint param = base;
                     uint param_1 = j;
-                    decode_kchunk(param, param_1, param_2, param_3, _368);
+                    decode_kchunk(param, param_1, param_2, param_3, _370);
                     spvUnsafeArray<uint, 8> q = param_2;
                     int3 scm = param_3;
                     uint param_4 = c;
                     uint param_5 = (blk * 8u) + j;
-                    act_chunk(param_4, param_5, param_6, param_7, pc, _928);
+                    act_chunk(param_4, param_5, param_6, param_7, pc, _965);
                     spvUnsafeArray<uint, 8> a = param_6;
                     ds = param_7;
-                    if (_1107)
+                    if (_1143)
                     {
                         spvUnsafeArray<uint, 8> param_8 = q;
                         int3 param_9 = scm;
@@ -578,16 +580,16 @@ kernel void forma_matvec_q5_k(device W& _368 [[buffer(0)]], constant Push& pc [[
                         int3 param_13 = scm;
                         spvUnsafeArray<uint, 8> param_14 = a;
                         spvUnsafeArray<int, 8> param_15 = lanes;
-                        int param_16 = mins;
+                        spvUnsafeArray<int, 4> param_16 = mins;
                         kchunk_lanes(param_11, param_12, param_13, param_14, param_15, param_16);
                         lanes = param_15;
                         mins = param_16;
                     }
                 }
-                if (_1139)
+                if (_1175)
                 {
                     uint param_17 = base;
-                    float2 param_18 = kblock_dm(param_17, _368);
+                    float2 param_18 = kblock_dm(param_17, _370);
                     float param_19 = ds.x;
                     spvUnsafeArray<int2, 8> param_20 = cs;
                     kblock_pairs(param_18, param_19, param_20, param_21);
@@ -596,10 +598,10 @@ kernel void forma_matvec_q5_k(device W& _368 [[buffer(0)]], constant Push& pc [[
                 else
                 {
                     uint param_22 = base;
-                    float2 param_23 = kblock_dm(param_22, _368);
+                    float2 param_23 = kblock_dm(param_22, _370);
                     float param_24 = ds.x;
                     spvUnsafeArray<int, 8> param_25 = lanes;
-                    int param_26 = mins;
+                    spvUnsafeArray<int, 4> param_26 = mins;
                     kblock_terms(param_23, param_24, param_25, param_26, param_27);
                     v = param_27;
                 }
@@ -647,7 +649,7 @@ kernel void forma_matvec_q5_k(device W& _368 [[buffer(0)]], constant Push& pc [[
                 acc_1[k_3] = accs[(((s_1 * 8u) + c_1) * 9u) + k_3];
             }
             spvUnsafeArray<float, 9> param_33 = acc_1;
-            _1356.y[(pc.y_off + (c_1 * pc.y_stride)) + r] = finish(param_33);
+            _1392.y[(pc.y_off + (c_1 * pc.y_stride)) + r] = finish(param_33);
         }
     }
 }

@@ -116,11 +116,10 @@ struct W
 
 constant uint FORM_tmp [[function_constant(1)]];
 constant uint FORM = is_function_constant_defined(FORM_tmp) ? FORM_tmp : 0u;
-constant bool _584 = (FORM == 5u);
-constant uint _585 = _584 ? 2u : 9u;
-constant bool _590 = (FORM == 5u);
-constant bool _616 = (FORM == 5u);
-constant bool _638 = (FORM == 5u);
+constant bool _585 = (FORM == 5u);
+constant uint _586 = _585 ? 2u : 9u;
+constant bool _615 = (FORM == 5u);
+constant bool _637 = (FORM == 5u);
 
 struct Push
 {
@@ -142,25 +141,26 @@ struct A
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _1024 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1024, 1u, 1u);
-constant uint _1066 = _1024;
-constant uint _1067 = (_1066 / 8u);
-constant uint _1068 = (_1067 * 8u);
-constant uint _1069 = (_1068 * 9u);
-constant bool _1176 = (FORM == 5u);
-constant bool _1208 = (FORM == 5u);
-constant uint _1251 = _1024;
-constant uint _1252 = (_1251 * 9u);
+constant uint _1011 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1011, 1u, 1u);
+constant uint _1053 = _1011;
+constant uint _1054 = (_1053 / 8u);
+constant uint _1055 = (_1054 * 8u);
+constant uint _1056 = (_1055 * 9u);
+constant bool _1164 = (FORM == 5u);
+constant bool _1196 = (FORM == 5u);
+constant uint _1239 = _1011;
+constant uint _1240 = (_1239 * 9u);
 
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<int, 8> _1141 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-constant spvUnsafeArray<float2, 20> _1499 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _1547 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<int, 8> _1128 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
+constant spvUnsafeArray<int, 4> _1130 = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
+constant spvUnsafeArray<float2, 20> _1487 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1535 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -181,13 +181,13 @@ float f16_value(thread const uint& h)
 }
 
 static inline __attribute__((always_inline))
-uint byte_at(thread const uint& base, thread const uint& i, device W& _385)
+uint byte_at(thread const uint& base, thread const uint& i, device W& _387)
 {
-    return (_385.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
+    return (_387.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
 }
 
 static inline __attribute__((always_inline))
-void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _385)
+void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _387)
 {
     uint half_ = j >> uint(2);
     uint r = j & 3u;
@@ -197,32 +197,32 @@ void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsaf
     uint hsh = 2u * r;
     for (uint k = 0u; k < 8u; k++)
     {
-        uint lo = (_385.w[lbase + k] >> lsh) & 252645135u;
-        uint hi = ((_385.w[hbase + k] >> hsh) & 50529027u) << uint(4);
+        uint lo = (_387.w[lbase + k] >> lsh) & 252645135u;
+        uint hi = ((_387.w[hbase + k] >> hsh) & 50529027u) << uint(4);
         uint param = lo | hi;
         uint param_1 = 32u;
         q[k] = i8x4_sub(param, param_1);
     }
-    uint param_2 = _385.w[base + 52u];
+    uint param_2 = _387.w[base + 52u];
     float d = f16_value(param_2);
     uint sc = (192u + (8u * half_)) + (2u * r);
     uint param_3 = base;
     uint param_4 = sc;
-    float s0 = d * float(int(byte_at(param_3, param_4, _385) << uint(24)) >> 24);
+    float s0 = d * float(int(byte_at(param_3, param_4, _387) << uint(24)) >> 24);
     uint param_5 = base;
     uint param_6 = sc + 1u;
-    float s1 = d * float(int(byte_at(param_5, param_6, _385) << uint(24)) >> 24);
+    float s1 = d * float(int(byte_at(param_5, param_6, _387) << uint(24)) >> 24);
     smm = float4(s0, s1, 0.0, 0.0);
 }
 
 static inline __attribute__((always_inline))
-void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _385)
+void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _387)
 {
     uint param = base;
     uint param_1 = j;
     spvUnsafeArray<uint, 8> param_2;
     float4 param_3;
-    decode_chunk(param, param_1, param_2, param_3, _385);
+    decode_chunk(param, param_1, param_2, param_3, _387);
     q = param_2;
     float4 smm = param_3;
     uint half_ = j >> uint(2);
@@ -232,18 +232,18 @@ void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsa
     uint param_5 = sc;
     uint param_6 = base;
     uint param_7 = sc + 1u;
-    scm = int3(int(byte_at(param_4, param_5, _385) << uint(24)) >> 24, int(byte_at(param_6, param_7, _385) << uint(24)) >> 24, 0);
+    scm = int3(int(byte_at(param_4, param_5, _387) << uint(24)) >> 24, int(byte_at(param_6, param_7, _387) << uint(24)) >> 24, 0);
 }
 
 static inline __attribute__((always_inline))
-void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, device A& _999)
+void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, device A& _986)
 {
     uint ab = pc.a_off + (((c * pc.nchunks) + ch) * 10u);
     for (uint k = 0u; k < 8u; k++)
     {
-        a[k] = _999.act[ab + k];
+        a[k] = _986.act[ab + k];
     }
-    ds = float2(as_type<float>(_999.act[ab + 8u]), as_type<float>(_999.act[ab + 9u]));
+    ds = float2(as_type<float>(_986.act[ab + 8u]), as_type<float>(_986.act[ab + 9u]));
 }
 
 static inline __attribute__((always_inline))
@@ -284,23 +284,23 @@ int2 kchunk_sum(thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm,
 }
 
 static inline __attribute__((always_inline))
-void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread int& mins)
+void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread spvUnsafeArray<int, 4>& mins)
 {
     int sum = 0;
     int s0 = 0;
     int s1 = 0;
-    int _722;
+    int _702;
     for (uint k = 0u; k < 8u; k++)
     {
         if (k < 4u)
         {
-            _722 = scm.x;
+            _702 = scm.x;
         }
         else
         {
-            _722 = scm.y;
+            _702 = scm.y;
         }
-        int sc = _722;
+        int sc = _702;
         for (uint b = 0u; b < 4u; b++)
         {
             uint param = a[k];
@@ -321,13 +321,14 @@ void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q,
         }
     }
     lanes[j] -= (32 * ((scm.x * s0) + (scm.y * s1)));
-    mins += (scm.z * sum);
+    uint _779 = j / 2u;
+    mins[_779] += (scm.z * sum);
 }
 
 static inline __attribute__((always_inline))
-float2 kblock_dm(thread const uint& base, device W& _385)
+float2 kblock_dm(thread const uint& base, device W& _387)
 {
-    uint param = _385.w[base + 52u];
+    uint param = _387.w[base + 52u];
     return float2(f16_value(param), 0.0);
 }
 
@@ -341,11 +342,14 @@ void kblock_pairs(thread const float2& dm, thread const float& yd, thread const 
         t[p] = float2(float(cs[2u * p].x + cs[(2u * p) + 1u].x), d);
         t[4u + p] = float2(float(cs[2u * p].y + cs[(2u * p) + 1u].y), dmin);
     }
-    t[8] = float2(0.0);
+    for (uint k = 8u; k < 9u; k++)
+    {
+        t[k] = float2(0.0);
+    }
 }
 
 static inline __attribute__((always_inline))
-void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const int& mins, thread spvUnsafeArray<float2, 9>& t)
+void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const spvUnsafeArray<int, 4>& mins, thread spvUnsafeArray<float2, 9>& t)
 {
     float d = spvFMul(dm.x, yd);
     for (uint l = 0u; l < 8u; l++)
@@ -353,8 +357,7 @@ void kblock_terms(thread const float2& dm, thread const float& yd, thread const 
         t[l] = float2(float(lanes[l]), d);
     }
     float dmin = spvFMul(dm.y, yd);
-    float m = spvFMul(dmin, float(mins));
-    t[8] = float2(-m, 0.0);
+    t[8] = float2(0.0);
 }
 
 static inline __attribute__((always_inline))
@@ -366,7 +369,7 @@ uint nused()
 static inline __attribute__((always_inline))
 uint nterms()
 {
-    if (_616)
+    if (_615)
     {
         return 8u;
     }
@@ -376,16 +379,16 @@ uint nterms()
 static inline __attribute__((always_inline))
 uint term_index(thread const uint& k, thread const uint& j)
 {
-    uint _626;
+    uint _625;
     if (nterms() == nused())
     {
-        _626 = k;
+        _625 = k;
     }
     else
     {
-        _626 = (4u * k) + j;
+        _625 = (4u * k) + j;
     }
-    return _626;
+    return _625;
 }
 
 static inline __attribute__((always_inline))
@@ -433,44 +436,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _284 = t.y != 0.0;
-    bool _290;
-    if (_284)
+    bool _286 = t.y != 0.0;
+    bool _292;
+    if (_286)
     {
-        _290 = u.y != 0.0;
+        _292 = u.y != 0.0;
     }
     else
     {
-        _290 = _284;
+        _292 = _286;
     }
-    if (_290)
+    if (_292)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _327 = abs(u.y) == abs(half_);
-        bool _337;
-        if (_327)
+        bool _329 = abs(u.y) == abs(half_);
+        bool _339;
+        if (_329)
         {
-            _337 = (t.y > 0.0) == (u.y > 0.0);
+            _339 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _337 = _327;
+            _339 = _329;
         }
-        if (_337)
+        if (_339)
         {
-            float _342;
+            float _344;
             if (r > 0.0)
             {
-                _342 = nb;
+                _344 = nb;
             }
             else
             {
-                _342 = -nb;
+                _344 = -nb;
             }
-            r = _342;
+            r = _344;
         }
     }
     return r;
@@ -508,7 +511,7 @@ float apply_term(thread const uint& k, thread const float& acc, thread const flo
 static inline __attribute__((always_inline))
 float finish(thread const spvUnsafeArray<float, 9>& acc)
 {
-    if (_638)
+    if (_637)
     {
         float d = spvFSub(acc[0], acc[1]);
         return d;
@@ -521,10 +524,10 @@ float finish(thread const spvUnsafeArray<float, 9>& acc)
     return h;
 }
 
-kernel void forma_matvec_q6_k(device W& _385 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _999 [[buffer(2)]], device Y& _1425 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_matvec_q6_k(device W& _387 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _986 [[buffer(2)]], device Y& _1413 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _1069> accs;
-    threadgroup spvUnsafeArray<float2, _1252> contrib;
+    threadgroup spvUnsafeArray<float, _1056> accs;
+    threadgroup spvUnsafeArray<float2, _1240> contrib;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
     uint rpw = wg / pc.tpr;
@@ -561,20 +564,20 @@ kernel void forma_matvec_q6_k(device W& _385 [[buffer(0)]], constant Push& pc [[
             if (valid)
             {
                 spvUnsafeArray<int, 8> lanes = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-                int mins = 0;
+                spvUnsafeArray<int, 4> mins = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
                 for (uint j = 0u; j < 8u; j++)
                 {
                     uint param = base;
                     uint param_1 = j;
-                    decode_kchunk(param, param_1, param_2, param_3, _385);
+                    decode_kchunk(param, param_1, param_2, param_3, _387);
                     spvUnsafeArray<uint, 8> q = param_2;
                     int3 scm = param_3;
                     uint param_4 = c;
                     uint param_5 = (blk * 8u) + j;
-                    act_chunk(param_4, param_5, param_6, param_7, pc, _999);
+                    act_chunk(param_4, param_5, param_6, param_7, pc, _986);
                     spvUnsafeArray<uint, 8> a = param_6;
                     ds = param_7;
-                    if (_1176)
+                    if (_1164)
                     {
                         spvUnsafeArray<uint, 8> param_8 = q;
                         int3 param_9 = scm;
@@ -588,16 +591,16 @@ kernel void forma_matvec_q6_k(device W& _385 [[buffer(0)]], constant Push& pc [[
                         int3 param_13 = scm;
                         spvUnsafeArray<uint, 8> param_14 = a;
                         spvUnsafeArray<int, 8> param_15 = lanes;
-                        int param_16 = mins;
+                        spvUnsafeArray<int, 4> param_16 = mins;
                         kchunk_lanes(param_11, param_12, param_13, param_14, param_15, param_16);
                         lanes = param_15;
                         mins = param_16;
                     }
                 }
-                if (_1208)
+                if (_1196)
                 {
                     uint param_17 = base;
-                    float2 param_18 = kblock_dm(param_17, _385);
+                    float2 param_18 = kblock_dm(param_17, _387);
                     float param_19 = ds.x;
                     spvUnsafeArray<int2, 8> param_20 = cs;
                     kblock_pairs(param_18, param_19, param_20, param_21);
@@ -606,10 +609,10 @@ kernel void forma_matvec_q6_k(device W& _385 [[buffer(0)]], constant Push& pc [[
                 else
                 {
                     uint param_22 = base;
-                    float2 param_23 = kblock_dm(param_22, _385);
+                    float2 param_23 = kblock_dm(param_22, _387);
                     float param_24 = ds.x;
                     spvUnsafeArray<int, 8> param_25 = lanes;
-                    int param_26 = mins;
+                    spvUnsafeArray<int, 4> param_26 = mins;
                     kblock_terms(param_23, param_24, param_25, param_26, param_27);
                     v = param_27;
                 }
@@ -657,7 +660,7 @@ kernel void forma_matvec_q6_k(device W& _385 [[buffer(0)]], constant Push& pc [[
                 acc_1[k_3] = accs[(((s_1 * 8u) + c_1) * 9u) + k_3];
             }
             spvUnsafeArray<float, 9> param_33 = acc_1;
-            _1425.y[(pc.y_off + (c_1 * pc.y_stride)) + r] = finish(param_33);
+            _1413.y[(pc.y_off + (c_1 * pc.y_stride)) + r] = finish(param_33);
         }
     }
 }
