@@ -96,7 +96,7 @@ func (o Order) String() string {
 var refDots = [numOrders]map[Type]DotFn{
 	OrderVecDot:   dotFuncs,
 	OrderTiled:    {F32: DotF32F32Tiled, F16: DotF16F16Tiled},
-	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved, Q4_K: DotQ4_KQ8_KRepacked},
+	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved, Q4_K: DotQ4_KQ8_KRepacked, Q2_K: DotQ2_KQ8_KRepacked},
 }
 
 // fastDots holds, per order, the fastest implementation this CPU has: initially the references, replaced

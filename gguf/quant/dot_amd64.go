@@ -35,6 +35,7 @@ func init() {
 	setFast(Q8_0, OrderVecDot, dotQ8_0Fast)
 	setFast(Q4_0, OrderRepacked, dotQ4_0RepackedFast)
 	setFast(Q2_K, OrderVecDot, dotQ2_KFast)
+	setFast(Q2_K, OrderRepacked, dotQ2_KRepackedFast)
 	setFast(Q3_K, OrderVecDot, dotQ3_KFast)
 	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
 	setFast(Q4_K, OrderRepacked, dotQ4_KRepackedFast)
@@ -73,6 +74,9 @@ func dotQ4_KRepackedFast(n int, w, a []byte) float32 {
 }
 
 func dotQ2_KFast(n int, w, a []byte) float32 { return blocks(dotQ2_KQ8_KAVX2, n, QKK, 84, 292, w, a) }
+func dotQ2_KRepackedFast(n int, w, a []byte) float32 {
+	return blocks(dotQ2_KQ8_KRepackedAVX2, n, QKK, 84, 292, w, a)
+}
 func dotQ3_KFast(n int, w, a []byte) float32 { return blocks(dotQ3_KQ8_KAVX2, n, QKK, 110, 292, w, a) }
 func dotQ5_KFast(n int, w, a []byte) float32 { return blocks(dotQ5_KQ8_KAVX2, n, QKK, 176, 292, w, a) }
 func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KAVX2, n, QKK, 210, 292, w, a) }
@@ -163,6 +167,9 @@ func dotQ4_KQ8_KAVX2(nb int, w, a *byte, aStride int) float32
 
 //go:noescape
 func dotQ2_KQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ2_KQ8_KRepackedAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ3_KQ8_KAVX2(nb int, w, a *byte) float32

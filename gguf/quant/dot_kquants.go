@@ -17,32 +17,74 @@ func q8KBlock(a []byte, i int) (float32, []byte, []byte) {
 
 func bsum(bs []byte, k int) int { return int(int16(binary.LittleEndian.Uint16(bs[2*k:]))) }
 
-// DotQ2_KQ8_K returns Σ w·a for n elements of a Q2_K row and a Q8_K row.
+// q2Quant returns element e (0…255) of a Q2_K super-block x (2 bits): half e/128, byte e%32 of its 32, bits
+// 2·(e%128/32).
+func q2Quant(x []byte, e int) int32 {
+	return int32(x[16+32*(e/128)+e%32] >> (2 * (e % 128 / 32)) & 3)
+}
+
+// q2Mins returns the eight pair minimum terms of a Q2_K super-block, min_2k·bsum_2k + min_2k+1·bsum_2k+1
+// (_mm256_madd_epi16 of the minimums with the bsums).
+func q2Mins(sc, bs []byte) (m [8]int32) {
+	for g := 0; g < 16; g++ {
+		m[g/2] += int32(sc[g]>>4) * int32(bsum(bs, g))
+	}
+	return m
+}
+
+// DotQ2_KQ8_K returns Σ w·a for n elements of a Q2_K row and a Q8_K row in the reference build's AVX2 order
+// (ggml_vec_dot_q2_K_q8_K): per super-block the eight pair minimum terms fused into eight float32 lanes with
+// −dmin·d_y, then the integer lanes (lane m sums scale·q·y over bytes 4m…4m+3 of every 32 elements, the
+// first 16 of them one group, the next 16 another) fused into the same lanes with d·d_y; hsum_float_8 at
+// the end.
 func DotQ2_KQ8_K(n int, w, a []byte) float32 {
-	var sum float32
+	var acc [8]float32
 	for i := 0; i < n/QKK; i++ {
 		x := w[i*84 : i*84+84]
 		yd, q8, bs := q8KBlock(a, i)
 		sc := x[0:16]
-		summs := 0
-		for j := 0; j < 16; j++ {
-			summs += bsum(bs, j) * int(sc[j]>>4)
+		dmin := -(yd * f16at(x, 82))
+		for k, m := range q2Mins(sc, bs) {
+			acc[k] = fma32(dmin, float32(m), acc[k])
 		}
-		dall := yd * f16at(x, 80)
-		dmin := yd * f16at(x, 82)
-		isum := 0
-		for g := 0; g < 16; g++ { // groups of 16 elements in order
-			q2 := x[16+32*(g/8)+16*(g%2):]
-			shift := 2 * ((g % 8) / 2)
-			s := 0
-			for l := 0; l < 16; l++ {
-				s += int(int8(q8[16*g+l])) * int(q2[l]>>shift&3)
-			}
-			isum += int(sc[g]&0xf) * s
+		var lanes [8]int32
+		for e := 0; e < QKK; e++ {
+			lanes[e%32/4] += int32(sc[e/16]&0xf) * q2Quant(x, e) * int32(int8(q8[e]))
 		}
-		sum += float32(float32(dall*float32(isum)) - float32(dmin*float32(summs)))
+		d := yd * f16at(x, 80)
+		for m := range acc {
+			acc[m] = fma32(d, float32(lanes[m]), acc[m])
+		}
 	}
-	return sum
+	return hsum8(&acc)
+}
+
+// DotQ2_KQ8_KRepacked returns Σ w·a for n elements of a Q2_K row and a Q8_K row as the x86 build's batched
+// kernel for repacked Q2_K (q2_K_8x8, ggml_gemm_q2_K_8x8_q8_K with AVX-512) computes it: per half
+// super-block (128 elements) the whole integer sum and the whole minimum term, each added by one fused
+// multiply-add with d·d_y and dmin·d_y, and their difference at the end. (Single rows and a batch's last
+// n mod 4 rows take ggml_gemv_q2_K_8x8_q8_K there, which fuses once per super-block; forma uses one order
+// for every row.)
+func DotQ2_KQ8_KRepacked(n int, w, a []byte) float32 {
+	var acc, accMin float32
+	for i := 0; i < n/QKK; i++ {
+		x := w[i*84 : i*84+84]
+		yd, q8, bs := q8KBlock(a, i)
+		sc := x[0:16]
+		d, dmin := f16at(x, 80)*yd, f16at(x, 82)*yd
+		for h := 0; h < 2; h++ {
+			var s, m int32
+			for e := 128 * h; e < 128*h+128; e++ {
+				s += int32(sc[e/16]&0xf) * q2Quant(x, e) * int32(int8(q8[e]))
+			}
+			for g := 8 * h; g < 8*h+8; g++ {
+				m += int32(sc[g]>>4) * int32(bsum(bs, g))
+			}
+			acc = fma32(float32(s), d, acc)
+			accMin = fma32(float32(m), dmin, accMin)
+		}
+	}
+	return acc - accMin
 }
 
 // laneSum adds scale·q8[e]·q[e] over the elements e of one group into the eight lanes (by e mod 8).

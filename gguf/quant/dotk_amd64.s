@@ -615,74 +615,166 @@ q3kloop:
 	VPADDD       t, x, x  \
 	VMOVD        x, r
 
-// Q2KPAIR adds quarters j and j+1 of a half (2-bit quants: bits n0, n0+1 and n1, n1+1 of the qs bytes in
-// Y4), unshuffled: Q2_K's block sum is one exact integer, so any pairing of the elements is the
-// reference's; only the group scales must match, as in Q3_K.
-#define Q2KPAIR(ya, i, n0, n1) \
-	VPSRLW     $n0, Y4, Y1     \
-	VPAND      Y15, Y1, Y1     \
-	VPSRLW     $n1, Y4, Y2     \
-	VPAND      Y15, Y2, Y2     \
-	VPMADDUBSW ya(DI), Y1, Y1  \
-	VPMADDUBSW ya+32(DI), Y2, Y2 \
-	KMADD(i)
+// kQ2Sc zero-extends, per vector v = 4j+s of a Q2_K super-block (32 bytes each), the scale byte of group
+// 8j+2s into the words of the low 16-byte half and that of group 8j+2s+1 into the high half (VPSHUFB).
+DATA kQ2Sc<>+0(SB)/8, $0x8000800080008000
+DATA kQ2Sc<>+8(SB)/8, $0x8000800080008000
+DATA kQ2Sc<>+16(SB)/8, $0x8001800180018001
+DATA kQ2Sc<>+24(SB)/8, $0x8001800180018001
+DATA kQ2Sc<>+32(SB)/8, $0x8002800280028002
+DATA kQ2Sc<>+40(SB)/8, $0x8002800280028002
+DATA kQ2Sc<>+48(SB)/8, $0x8003800380038003
+DATA kQ2Sc<>+56(SB)/8, $0x8003800380038003
+DATA kQ2Sc<>+64(SB)/8, $0x8004800480048004
+DATA kQ2Sc<>+72(SB)/8, $0x8004800480048004
+DATA kQ2Sc<>+80(SB)/8, $0x8005800580058005
+DATA kQ2Sc<>+88(SB)/8, $0x8005800580058005
+DATA kQ2Sc<>+96(SB)/8, $0x8006800680068006
+DATA kQ2Sc<>+104(SB)/8, $0x8006800680068006
+DATA kQ2Sc<>+112(SB)/8, $0x8007800780078007
+DATA kQ2Sc<>+120(SB)/8, $0x8007800780078007
+DATA kQ2Sc<>+128(SB)/8, $0x8008800880088008
+DATA kQ2Sc<>+136(SB)/8, $0x8008800880088008
+DATA kQ2Sc<>+144(SB)/8, $0x8009800980098009
+DATA kQ2Sc<>+152(SB)/8, $0x8009800980098009
+DATA kQ2Sc<>+160(SB)/8, $0x800a800a800a800a
+DATA kQ2Sc<>+168(SB)/8, $0x800a800a800a800a
+DATA kQ2Sc<>+176(SB)/8, $0x800b800b800b800b
+DATA kQ2Sc<>+184(SB)/8, $0x800b800b800b800b
+DATA kQ2Sc<>+192(SB)/8, $0x800c800c800c800c
+DATA kQ2Sc<>+200(SB)/8, $0x800c800c800c800c
+DATA kQ2Sc<>+208(SB)/8, $0x800d800d800d800d
+DATA kQ2Sc<>+216(SB)/8, $0x800d800d800d800d
+DATA kQ2Sc<>+224(SB)/8, $0x800e800e800e800e
+DATA kQ2Sc<>+232(SB)/8, $0x800e800e800e800e
+DATA kQ2Sc<>+240(SB)/8, $0x800f800f800f800f
+DATA kQ2Sc<>+248(SB)/8, $0x800f800f800f800f
+GLOBL kQ2Sc<>(SB), RODATA|NOPTR, $256
+
+// Q2KV adds vector v = 4j+s of a Q2_K super-block (the 2-bit quants at bits 2s of the half's qs bytes in Y4)
+// into the lanes Y11 as ggml_vec_dot_q2_K_q8_K's AVX2 loop: VPMADDUBSW with the activations, VPMADDWD with the
+// two groups' scales (kQ2Sc from the scale bytes in both halves of Y13): dword m sums bytes 4m…4m+3.
+// Clobbers Y1, Y5.
+#define Q2KV(v, n) \
+	VPSRLW     $n, Y4, Y1                  \
+	VPAND      Y15, Y1, Y1                 \
+	VPMADDUBSW (4+32*(v))(DI), Y1, Y1      \
+	VPSHUFB    kQ2Sc<>+(32*(v))(SB), Y13, Y5 \
+	VPMADDWD   Y5, Y1, Y1                  \
+	VPADDD     Y1, Y11, Y11
+
+// Q2KHALF adds half j (four vectors) into the lanes Y11, its qs bytes loaded into Y4.
+#define Q2KHALF(j) \
+	VMOVDQU (16+32*j)(SI), Y4 \
+	Q2KV(4*j, 0)              \
+	Q2KV(4*j+1, 2)            \
+	Q2KV(4*j+2, 4)            \
+	Q2KV(4*j+3, 6)
+
+// Q2KSC loads the super-block's scales (low nibbles of the 16 bytes at 0(SI), in both halves of Y13) and its
+// eight pair minimum terms (VPMADDWD of the high nibbles with the bsums at 260(DI)) as int32 in Y3.
+// Clobbers X2.
+#define Q2KSC \
+	VMOVDQU        0(SI), X2          \
+	VPSRLW         $4, X2, X3         \
+	VPAND          X9, X3, X3         \
+	VPMOVZXBW      X3, Y3             \
+	VPMADDWD       260(DI), Y3, Y3    \
+	VPAND          X9, X2, X2         \
+	VINSERTI128    $1, X2, Y2, Y13
 
 // func dotQ2_KQ8_KAVX2(nb int, w, a *byte) float32
 //
-// Reference: DotQ2_KQ8_K: per super-block the exact Σ scale·q·y and Σ bsums·min, then the reference's float
-// steps in order.
+// Reference: DotQ2_KQ8_K, the reference build's AVX2 arithmetic: the pair minimum terms fused into the float
+// lanes Y0 with −dmin·yd, then the integer lanes with d·yd; hsum_float_8 at the end.
 TEXT ·dotQ2_KQ8_KAVX2(SB), NOSPLIT, $0-28
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	VPBROADCASTD k03<>(SB), Y15
-	VPBROADCASTD kNib<>(SB), Y9
-	VMOVDQU      kEvOd<>(SB), X14
-	VXORPS       X10, X10, X10
+	VPBROADCASTD kNib<>(SB), X9
+	VXORPS       Y0, Y0, Y0
 
 q2kloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	VMOVDQU    0(SI), X1
-	VPAND      X9, X1, X2
-	VPSHUFB    X14, X2, X2
-	VPMOVZXBW  X2, Y13
-	VPSRLW     $4, X1, X3
-	VPAND      X9, X3, X3
-	VPMOVZXBW  X3, Y3
-	VPMADDWD   260(DI), Y3, Y3
-	HSUMD(Y3, X3, X4, AX)
-	VPXOR      Y11, Y11, Y11
-	VPXOR      Y12, Y12, Y12
-	VMOVDQU    16(SI), Y4
-	Q2KPAIR(4, 0, 0, 2)
-	Q2KPAIR(68, 1, 4, 6)
-	VMOVDQU    48(SI), Y4
-	Q2KPAIR(132, 2, 0, 2)
-	Q2KPAIR(196, 3, 4, 6)
-	VPADDD     Y12, Y11, Y11
-	HSUMD(Y11, X11, X4, DX)
-	MOVWLZX    80(SI), BX
-	VMOVD      BX, X2
-	VCVTPH2PS  X2, X2
-	VMULSS     0(DI), X2, X2
-	VCVTSI2SSL DX, X1, X1
-	VMULSS     X1, X2, X2
-	MOVWLZX    82(SI), BX
-	VMOVD      BX, X3
-	VCVTPH2PS  X3, X3
-	VMULSS     0(DI), X3, X3
-	VCVTSI2SSL AX, X1, X1
-	VMULSS     X1, X3, X3
-	VSUBSS     X3, X2, X2
-	VADDSS     X2, X10, X10
-	ADDQ       $84, SI
-	ADDQ       $292, DI
-	DECQ       CX
-	JNZ        q2kloop
-	VMOVAPS    X10, X0
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	Q2KSC
+	MOVWLZX      82(SI), BX
+	VMOVD        BX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VFNMADD231PS Y2, Y3, Y0
+	VPXOR        Y11, Y11, Y11
+	Q2KHALF(0)
+	Q2KHALF(1)
+	VCVTDQ2PS    Y11, Y1
+	MOVWLZX      80(SI), BX
+	VMOVD        BX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VFMADD231PS  Y2, Y1, Y0
+	ADDQ         $84, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q2kloop
+	HSUM8
 	VZEROUPPER
-	MOVSS      X0, ret+24(FP)
+	MOVSS        X0, ret+24(FP)
+	RET
+
+// Q2KRHALF adds half j's whole integer sum into X0 (fma with d·yd in X8) and its minimum term (dwords 4j…4j+3
+// of Y3, M its 128-bit half) into X10 (fma with dmin·yd in X7). Clobbers X1, X4, X5, Y11, R8.
+#define Q2KRHALF(j, M) \
+	VPXOR       Y11, Y11, Y11  \
+	Q2KHALF(j)                 \
+	HSUMD(Y11, X11, X4, R8)    \
+	VCVTSI2SSL  R8, X1, X1     \
+	VFMADD231SS X8, X1, X0     \
+	VPSHUFD     $0x4e, M, X5   \
+	VPADDD      X5, M, X5      \
+	VPSHUFD     $0xb1, X5, X4  \
+	VPADDD      X4, X5, X5     \
+	VCVTDQ2PS   X5, X5         \
+	VFMADD231SS X7, X5, X10
+
+// func dotQ2_KQ8_KRepackedAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotQ2_KQ8_KRepacked: per half super-block the exact integer sum fused into X0 with d·yd and the
+// exact minimum term into X10 with dmin·yd; X0 − X10 at the end.
+TEXT ·dotQ2_KQ8_KRepackedAVX2(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD k03<>(SB), Y15
+	VPBROADCASTD kNib<>(SB), X9
+	VXORPS       X0, X0, X0
+	VXORPS       X10, X10, X10
+
+q2krloop:
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	Q2KSC
+	VEXTRACTI128 $1, Y3, X6
+	MOVWLZX      80(SI), BX
+	VMOVD        BX, X8
+	VCVTPH2PS    X8, X8
+	VMULSS       0(DI), X8, X8
+	MOVWLZX      82(SI), BX
+	VMOVD        BX, X7
+	VCVTPH2PS    X7, X7
+	VMULSS       0(DI), X7, X7
+	Q2KRHALF(0, X3)
+	Q2KRHALF(1, X6)
+	ADDQ         $84, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q2krloop
+	VSUBSS       X10, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
 	RET
 
 // VPERMB index of the VNNI Q4_K kernel (gemm_k4.go, "qr"): byte 4d+m of a 64-byte vector takes element
