@@ -4,8 +4,8 @@ package quant
 // ggml_vec_dot_iq4_xs_q8_K). Q4_K, Q5_K and Q6_K follow the reference build's AVX2 kernels (integer lanes of
 // VPMADDUBSW/VPMADDWD, lane m summing bytes 4m…4m+3 of every 32 elements, fused per super-block into eight
 // float32 lanes, hsum_float_8 at the end), and Q4_K matrices of a multiple of 8 rows its repacked one
-// (DotQ4_KQ8_KRepacked). Q3_K keeps ggml's generic eight integer lanes (lane l sums the products of elements
-// ≡ l (mod 8)), scaled per super-block into eight float32 accumulators added up at the very end.
+// (DotQ4_KQ8_KRepacked); Q2_K and Q3_K the same lanes with two groups of 16 in every 32 elements, and Q2_K
+// matrices of a multiple of 8 rows the repacked batch order (DotQ2_KQ8_KRepacked).
 
 import "encoding/binary"
 
@@ -87,54 +87,31 @@ func DotQ2_KQ8_KRepacked(n int, w, a []byte) float32 {
 	return acc - accMin
 }
 
-// laneSum adds scale·q8[e]·q[e] over the elements e of one group into the eight lanes (by e mod 8).
-func laneSum(lanes *[8]int32, scale int32, q8 []byte, q []int8) {
-	for e := range q {
-		lanes[e%8] += scale * int32(int8(q8[e])) * int32(q[e])
-	}
-}
-
-// finishLanes adds d·lane into the float accumulators.
-func finishLanes(sums *[8]float32, d float32, lanes *[8]int32) {
-	for l := 0; l < 8; l++ {
-		sums[l] += float32(d * float32(lanes[l]))
-	}
-}
-
-func addLanes(sum float32, sums *[8]float32) float32 {
-	for l := 0; l < 8; l++ {
-		sum += sums[l]
-	}
-	return sum
-}
-
-// DotQ3_KQ8_K returns Σ w·a for n elements of a Q3_K row and a Q8_K row.
+// DotQ3_KQ8_K returns Σ w·a for n elements of a Q3_K row and a Q8_K row in the reference build's AVX2 order
+// (ggml_vec_dot_q3_K_q8_K): per super-block the integer lanes (lane m sums (scale−32)·q·y over bytes 4m…4m+3
+// of every 32 elements, the first 16 of them one group, the next 16 another) fused into eight float32 lanes
+// with d·d_y; hsum_float_8 at the end.
 func DotQ3_KQ8_K(n int, w, a []byte) float32 {
-	var sums [8]float32
-	var q [16]int8
+	var acc [8]float32
 	for i := 0; i < n/QKK; i++ {
 		x := w[i*110 : i*110+110]
 		yd, q8, _ := q8KBlock(a, i)
 		hm, sc := x[0:32], x[96:108]
 		var lanes [8]int32
-		for g := 0; g < 16; g++ {
-			half, r := g/8, g%8
-			qs := x[32+32*half+16*(r%2):]
-			shift := 2 * (r / 2)
-			m := byte(1) << (4*half + r/2)
-			off := 16 * (r % 2)
-			for l := 0; l < 16; l++ {
-				v := int8(qs[l]>>shift) & 3
-				if hm[off+l]&m == 0 {
-					v -= 4
-				}
-				q[l] = v
+		for e := 0; e < QKK; e++ {
+			half, r, l := e/128, e%128/32, e%32
+			v := int32(x[32+32*half+l]>>(2*r)) & 3
+			if hm[l]>>(4*half+r)&1 == 0 {
+				v -= 4
 			}
-			laneSum(&lanes, int32(q3Scale(sc, g)-32), q8[16*g:16*g+16], q[:])
+			lanes[l/4] += int32(q3Scale(sc, e/16)-32) * v * int32(int8(q8[e]))
 		}
-		finishLanes(&sums, f16at(x, 108)*yd, &lanes)
+		d := yd * f16at(x, 108)
+		for m := range acc {
+			acc[m] = fma32(d, float32(lanes[m]), acc[m])
+		}
 	}
-	return addLanes(0, &sums)
+	return hsum8(&acc)
 }
 
 // DotQ4_KQ8_K returns Σ w·a for n elements of a Q4_K row and a Q8_K row in the reference build's AVX2 order

@@ -6,16 +6,15 @@
 
 // K-quant dot products in the reference's arithmetic (dot_kquants.go), AVX2 + FMA + F16C, hand-written.
 //
-// (dotQ4_KQ8_KRepackedAVX2 keeps the same integer lanes but adds them up per pair of groups; dotQ6_KQ8_KAVX2
-// has the reference build's own lanes; see there.)
+// The vec_dot kernels keep the reference build's AVX2 integer lanes: VPMADDUBSW of the unsigned quants with
+// the activations, then VPMADDWD with the group's scale, so that dword m of a 32-byte vector sums its bytes
+// 4m…4m+3; the lanes are fused into eight float32 lanes per super-block and added as hsum_float_8. All
+// integer sums are exact (|int16 pair| ≤ 2·63·128); the float operations are the reference's, lane by lane.
 //
-// The reference keeps eight integer lanes per super-block, lane l summing scale·q·y over the elements e ≡ l
-// (mod 8). VPMADDUBSW adds neighbouring bytes, so both sides are first shuffled within each 16-byte half
-// (VPSHUFB with kShuf: bytes 0, 8, 1, 9, …, 7, 15) so that neighbours are elements e and e+8 of the same
-// residue: the int16 word r of a half is then residue r. Two groups' words are interleaved (VPUNPCKL/HWD)
-// and multiplied by the groups' scales with VPMADDWD, which leaves int32 residues 0…3 (and 4…7) in both
-// halves of a register; the halves are added at the end of the super-block. All integer sums are exact
-// (|int16 pair| ≤ 2·63·128); the float operations are the reference's, lane by lane.
+// The repacked Q4_K kernel adds its integer sums up per pair of groups, in any lanes: it shuffles both sides
+// within each 16-byte half (VPSHUFB with kShuf: bytes 0, 8, 1, 9, …, 7, 15), interleaves two groups' words
+// (VPUNPCKL/HWD) and multiplies them by the groups' scales with VPMADDWD (KMADD); the repacked Q2_K kernel
+// sums the vec_dot lanes per half super-block.
 
 #define PFD 4096
 
@@ -40,11 +39,8 @@ GLOBL k03<>(SB), RODATA|NOPTR, $4
 DATA k04<>+0(SB)/4, $0x04040404
 GLOBL k04<>(SB), RODATA|NOPTR, $4
 
-DATA kW32<>+0(SB)/8, $0x0020002000200020
-DATA kW32<>+8(SB)/8, $0x0020002000200020
-DATA kW32<>+16(SB)/8, $0x0020002000200020
-DATA kW32<>+24(SB)/8, $0x0020002000200020
-GLOBL kW32<>(SB), RODATA|NOPTR, $32
+DATA k20<>+0(SB)/4, $0x20202020
+GLOBL k20<>(SB), RODATA|NOPTR, $4
 
 // kK4ScB broadcasts, per group g (32 bytes each), the int16 word g of each 16-byte half (VPSHUFB).
 DATA kK4ScB<>+0(SB)/8, $0x0100010001000100
@@ -80,11 +76,6 @@ DATA kK4ScB<>+232(SB)/8, $0x0f0e0f0e0f0e0f0e
 DATA kK4ScB<>+240(SB)/8, $0x0f0e0f0e0f0e0f0e
 DATA kK4ScB<>+248(SB)/8, $0x0f0e0f0e0f0e0f0e
 GLOBL kK4ScB<>(SB), RODATA|NOPTR, $256
-
-// kEvOd orders 16 bytes as 0, 2, 4, …, 14 | 1, 3, 5, …, 15.
-DATA kEvOd<>+0(SB)/8, $0x0e0c0a0806040200
-DATA kEvOd<>+8(SB)/8, $0x0f0d0b0907050301
-GLOBL kEvOd<>(SB), RODATA|NOPTR, $16
 
 // kQ6ScW spreads the Q6_K scales of quarter k of half h (groups g = 8h+2k and g+1) over the 16 bytes of a
 // pattern p = 4h+k for VPSHUFB: g in bytes 0…7, g+1 in 8…15.
@@ -184,27 +175,6 @@ GLOBL kQ6ScW<>(SB), RODATA|NOPTR, $128
 	VPSHUFB Y14, Y1, Y1   \
 	VPSHUFB Y14, Y2, Y2   \
 	KPAIR(ya, i)
-
-// KFINISH adds the super-block's residues (Y11, Y12) into the float lanes Y0 as the reference does:
-// sums[l] += float32(d·float32(lane l)), d = f16(doff(SI))·yd. Clobbers Y1…Y3.
-#define KFINISH(doff) \
-	VPERM2I128   $0x20, Y12, Y11, Y1 \
-	VPERM2I128   $0x31, Y12, Y11, Y2 \
-	VPADDD       Y2, Y1, Y1          \
-	VCVTDQ2PS    Y1, Y1              \
-	MOVWLZX      doff(SI), BX        \
-	VMOVD        BX, X2              \
-	VCVTPH2PS    X2, X2              \
-	VMULSS       0(DI), X2, X2       \
-	VBROADCASTSS X2, Y2              \
-	VMULPS       Y2, Y1, Y1          \
-	VADDPS       Y1, Y0, Y0
-
-// KDONE leaves sum + lane 0 + lane 1 + … + lane 7 (X10, then Y0) in X0, added in that order.
-#define KDONE \
-	ADD8               \
-	VMOVAPS X10, X0    \
-	VZEROUPPER
 
 // KLPAIR adds groups 2i and 2i+1 (unsigned quants in Y1 and Y2, in element order; activations at ya(DI),
 // ya+32(DI)) into the reference build's lanes Y11 as ggml_vec_dot_q4_K_q8_K's AVX2 loop does: VPMADDUBSW, then
@@ -506,9 +476,9 @@ q6kloop:
 	MOVSS        X0, ret+24(FP)
 	RET
 
-// Q3KQ leaves quarter j's q+4 = low2 | 4·hbit in dst: low2 = bits 2j, 2j+1 of the shuffled qs bytes in Y4
-// (VPSRLW $n, n = 2j), hbit = bit 4h+j of the shuffled hmask bytes in Y10 moved to bit 2 by sh $hn (word
-// shifts; the masks Y15 = 3 and Y8 = 4 keep each byte's own bits). Clobbers Y3.
+// Q3KQ leaves quarter j's q+4 = low2 | 4·hbit in dst: low2 = bits 2j, 2j+1 of the qs bytes in Y4 (VPSRLW
+// $n, n = 2j), hbit = bit 4h+j of the hmask bytes in Y10 moved to bit 2 by sh $hn (word shifts; the masks
+// Y15 = 3 and Y8 = 4 keep each byte's own bits). Clobbers Y3.
 #define Q3KQ(n, sh, hn, dst) \
 	VPSRLW $n, Y4, dst     \
 	VPAND  Y15, dst, dst   \
@@ -516,93 +486,100 @@ q6kloop:
 	VPAND  Y8, Y3, Y3      \
 	VPOR   Y3, dst, dst
 
-// Q3KPAIR adds quarters j and j+1 of half h (pair i = 2h + j/2, activations at ya(DI) and ya+32(DI)).
-#define Q3KPAIR(ya, i, n0, sh0, hn0, n1, sh1, hn1) \
-	Q3KQ(n0, sh0, hn0, Y1) \
-	Q3KQ(n1, sh1, hn1, Y2) \
-	Q3KY(ya, Y1)           \
-	Q3KY(ya+32, Y2)        \
-	KMADD(i)
+// Q3KV adds quarter j of half h into the lanes Y11 as ggml_vec_dot_q3_K_q8_K's AVX2 loop: VPMADDUBSW of the
+// unsigned q+4 with the activations at 4+128h+32j(DI), less VPMADDUBSW of 4 (Y8) with them (the same int16
+// words as the reference's low-bits product less its high-bit product), times the two groups' scales
+// (kQ6ScW from the scale bytes in X13, sign-extended): dword m sums bytes 4m…4m+3. Clobbers Y1, Y3, Y5.
+#define Q3KV(n, sh, hn, h, j) \
+	Q3KQ(n, sh, hn, Y1)                          \
+	VPMADDUBSW (4+128*h+32*j)(DI), Y1, Y1        \
+	VPMADDUBSW (4+128*h+32*j)(DI), Y8, Y3        \
+	VPSUBW     Y3, Y1, Y1                        \
+	VPSHUFB    kQ6ScW<>+(16*(4*h+j))(SB), X13, X5 \
+	VPMOVSXBW  X5, Y5                            \
+	VPMADDWD   Y5, Y1, Y1                        \
+	VPADDD     Y1, Y11, Y11
 
 // func dotQ3_KQ8_KAVX2(nb int, w, a *byte) float32
 //
-// Reference: DotQ3_KQ8_K. Quarter j of half h (elements 128h+32j…+31: groups 8h+2j and 8h+2j+1 in the two
-// 16-byte halves) has q = low2 + 4·hbit − 4 with low2 = bits 2j, 2j+1 of qs[32h…] and hbit = bit 4h+j of
-// hmask; the unsigned q+4 (0…7) is multiplied and 4·y subtracted as in Q6_K. Quarters j and j+1 are paired,
-// so pair i = 2h + j/2 needs the scales (s_{4i}, s_{4i+2}) in dword i of the low halves and (s_{4i+1},
-// s_{4i+3}) in the high halves: the even then the odd scales (kEvOd), decoded as in ggml (four 32-bit
-// words of 6-bit scales) and less 32.
+// Reference: DotQ3_KQ8_K, the reference build's AVX2 arithmetic. Quarter j of half h (elements
+// 128h+32j…+31: groups 8h+2j and 8h+2j+1 in its two 16-byte halves) has q = low2 + 4·hbit − 4 with low2 =
+// bits 2j, 2j+1 of qs[32h…] and hbit = bit 4h+j of hmask; the scales are decoded as in ggml (four 32-bit
+// words of 6-bit scales) and less 32. The lanes are fused into Y0 with d·yd per super-block; hsum_float_8.
 TEXT ·dotQ3_KQ8_KAVX2(SB), NOSPLIT, $0-28
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	VPBROADCASTD k03<>(SB), Y15
-	VMOVDQU      kShuf<>(SB), Y14
 	VPBROADCASTD k04<>(SB), Y8
-	VMOVDQU      kEvOd<>(SB), X9
+	VPBROADCASTD k20<>(SB), X9
 	VXORPS       Y0, Y0, Y0
 
 q3kloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	MOVL       96(SI), R8
-	MOVL       100(SI), R9
-	MOVL       104(SI), R10
-	MOVL       R8, AX
-	ANDL       $0x0f0f0f0f, AX
-	MOVL       R10, BX
-	ANDL       $0x03030303, BX
-	SHLL       $4, BX
-	ORL        BX, AX
-	MOVL       R9, DX
-	ANDL       $0x0f0f0f0f, DX
-	MOVL       R10, BX
-	SHRL       $2, BX
-	ANDL       $0x03030303, BX
-	SHLL       $4, BX
-	ORL        BX, DX
-	SHLQ       $32, DX
-	ORQ        DX, AX
-	SHRL       $4, R8
-	ANDL       $0x0f0f0f0f, R8
-	MOVL       R10, BX
-	SHRL       $4, BX
-	ANDL       $0x03030303, BX
-	SHLL       $4, BX
-	ORL        BX, R8
-	SHRL       $4, R9
-	ANDL       $0x0f0f0f0f, R9
-	SHRL       $6, R10
-	ANDL       $0x03030303, R10
-	SHLL       $4, R10
-	ORL        R10, R9
-	SHLQ       $32, R9
-	ORQ        R9, R8
-	VMOVQ      AX, X13
-	VPINSRQ    $1, R8, X13, X13
-	VPSHUFB    X9, X13, X13
-	VPMOVZXBW  X13, Y13
-	VPSUBW     kW32<>(SB), Y13, Y13
-	VPXOR      Y11, Y11, Y11
-	VPXOR      Y12, Y12, Y12
-	VMOVDQU    0(SI), Y10
-	VPSHUFB    Y14, Y10, Y10
-	VMOVDQU    32(SI), Y4
-	VPSHUFB    Y14, Y4, Y4
-	Q3KPAIR(4, 0, 0, VPSLLW, 2, 2, VPSLLW, 1)
-	Q3KPAIR(68, 1, 4, VPSRLW, 0, 6, VPSRLW, 1)
-	VMOVDQU    64(SI), Y4
-	VPSHUFB    Y14, Y4, Y4
-	Q3KPAIR(132, 2, 0, VPSRLW, 2, 2, VPSRLW, 3)
-	Q3KPAIR(196, 3, 4, VPSRLW, 4, 6, VPSRLW, 5)
-	KFINISH(108)
-	ADDQ       $110, SI
-	ADDQ       $292, DI
-	DECQ       CX
-	JNZ        q3kloop
-	VXORPS     X10, X10, X10
-	KDONE
-	MOVSS      X0, ret+24(FP)
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	MOVL         96(SI), R8
+	MOVL         100(SI), R9
+	MOVL         104(SI), R10
+	MOVL         R8, AX
+	ANDL         $0x0f0f0f0f, AX
+	MOVL         R10, BX
+	ANDL         $0x03030303, BX
+	SHLL         $4, BX
+	ORL          BX, AX
+	MOVL         R9, DX
+	ANDL         $0x0f0f0f0f, DX
+	MOVL         R10, BX
+	SHRL         $2, BX
+	ANDL         $0x03030303, BX
+	SHLL         $4, BX
+	ORL          BX, DX
+	SHLQ         $32, DX
+	ORQ          DX, AX
+	SHRL         $4, R8
+	ANDL         $0x0f0f0f0f, R8
+	MOVL         R10, BX
+	SHRL         $4, BX
+	ANDL         $0x03030303, BX
+	SHLL         $4, BX
+	ORL          BX, R8
+	SHRL         $4, R9
+	ANDL         $0x0f0f0f0f, R9
+	SHRL         $6, R10
+	ANDL         $0x03030303, R10
+	SHLL         $4, R10
+	ORL          R10, R9
+	SHLQ         $32, R9
+	ORQ          R9, R8
+	VMOVQ        AX, X13
+	VPINSRQ      $1, R8, X13, X13
+	VPSUBB       X9, X13, X13
+	VPXOR        Y11, Y11, Y11
+	VMOVDQU      0(SI), Y10
+	VMOVDQU      32(SI), Y4
+	Q3KV(0, VPSLLW, 2, 0, 0)
+	Q3KV(2, VPSLLW, 1, 0, 1)
+	Q3KV(4, VPSRLW, 0, 0, 2)
+	Q3KV(6, VPSRLW, 1, 0, 3)
+	VMOVDQU      64(SI), Y4
+	Q3KV(0, VPSRLW, 2, 1, 0)
+	Q3KV(2, VPSRLW, 3, 1, 1)
+	Q3KV(4, VPSRLW, 4, 1, 2)
+	Q3KV(6, VPSRLW, 5, 1, 3)
+	VCVTDQ2PS    Y11, Y1
+	MOVWLZX      108(SI), BX
+	VMOVD        BX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VFMADD231PS  Y2, Y1, Y0
+	ADDQ         $110, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q3kloop
+	HSUM8
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
 	RET
 
 // HSUMD leaves the sum of the eight int32 of y in r. Clobbers x and t (x is y's low half).
