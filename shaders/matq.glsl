@@ -5,11 +5,11 @@
 // A row's result is kept in NACC accumulators, updated once per block in block order. block_terms computes a
 // block's update of each accumulator as a pair (x, y); the kernel applies it in order as acc = fmaf(x, y, acc)
 // for the fused accumulators and acc = acc + x for the others, and finish combines the accumulators:
-//   FORM_GENERIC     acc0 += (da·d)·s                                     IQ4_NL, MXFP4
+//   FORM_GENERIC     acc0 += (da·d)·s                                     MXFP4
 //   FORM_LANES       lane i (elements 4i…4i+3 of each block) = fma(d·da, s_i, lane i); hsum of the lanes
-//                                                                        Q4_0, Q5_0, Q8_0
+//                                                                        Q4_0, Q5_0, Q8_0, IQ4_NL
 //   FORM_LANES_MIN   the lanes, plus acc8 += m·sa; hsum + acc8           Q4_1, Q5_1
-//   FORM_BLOCK       acc0 = fma(s, d·da, acc0)                             Q4_0 with a multiple of 8 rows (repacked)
+//   FORM_BLOCK       acc0 = fma(s, d·da, acc0)                             Q4_0, IQ4_NL with a multiple of 8 rows
 //   FORM_HALVES      acc0 += da·(s0·Σ0 + s1·Σ1) + da·(m0·A0 + m1·A1)        Q2_K, Q3_K, IQ4_XS as Q8S (not
 //                                                                        llama.cpp's association)
 //   K-quants         the reference build's AVX2 lanes (kchunk_lanes): lane l = fma(d·yd, lanes[l], lane l), and

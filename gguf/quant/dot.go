@@ -94,9 +94,10 @@ func (o Order) String() string {
 
 // refDots are the scalar references per order, indexed by weight type.
 var refDots = [numOrders]map[Type]DotFn{
-	OrderVecDot:   dotFuncs,
-	OrderTiled:    {F32: DotF32F32Tiled, F16: DotF16F16Tiled},
-	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved, Q4_K: DotQ4_KQ8_KRepacked, Q2_K: DotQ2_KQ8_KRepacked},
+	OrderVecDot: dotFuncs,
+	OrderTiled:  {F32: DotF32F32Tiled, F16: DotF16F16Tiled},
+	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved, Q4_K: DotQ4_KQ8_KRepacked, Q2_K: DotQ2_KQ8_KRepacked,
+		IQ4_NL: DotIQ4_NLQ8_0Interleaved},
 }
 
 // fastDots holds, per order, the fastest implementation this CPU has: initially the references, replaced

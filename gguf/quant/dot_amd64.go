@@ -42,6 +42,7 @@ func init() {
 	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
 	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
 	setFast(IQ4_NL, OrderVecDot, dotIQ4_NLFast)
+	setFast(IQ4_NL, OrderRepacked, dotIQ4_NLRepackedFast)
 	setFast(IQ4_XS, OrderVecDot, dotIQ4_XSFast)
 	setFast(BF16, OrderVecDot, dotBF16Fast)
 	if hasVNNI {
@@ -83,6 +84,10 @@ func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KAVX2, n,
 
 func dotIQ4_NLFast(n int, w, a []byte) float32 {
 	return blocks(dotIQ4_NLQ8_0AVX2, n, QK, 18, 34, w, a)
+}
+
+func dotIQ4_NLRepackedFast(n int, w, a []byte) float32 {
+	return blocks(dotIQ4_NLQ8_0RepackedAVX2, n, QK, 18, 34, w, a)
 }
 
 func dotIQ4_XSFast(n int, w, a []byte) float32 {
@@ -182,6 +187,9 @@ func dotQ6_KQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotIQ4_NLQ8_0AVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_NLQ8_0RepackedAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32

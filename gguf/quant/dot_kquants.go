@@ -230,26 +230,29 @@ func DotQ6_KQ8_K(n int, w, a []byte) float32 {
 	return hsum8(&acc)
 }
 
-// DotIQ4_XSQ8_K returns Σ w·a for n elements of an IQ4_XS row and a Q8_K row.
+// DotIQ4_XSQ8_K returns Σ w·a for n elements of an IQ4_XS row and a Q8_K row in the reference build's AVX2
+// order (ggml_vec_dot_iq4_xs_q8_K): per super-block the integer lanes (lane m sums (scale−32)·q·y over bytes
+// 4m…4m+3 of every sub-block of 32) fused into eight float32 lanes with d·d_y; hsum_float_8 at the end.
 func DotIQ4_XSQ8_K(n int, w, a []byte) float32 {
-	var sum float32
+	var acc [8]float32
 	for i := 0; i < n/QKK; i++ {
 		x := w[i*136 : i*136+136]
 		yd, q8, _ := q8KBlock(a, i)
-		d4d8 := f16at(x, 0) * yd
+		var lanes [8]int32
 		for k := 0; k < 8; k++ {
-			dl := d4d8 * float32(iq4xsScale(x, k)-32)
+			ls := int32(iq4xsScale(x, k) - 32)
 			qs := x[8+16*k : 8+16*k+16]
-			y := q8[32*k : 32*k+32]
-			s := 0
 			for j := 0; j < 16; j++ {
-				s += int(int8(y[j])) * int(kvaluesIQ4[qs[j]&0xf])
-				s += int(int8(y[j+16])) * int(kvaluesIQ4[qs[j]>>4])
+				lanes[j/4] += ls * int32(int8(q8[32*k+j])) * int32(kvaluesIQ4[qs[j]&0xf])
+				lanes[4+j/4] += ls * int32(int8(q8[32*k+16+j])) * int32(kvaluesIQ4[qs[j]>>4])
 			}
-			sum += float32(dl * float32(s))
+		}
+		d := f16at(x, 0) * yd
+		for m := range acc {
+			acc[m] = fma32(d, float32(lanes[m]), acc[m])
 		}
 	}
-	return sum
+	return hsum8(&acc)
 }
 
 // q4KGroups returns, for one Q4_K super-block x and its Q8_K block (quants q8, bsums bs), each group's

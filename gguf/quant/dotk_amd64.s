@@ -216,15 +216,6 @@ GLOBL kQ6ScW<>(SB), RODATA|NOPTR, $128
 	VCVTPH2PS X2, X2        \
 	VMULSS    0(DI), X2, X2
 
-// HSUM8 leaves hsum_float_8(Y0) in X0: lanes i and i+4, then (0+2) + (1+3). Clobbers X1, X2.
-#define HSUM8 \
-	VEXTRACTF128 $1, Y0, X1 \
-	VADDPS       X0, X1, X1 \
-	VMOVHLPS     X1, X1, X2 \
-	VADDPS       X2, X1, X1 \
-	VMOVSHDUP    X1, X2     \
-	VADDSS       X2, X1, X0
-
 // func dotQ4_KQ8_KAVX2(nb int, w, a *byte, aStride int) float32
 //
 // Reference: DotQ4_KQ8_K, the activation's Q8_K blocks aStride bytes apart: the lanes of KLPAIR fused into Y0
