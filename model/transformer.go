@@ -175,13 +175,17 @@ type layerSpec struct {
 	fusedFFN  bool // ffn_up is [2·FF, Embd], no ffn_gate
 }
 
+// invSqrtf is llama.cpp's 1.0f/sqrtf(float(n)): the square root rounded to float32 before the float32
+// division. (The correctly rounded 1/√n differs from it in the last bit for some n, head size 96 among them.)
+func invSqrtf(n int) float32 { return 1 / float32(math.Sqrt(float64(float32(n)))) }
+
 // loadTransformer loads the tensors every llama-family architecture shares, per spec. Biases of q, k and v are
 // loaded when present.
 func loadTransformer(ld *Loader, spec layerSpec) *Transformer {
 	hp := ld.HP
 	e, qd, kd, vd := hp.Embd, hp.Heads*hp.HeadDim, hp.KVHeads*hp.HeadDim, hp.KVHeads*hp.HeadDimV
 	if hp.AttnScale == 0 {
-		hp.AttnScale = float32(1 / math.Sqrt(float64(hp.HeadDim)))
+		hp.AttnScale = invSqrtf(hp.HeadDim)
 	}
 	m := &Transformer{HP: hp, Layers: make([]Layer, hp.Layers)}
 	m.Embd = ld.Tensor("token_embd.weight", hp.Vocab, e)
