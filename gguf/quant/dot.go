@@ -73,9 +73,10 @@ const (
 	OrderVecDot Order = iota
 	// OrderTiled is llamafile's tinyBLAS for F32 and F16 weights (one 16-lane accumulator).
 	OrderTiled
-	// OrderRepacked is the x86 build's repacked Q4_0 and Q4_K (q4_0_8x8, q4_K_8x8): for Q4_0 per block one
-	// fused multiply-add of the whole integer block sum, for Q4_K per pair of groups (the order of its batch
-	// kernel, DotQ4_KQ8_KRepacked).
+	// OrderRepacked is the x86 build's kernels for weights interleaved 8 rows at a time: repacked Q4_0,
+	// IQ4_NL, Q4_K and Q2_K (q4_0_8x8 …: for Q4_0 and IQ4_NL per block one fused multiply-add of the whole
+	// integer block sum, for Q4_K per pair of groups and for Q2_K per half super-block, the order of their
+	// batch kernels) and IQ4_XS's panel gemm (per super-block).
 	OrderRepacked
 	numOrders
 )
@@ -97,7 +98,7 @@ var refDots = [numOrders]map[Type]DotFn{
 	OrderVecDot: dotFuncs,
 	OrderTiled:  {F32: DotF32F32Tiled, F16: DotF16F16Tiled},
 	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved, Q4_K: DotQ4_KQ8_KRepacked, Q2_K: DotQ2_KQ8_KRepacked,
-		IQ4_NL: DotIQ4_NLQ8_0Interleaved},
+		IQ4_NL: DotIQ4_NLQ8_0Interleaved, IQ4_XS: DotIQ4_XSQ8_KPanel},
 }
 
 // fastDots holds, per order, the fastest implementation this CPU has: initially the references, replaced

@@ -44,6 +44,7 @@ func init() {
 	setFast(IQ4_NL, OrderVecDot, dotIQ4_NLFast)
 	setFast(IQ4_NL, OrderRepacked, dotIQ4_NLRepackedFast)
 	setFast(IQ4_XS, OrderVecDot, dotIQ4_XSFast)
+	setFast(IQ4_XS, OrderRepacked, dotIQ4_XSPanelFast)
 	setFast(BF16, OrderVecDot, dotBF16Fast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
@@ -92,6 +93,10 @@ func dotIQ4_NLRepackedFast(n int, w, a []byte) float32 {
 
 func dotIQ4_XSFast(n int, w, a []byte) float32 {
 	return blocks(dotIQ4_XSQ8_KAVX2, n, QKK, 136, 292, w, a)
+}
+
+func dotIQ4_XSPanelFast(n int, w, a []byte) float32 {
+	return blocks(dotIQ4_XSQ8_KPanelAVX2, n, QKK, 136, 292, w, a)
 }
 
 func dotQ8_0FastVNNI(n int, w, a []byte) float32 {
@@ -193,6 +198,9 @@ func dotIQ4_NLQ8_0RepackedAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotIQ4_XSQ8_KPanelAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotBF16AVX2(n int, w, a *byte) float64
