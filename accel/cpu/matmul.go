@@ -54,6 +54,10 @@ var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
 //     (iqp.cpp: per super-block; smaller batches and single rows take ggml_vec_dot);
 //   - the x86 vec_dot order for every other type and shape, which for the 32-element types is also
 //     tinyBLAS's batch order (IQ4_NL's single rows alternate two sets of lanes there; forma takes tinyBLAS's).
+//     BF16 is the exception to the batch rule: its tinyBLAS batches (VDPBF16PS, one set of lanes) and its
+//     single rows (ggml_vec_dot_bf16, two sets) differ, and forma takes the single rows' order, whose
+//     greedy generations match the reference's (the activations' rounding to bf16 amplifies the last-bit
+//     differences of the other choice into flipped near-ties).
 const (
 	tiledK    = 16
 	tiledM    = 4

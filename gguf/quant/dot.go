@@ -167,13 +167,32 @@ func VecDot(w Type, n int, wRow, aRow []byte) (float32, error) {
 	return f(n, wRow[:wn], aRow[:an]), nil
 }
 
-// DotBF16BF16 is ggml_vec_dot_bf16 (scalar): exact products summed in float64.
+// bfAt returns element i of a BF16 row.
+func bfAt(b []byte, i int) float32 { return BF16ToF32(uint16(b[2*i]) | uint16(b[2*i+1])<<8) }
+
+// bfStep adds the 32 elements from off into the 16 lanes as VDPBF16PS does: lane j takes element 2j+1 then
+// 2j, each exact product added with one rounding.
+func bfStep(l *[f32Lanes]float32, w, a []byte, off int) {
+	for j := range l {
+		l[j] += float32(bfAt(w, off+2*j+1) * bfAt(a, off+2*j+1))
+		l[j] += float32(bfAt(w, off+2*j) * bfAt(a, off+2*j))
+	}
+}
+
+// DotBF16BF16 is ggml_vec_dot_bf16 of the reference build (AVX-512 BF16): per 64 elements, the first 32 into
+// one set of 16 lanes and the next 32 into another (VDPBF16PS, bfStep); each set reduced as
+// _mm512_reduce_add_ps, the two added in float64, then the products of the elements after the last 64 added
+// one at a time in float64.
 func DotBF16BF16(n int, w, a []byte) float32 {
-	var sum float64
-	for i := 0; i < n; i++ {
-		x := BF16ToF32(uint16(w[2*i]) | uint16(w[2*i+1])<<8)
-		y := BF16ToF32(uint16(a[2*i]) | uint16(a[2*i+1])<<8)
-		sum += float64(x * y)
+	var l1, l2 [f32Lanes]float32
+	np := n &^ 63
+	for off := 0; off < np; off += 64 {
+		bfStep(&l1, w, a, off)
+		bfStep(&l2, w, a, off+32)
+	}
+	sum := float64(Reduce16(&l1)) + float64(Reduce16(&l2))
+	for i := np; i < n; i++ {
+		sum += float64(bfAt(w, i) * bfAt(a, i))
 	}
 	return float32(sum)
 }

@@ -115,21 +115,19 @@ var (
 	dotF16Tiled = tiledDot(dotF16TiledAVX2, 2, DotF16F16Tiled)
 )
 
-// dotBF16Fast is DotBF16BF16: the kernel sums the whole steps of 8, the rest continue its float64 sum here.
+// dotBF16Fast is DotBF16BF16: the kernel takes the whole steps of 64, the rest continue its float64 sum here.
 func dotBF16Fast(n int, w, a []byte) float32 {
 	if n <= 0 {
 		return 0
 	}
 	_, _ = w[2*n-1], a[2*n-1]
-	np := n &^ 7
-	var sum float64
-	if np > 0 {
-		sum = dotBF16AVX2(np, &w[0], &a[0])
+	np := n &^ 63
+	if np == 0 {
+		return DotBF16BF16(n, w, a)
 	}
+	sum := dotBF16VecAVX2(np, &w[0], &a[0])
 	for i := np; i < n; i++ {
-		x := BF16ToF32(uint16(w[2*i]) | uint16(w[2*i+1])<<8)
-		y := BF16ToF32(uint16(a[2*i]) | uint16(a[2*i+1])<<8)
-		sum += float64(x * y)
+		sum += float64(bfAt(w, i) * bfAt(a, i))
 	}
 	return float32(sum)
 }
@@ -203,7 +201,7 @@ func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
 func dotIQ4_XSQ8_KPanelAVX2(nb int, w, a *byte) float32
 
 //go:noescape
-func dotBF16AVX2(n int, w, a *byte) float64
+func dotBF16VecAVX2(n int, w, a *byte) float64
 
 //go:noescape
 func dotF32VecAVX2(n int, w, a *byte) float32
