@@ -4,9 +4,10 @@ package quant
 // them for matrix multiplication: the activation row is first converted to ActivationType(weight) (with
 // QuantizeActivation), then DotFunc(weight) combines the two. The Dot* functions reproduce the arithmetic of
 // the x86-64 build that made forma's reference data (its AVX2 kernels for the block types, see
-// dot_blocks32.go; its AVX-512 kernels for F32 and F16, see dot_float.go; ggml's generic order for the
-// K-quants, IQ4 and MXFP4 and BF16) — exact integer sums inside each block, then float32 accumulation in that
-// order — so they are the reference that faster implementations must reproduce bit for bit.
+// dot_blocks32.go; its AVX2 kernels for the K-quants and IQ4_XS, see dot_kquants.go; its AVX-512 kernels for
+// F32, F16 and BF16, see dot_float.go and DotBF16BF16; ggml's generic order for MXFP4) — exact integer sums
+// inside each block, then float32 accumulation in that order — so they are the reference that faster
+// implementations must reproduce bit for bit.
 
 import "fmt"
 
