@@ -34,6 +34,7 @@ func init() {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastNEON)
 	}
 	setFast(Q4_K, OrderRepacked, dotQ4_KRepackedFast)
+	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
 	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
 }
 
@@ -62,6 +63,7 @@ func dotQ8_0FastSDOT(n int, w, a []byte) float32 {
 func dotQ4_KRepackedFast(n int, w, a []byte) float32 {
 	return blocks(dotQ4_KQ8_KRepackedNEON, n, QKK, 144, 292, w, a)
 }
+func dotQ5_KFast(n int, w, a []byte) float32 { return blocks(dotQ5_KQ8_KNEON, n, QKK, 176, 292, w, a) }
 func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KNEON, n, QKK, 210, 292, w, a) }
 
 // The float kernels take the whole steps of 64 (16 for the tiled order); dot_simd.go's wrappers do the rest.
@@ -110,6 +112,9 @@ func dotQ8_0Q8_0NEON(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ4_KQ8_KRepackedNEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ6_KQ8_KNEON(nb int, w, a *byte) float32
