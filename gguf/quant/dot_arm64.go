@@ -33,6 +33,7 @@ func init() {
 		setFast(Q5_1, OrderVecDot, dotQ5_1FastNEON)
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastNEON)
 	}
+	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
 	setFast(Q4_K, OrderRepacked, dotQ4_KRepackedFast)
 	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
 	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
@@ -60,6 +61,7 @@ func dotQ8_0FastSDOT(n int, w, a []byte) float32 {
 	return blocks(dotQ8_0Q8_0SDOT, n, QK, 34, 34, w, a)
 }
 
+func dotQ4_KFast(n int, w, a []byte) float32 { return blocks(dotQ4_KQ8_KNEON, n, QKK, 144, 292, w, a) }
 func dotQ4_KRepackedFast(n int, w, a []byte) float32 {
 	return blocks(dotQ4_KQ8_KRepackedNEON, n, QKK, 144, 292, w, a)
 }
@@ -109,6 +111,9 @@ func dotQ8_0Q8_0SDOT(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ8_0Q8_0NEON(nb int, w, a *byte) float32
+
+//go:noescape
+func dotQ4_KQ8_KNEON(nb int, w, a *byte) float32
 
 //go:noescape
 func dotQ4_KQ8_KRepackedNEON(nb int, w, a *byte) float32

@@ -21,6 +21,7 @@ func archVariants() []dotVariant {
 		{Q5_0, OrderVecDot, "sdot", dotQ5_0FastSDOT, hasDotProd},
 		{Q5_1, OrderVecDot, "sdot", dotQ5_1FastSDOT, hasDotProd},
 		{Q8_0, OrderVecDot, "sdot", dotQ8_0FastSDOT, hasDotProd},
+		{Q4_K, OrderVecDot, "neon", dotQ4_KFast, true},
 		{Q5_K, OrderVecDot, "neon", dotQ5_KFast, true},
 		{Q6_K, OrderVecDot, "neon", dotQ6_KFast, true},
 	}
