@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/forma-llm/forma/accel"
 )
@@ -53,7 +52,7 @@ func loadEncoder(ld *Loader, nomic bool) (Model, error) {
 			hp.HeadDim, hp.HeadDimV, e)
 	}
 	hp.RoPE.Mode = accel.RoPENeoX
-	hp.AttnScale = float32(1 / math.Sqrt(float64(hp.HeadDim)))
+	hp.AttnScale = invSqrtf(hp.HeadDim)
 	m := &Encoder{HP: hp, RoPE: nomic, SwiGLU: nomic, Layers: make([]encoderLayer, hp.Layers)}
 	m.Embd = ld.Tensor("token_embd.weight", hp.Vocab, e)
 	if ld.Has("token_types.weight") {

@@ -40,9 +40,9 @@ func loadGemma2(ld *Loader) (Model, error) {
 	}
 	m := loadTransformer(ld, layerSpec{postNorms: true, act: GeGLU})
 	m.EmbedScale = float32(math.Sqrt(float64(hp.Embd)))
-	m.QScale = float32(1 / math.Sqrt(float64(hp.HeadDim)))
+	m.QScale = invSqrtf(hp.HeadDim)
 	if hp.Layers == gemma2Layers27B {
-		m.QScale = float32(1 / math.Sqrt(float64(hp.Embd/hp.Heads)))
+		m.QScale = invSqrtf(hp.Embd / hp.Heads)
 	}
 	return m, ld.Err()
 }

@@ -29,9 +29,9 @@ func loadGemma3(ld *Loader) (Model, error) {
 	}
 	m := loadTransformer(ld, layerSpec{gqaSpec: gqaSpec{qkNorm: true}, postNorms: true, act: GeGLU})
 	m.EmbedScale = float32(math.Sqrt(float64(hp.Embd)))
-	m.QScale = float32(1 / math.Sqrt(float64(hp.HeadDim)))
+	m.QScale = invSqrtf(hp.HeadDim)
 	if hp.Layers == gemma3Layers27B {
-		m.QScale = float32(1 / math.Sqrt(float64(hp.Embd/hp.Heads)))
+		m.QScale = invSqrtf(hp.Embd / hp.Heads)
 	}
 	return m, ld.Err()
 }

@@ -1,10 +1,6 @@
 package model
 
-import (
-	"math"
-
-	"github.com/forma-llm/forma/accel"
-)
+import "github.com/forma-llm/forma/accel"
 
 // phi3: fused q/k/v and gate/up projections, NeoX RoPE with optional long/short frequency factors (LongRoPE),
 // q scaled by 1/sqrt(head size) before attention. Like llama.cpp, the sliding window some phi3 files declare
@@ -18,6 +14,6 @@ func loadPhi3(ld *Loader) (Model, error) {
 	m := loadTransformer(ld, layerSpec{gqaSpec: gqaSpec{fusedQKV: true}, fusedFFN: true})
 	m.RoPELong = ld.Optional("rope_factors_long.weight", hp.RoPE.Dims/2)
 	m.RoPEShort = ld.Optional("rope_factors_short.weight", hp.RoPE.Dims/2)
-	m.QScale = float32(1 / math.Sqrt(float64(hp.HeadDim)))
+	m.QScale = invSqrtf(hp.HeadDim)
 	return m, ld.Err()
 }

@@ -145,13 +145,17 @@ type layerSpec struct {
 	ffnNorm string
 }
 
+// invSqrtf is llama.cpp's 1.0f/sqrtf(float(n)): the square root rounded to float32 before the float32
+// division. (The correctly rounded 1/√n differs from it in the last bit for some n, head size 96 among them.)
+func invSqrtf(n int) float32 { return 1 / float32(math.Sqrt(float64(float32(n)))) }
+
 // loadTransformer loads the tensors every llama-family architecture shares and each layer's parts, per spec,
 // and records each layer's cache in the hyperparameters.
 func loadTransformer(ld *Loader, spec layerSpec) *Transformer {
 	hp := ld.HP
 	e := hp.Embd
 	if hp.AttnScale == 0 {
-		hp.AttnScale = float32(1 / math.Sqrt(float64(hp.HeadDim)))
+		hp.AttnScale = invSqrtf(hp.HeadDim)
 	}
 	m := &Transformer{HP: hp, Layers: make([]Layer, hp.Layers)}
 	m.Embd = ld.Tensor("token_embd.weight", hp.Vocab, e)

@@ -115,7 +115,7 @@ void main() {
             vec2 t[NACC];
 #if KQUANT
             int lanes[8] = int[8](0, 0, 0, 0, 0, 0, 0, 0);
-            int mins = 0;
+            int mins[4] = int[4](0, 0, 0, 0);
             ivec2 cs[8];
             for (uint c = 0u; c < KC; c++) {
                 uint sb = (m * KC + c) * SWC, ab = nb + c * 10u;

@@ -5,16 +5,16 @@
 // A row's result is kept in NACC accumulators, updated once per block in block order. block_terms computes a
 // block's update of each accumulator as a pair (x, y); the kernel applies it in order as acc = fmaf(x, y, acc)
 // for the fused accumulators and acc = acc + x for the others, and finish combines the accumulators:
-//   FORM_GENERIC     acc0 += (da·d)·s                                     IQ4_NL, MXFP4
+//   FORM_GENERIC     acc0 += (da·d)·s                                     MXFP4
 //   FORM_LANES       lane i (elements 4i…4i+3 of each block) = fma(d·da, s_i, lane i); hsum of the lanes
-//                                                                        Q4_0, Q5_0, Q8_0
+//                                                                        Q4_0, Q5_0, Q8_0, IQ4_NL
 //   FORM_LANES_MIN   the lanes, plus acc8 += m·sa; hsum + acc8           Q4_1, Q5_1
-//   FORM_BLOCK       acc0 = fma(s, d·da, acc0)                             Q4_0 with a multiple of 8 rows (repacked)
+//   FORM_BLOCK       acc0 = fma(s, d·da, acc0)                             Q4_0, IQ4_NL with a multiple of 8 rows
 //   FORM_HALVES      acc0 += da·(s0·Σ0 + s1·Σ1) + da·(m0·A0 + m1·A1)        Q2_K, Q3_K, IQ4_XS as Q8S (not
 //                                                                        llama.cpp's association)
-//   K-quants         ggml's generic eight integer lanes per super-block, lane l += d·yd·lanes[l], acc8 -= dmin·yd·mins;
-//                    acc8 + lanes 0…7; for Q6_K the reference build's AVX2 lanes (kchunk_lanes), lane l =
-//                    fma(d·yd, lanes[l], lane l), and hsum_float_8
+//   K-quants         the reference build's AVX2 lanes (kchunk_lanes): lane l = fma(d·yd, lanes[l], lane l), and
+//                    hsum_float_8 at the end; Q5_K adds acc8 = fma(−dmin·yd, mins, acc8), Q4_K its four pair
+//                    minimum terms into acc8…acc11 likewise, added (8+10) + (9+11)
 //   FORM_KPAIRS      per pair of groups acc0 = fma(s, d·yd, acc0) and acc1 = fma(m, dmin·yd, acc1); acc0 - acc1
 //                                                                        Q4_K with a multiple of 8 rows (repacked)
 // The including shader defines FORM (a uint constant) and, for K-quants, KQUANT (blocks.glsl).
@@ -28,7 +28,11 @@
 #define FORM_HALVES 4u
 #define FORM_KPAIRS 5u
 
+#if WTYPE == WT_Q4_K
+#define NACC 12u
+#else
 #define NACC 9u
+#endif
 
 // nused is the number of accumulators the form uses (the others stay 0).
 uint nused() {
@@ -36,7 +40,7 @@ uint nused() {
 #if WTYPE == WT_Q6_K
     return 8u;
 #endif
-    return FORM == FORM_KPAIRS ? 2u : 9u;
+    return FORM == FORM_KPAIRS ? 2u : NACC;
 #else
     if (FORM == FORM_LANES) {
         return 8u;
@@ -48,10 +52,7 @@ uint nused() {
 // fused reports whether accumulator k takes fused multiply-adds.
 bool fused(uint k) {
 #if KQUANT
-#if WTYPE == WT_Q6_K
     return true;
-#endif
-    return FORM == FORM_KPAIRS;
 #else
     return ((FORM == FORM_LANES || FORM == FORM_LANES_MIN) && k < 8u) || (FORM == FORM_BLOCK && k == 0u);
 #endif
@@ -89,16 +90,15 @@ float finish(float acc[NACC]) {
         precise float d = acc[0] - acc[1];
         return d;
     }
-#if WTYPE == WT_Q6_K
     precise float h0 = acc[0] + acc[4], h1 = acc[1] + acc[5], h2 = acc[2] + acc[6], h3 = acc[3] + acc[7];
     precise float h = (h0 + h2) + (h1 + h3); // hsum_float_8
-    return h;
+#if WTYPE == WT_Q5_K
+    h = h + acc[8];
+#elif WTYPE == WT_Q4_K
+    precise float m = (acc[8] + acc[10]) + (acc[9] + acc[11]);
+    h = h + m;
 #endif
-    precise float r = acc[8];
-    for (uint l = 0u; l < 8u; l++) {
-        r = r + acc[l];
-    }
-    return r;
+    return h;
 #else
     if (FORM == FORM_LANES || FORM == FORM_LANES_MIN) {
         precise float r0 = acc[4] + acc[0], r1 = acc[5] + acc[1], r2 = acc[6] + acc[2], r3 = acc[7] + acc[3];
@@ -155,11 +155,11 @@ void block_terms(uint q[8], vec4 smm, uint a[8], float da, float sa, out vec2 t[
     }
 }
 #else
-// kchunk_lanes adds chunk j of a K-quant block into ggml's eight integer lanes (lane = element mod 8, each
-// product times its group's scale) and its minimum term (scale of the minimum times the activations' sum).
-// Q6_K takes the reference build's AVX2 lanes instead: lane k sums the chunk's bytes 4k…4k+3 with the quants
-// unsigned (q + 32), and lane j loses 32·(scale·Σ y) of the chunk's two groups.
-void kchunk_lanes(uint j, uint q[8], ivec3 scm, uint a[8], inout int lanes[8], inout int mins) {
+// kchunk_lanes adds chunk j of a K-quant block into the reference build's AVX2 integer lanes: lane k sums the
+// chunk's bytes 4k…4k+3, each product times its group's scale; mins[j/2] gets the chunk's minimum term (scale
+// of the minimum times the activations' sum). Q6_K takes its quants unsigned (q + 32), and lane j loses
+// 32·(scale·Σ y) of the chunk's two groups.
+void kchunk_lanes(uint j, uint q[8], ivec3 scm, uint a[8], inout int lanes[8], inout int mins[4]) {
     int sum = 0, s0 = 0, s1 = 0;
     for (uint k = 0u; k < 8u; k++) {
         int sc = k < 4u ? scm.x : scm.y;
@@ -173,7 +173,7 @@ void kchunk_lanes(uint j, uint q[8], ivec3 scm, uint a[8], inout int lanes[8], i
                 s1 += y;
             }
 #else
-            lanes[(4u * k + b) & 7u] += sc * i8(q[k], b) * y;
+            lanes[k] += sc * i8(q[k], b) * y;
 #endif
             sum += y;
         }
@@ -181,7 +181,7 @@ void kchunk_lanes(uint j, uint q[8], ivec3 scm, uint a[8], inout int lanes[8], i
 #if WTYPE == WT_Q6_K
     lanes[j] -= 32 * (scm.x * s0 + scm.y * s1);
 #endif
-    mins += scm.z * sum;
+    mins[j / 2u] += scm.z * sum;
 }
 
 // kchunk_sum returns a K-quant chunk's integer sum (each product times the group's scale) and its minimum term.
@@ -210,24 +210,28 @@ void kblock_pairs(vec2 dm, float yd, ivec2 cs[8], out vec2 t[NACC]) {
         t[p] = vec2(float(cs[2u * p].x + cs[2u * p + 1u].x), d);
         t[4u + p] = vec2(float(cs[2u * p].y + cs[2u * p + 1u].y), dmin);
     }
-    t[8] = vec2(0.0);
+    for (uint k = 8u; k < NACC; k++) {
+        t[k] = vec2(0.0);
+    }
 }
 
-// kblock_terms turns a super-block's lanes into its updates: lanes[l]·(d·yd) to accumulator l (fused for Q6_K),
-// and -(dmin·yd)·mins to accumulator 8.
-void kblock_terms(vec2 dm, float yd, int lanes[8], int mins, out vec2 t[NACC]) {
+// kblock_terms turns a super-block's lanes into its updates: lanes[l] with d·yd to accumulator l; for Q5_K the
+// whole minimum term, for Q4_K each pair's, with −dmin·yd to accumulator 8 (8…11).
+void kblock_terms(vec2 dm, float yd, int lanes[8], int mins[4], out vec2 t[NACC]) {
     precise float d = dm.x * yd;
     for (uint l = 0u; l < 8u; l++) {
-#if WTYPE == WT_Q6_K
         t[l] = vec2(float(lanes[l]), d);
-#else
-        precise float v = d * float(lanes[l]);
-        t[l] = vec2(v, 0.0);
-#endif
     }
     precise float dmin = dm.y * yd;
-    precise float m = dmin * float(mins);
-    t[8] = vec2(-m, 0.0);
+#if WTYPE == WT_Q5_K
+    t[8] = vec2(float(mins[0] + mins[1] + mins[2] + mins[3]), -dmin);
+#elif WTYPE == WT_Q4_K
+    for (uint p = 0u; p < 4u; p++) {
+        t[8u + p] = vec2(float(mins[p]), -dmin);
+    }
+#else
+    t[8] = vec2(0.0);
+#endif
 }
 #endif
 

@@ -11,7 +11,7 @@
 //     left are added one at a time: in double for F16; for F32 with rounded products but for the last
 //     (left mod 8), fused (tail_f32). A workgroup computes two rows with 64
 //     invocations each, one lane per invocation (tpr must be 64).
-//   BF16: products summed in double (here double-float, rounded once), over tpr invocations per row.
+//   BF16 with tpr 32: ggml_vec_dot_bf16 of the reference build (AVX-512 BF16), see main below.
 // Bindings: 0 = W, 1 = x, 2 = y. Dispatch ceil(rows / (wg/tpr)) workgroups (2D above 65535).
 // The matvec_id variants multiply by chosen experts (mat_mul_id, id.glsl): workgroup z is a (row, slot) pair
 // whose expert's matrix is read; tpr 16 (a matrix per slot of a shape MatMul takes in tinyBLAS's order) gives
@@ -59,30 +59,53 @@ layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 #define MAXCOLS 8u
 
 #if WTYPE == 2
-#include "matvec_reduce.glsl"
+shared float lanes[gl_WorkGroupSize.x * MAXCOLS];
 
+// BF16: 32 lanes per row (tpr), lane l taking elements 2l+1 then 2l of every 64, each exact product added with
+// one rounding (VDPBF16PS); lanes 0…15 and 16…31 reduced apart as _mm512_reduce_add_ps and added in double
+// (double-float here), then the products after the last 64 elements one at a time.
 void main() {
     uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
-    uint lane = lid % pc.tpr, slot = lid / pc.tpr;
-    uint row = flat_workgroup() * (wg / pc.tpr) + slot;
+    uint nl = pc.tpr, step = 2u * nl;
+    uint lane = lid % nl, slot = lid / nl;
+    uint row = flat_workgroup() * (wg / nl) + slot;
     if (!id_setup(pc.cols)) {
         return;
     }
-    vec2 acc[MAXCOLS];
-    for (uint c = 0u; c < MAXCOLS; c++) {
-        acc[c] = vec2(0.0);
-    }
-    if (row < pc.rows) {
-        uint base = w_base + row * pc.cols;
-        for (uint k = lane; k < pc.cols; k += pc.tpr) {
-            float wv = welem(base + k);
-            for (uint c = 0u; c < pc.ncols; c++) {
-                precise float p = wv * x[x_base + c * pc.cols + k];
-                acc[c] = df_add(acc[c], vec2(p, 0.0));
+    uint np = pc.cols & ~(step - 1u);
+    uint base = w_base + row * pc.cols;
+    for (uint c = 0u; c < pc.ncols; c++) {
+        float acc = 0.0;
+        if (row < pc.rows) {
+            uint xb = x_base + c * pc.cols;
+            for (uint k = 2u * lane; k < np; k += step) {
+                precise float p1 = welem(base + k + 1u) * x[xb + k + 1u];
+                precise float s1 = acc + p1;
+                precise float p0 = welem(base + k) * x[xb + k];
+                precise float s0 = s1 + p0;
+                acc = s0;
             }
         }
+        lanes[(slot * MAXCOLS + c) * nl + lane] = acc;
     }
-    reduce_rows(acc, lid, lane, slot, row);
+    barrier();
+    if (lane < pc.ncols && row < pc.rows) {
+        uint c = lane, lb = (slot * MAXCOLS + c) * nl;
+        float r[16];
+        for (uint e = 0u; e < 16u; e++) {
+            r[e] = lanes[lb + e];
+        }
+        float sum = reduce16(r);
+        for (uint e = 0u; e < 16u; e++) {
+            r[e] = lanes[lb + 16u + e];
+        }
+        vec2 s = df_add(vec2(sum, 0.0), vec2(reduce16(r), 0.0));
+        for (uint k = np; k < pc.cols; k++) {
+            precise float p = welem(base + k) * x[x_base + c * pc.cols + k];
+            s = df_add(s, vec2(p, 0.0));
+        }
+        y[y_base + c * pc.y_stride + row] = s.x;
+    }
 }
 #else
 #define LANES 64u

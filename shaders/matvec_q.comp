@@ -97,7 +97,7 @@ void main() {
                 vec2 ds;
 #if KQUANT
                 int lanes[8] = int[8](0, 0, 0, 0, 0, 0, 0, 0);
-                int mins = 0;
+                int mins[4] = int[4](0, 0, 0, 0);
                 ivec2 cs[8];
                 for (uint j = 0u; j < 8u; j++) {
                     ivec3 scm;

@@ -28,11 +28,12 @@
 //     BF16 or F32) and multiplies with the reference dot products of gguf/quant (integer sums per block). The
 //     order is chosen by the weight's type and shape, never by the number of rows (see Batch invariance):
 //     llamafile's tiled order (quant.DotF32F32Tiled, DotF16F16Tiled) for F32 and F16 weights whose row length
-//     is a multiple of 16 and row count a multiple of 4, the repacked orders (quant.DotQ4_0Q8_0Interleaved,
-//     DotQ4_KQ8_KRepacked) for Q4_0 and Q4_K weights whose row count is a multiple of 8, else ggml_vec_dot's.
+//     is a multiple of 16 and row count a multiple of 4; the orders of the reference's kernels for weights
+//     interleaved 8 rows at a time (quant.OrderRepacked: repacked Q4_0, IQ4_NL, Q4_K and Q2_K, and IQ4_XS's
+//     panel gemm) for those types with a row count that is a multiple of 8; else the x86 ggml_vec_dot's.
 //   - MatMulID (mixture of experts) multiplies each (row, chosen expert) pair as mul_mat_id does, one row at a
-//     time: ggml_vec_dot's order, or the repacked orders for Q4_0 and Q4_K experts of a multiple of 8 rows
-//     (idOrder), the same bits for a pair whatever else the pass holds.
+//     time: ggml_vec_dot's order, or the repacked orders for experts of a multiple of 8 rows (idOrder), the same
+//     bits for a pair whatever else the pass holds.
 //   - RMSNorm and LayerNorm sum in float64 (ggml_float) and scale by 1/sqrtf(mean+eps) in float32.
 //   - SiLU, SwiGLU and Softmax use ggml's vectorised exponential in its AVX-512 form (ggml_v_expf); the last
 //     n mod 16 elements of a SiLU or SwiGLU row take ggml's scalar path (libm's expf). Softmax sums in float64.
@@ -61,10 +62,11 @@
 // number, or the number of threads: every op computes each output element with one order chosen by shapes
 // that do not include the number of rows (tokens) or queries, and work is split between threads by whole
 // outputs, never inside a sum. Where the reference build picks different kernels for a batch than for a single
-// row (F32 and F16 weights, repacked Q4_K, the F32 V product of attention), the batch kernel's order is used for
-// every row, so a prompt evaluated at once reproduces the reference's prefill and a generated token differs
-// from the reference's by float rounding (docs/architecture.md has the measurements). backendtest.Invariance
-// checks this for every op and weight type.
+// row (F32 and F16 weights, repacked Q4_K and Q2_K, IQ4_XS, IQ4_NL, the F32 V product of attention), the batch
+// kernel's order is used for every row, so a prompt evaluated at once reproduces the reference's prefill and a
+// generated token differs from the reference's by float rounding (docs/architecture.md has the measurements);
+// BF16 weights take the single rows' order instead (see orderFor). backendtest.Invariance checks this for
+// every op and weight type.
 //
 // # Errors
 //

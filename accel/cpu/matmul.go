@@ -46,11 +46,18 @@ var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
 //   - llamafile's tinyBLAS for F32 and F16 weights (the reference's batch kernel when the row length is a
 //     multiple of tinyBLAS's 16-float vectors and the weight's row count a multiple of its 4-row tiles;
 //     single rows take ggml_vec_dot there);
-//   - the repacked orders for Q4_0 and Q4_K weights whose row count is a multiple of 8, which the reference
-//     stores interleaved 8 rows at a time (q4_0_8x8: one order for batches and single rows; q4_K_8x8: the
-//     order of its batch kernel, per pair of groups, where single rows and a batch's last n mod 4 rows fuse
-//     once per super-block);
-//   - ggml_vec_dot's order for every other type and shape (the Q8_0 batch kernel's equals it).
+//   - the repacked orders for Q4_0, IQ4_NL, Q4_K and Q2_K weights whose row count is a multiple of 8, which
+//     the reference stores interleaved 8 rows at a time (q4_0_8x8 and iq4_nl_8x8: one order for batches and
+//     single rows; q4_K_8x8 and q2_K_8x8: the order of the batch kernel, per pair of groups or per half
+//     super-block, where single rows and a batch's last n mod 4 rows fuse once per super-block), and IQ4_XS
+//     weights of a multiple of 8 rows, which it multiplies by batches of 8 rows or more with its panel gemm
+//     (iqp.cpp: per super-block; smaller batches and single rows take ggml_vec_dot);
+//   - the x86 vec_dot order for every other type and shape, which for the 32-element types is also
+//     tinyBLAS's batch order (IQ4_NL's single rows alternate two sets of lanes there; forma takes tinyBLAS's).
+//     BF16 is the exception to the batch rule: its tinyBLAS batches (VDPBF16PS, one set of lanes) and its
+//     single rows (ggml_vec_dot_bf16, two sets) differ, and forma takes the single rows' order, whose
+//     greedy generations match the reference's (the activations' rounding to bf16 amplifies the last-bit
+//     differences of the other choice into flipped near-ties).
 const (
 	tiledK    = 16
 	tiledM    = 4
@@ -62,7 +69,8 @@ func orderFor(t quant.Type, in, out int) quant.Order {
 	switch {
 	case (t == quant.F32 || t == quant.F16) && in%tiledK == 0 && out%tiledM == 0:
 		return quant.OrderTiled
-	case (t == quant.Q4_0 || t == quant.Q4_K) && out%repackedM == 0:
+	case (t == quant.Q4_0 || t == quant.Q4_K || t == quant.Q2_K || t == quant.IQ4_NL || t == quant.IQ4_XS) &&
+		out%repackedM == 0:
 		return quant.OrderRepacked
 	}
 	return quant.OrderVecDot

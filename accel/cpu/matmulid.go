@@ -234,14 +234,15 @@ func (s *matMulIDStep) multiply(e, r0, r1 int, tmp []float32, pack []byte) {
 }
 
 // idOrder is the order of mul_mat_id over weights of type t with out rows per expert. The reference build
-// takes every (row, expert) pair through a single-row kernel: ggml_vec_dot, or for the Q4_0 and Q4_K experts
-// it repacks (a multiple of repackedM rows) the repacked single-row kernel. forma's repacked Q4_K order is the
-// batch kernel's (per pair of groups, see orderFor), the one MatMul takes, so an expert's product equals the
-// dense product of the same matrix; the reference's single-row kernel fuses once per super-block instead, a
-// difference of float32 rounding that the golden cases bound.
+// takes every (row, expert) pair through a single-row kernel: ggml_vec_dot, or for the experts it repacks (a
+// multiple of repackedM rows: Q4_0, IQ4_NL, Q4_K, Q2_K…) the repacked single-row kernel. forma takes MatMul's
+// order for quantized experts (orderFor), so an expert's product equals the dense product of the same matrix:
+// for Q4_0 and IQ4_NL that is the reference's too; for the K-quants the reference's single-row kernel fuses
+// once per super-block instead, a difference of float32 rounding that the golden cases bound. F32 and F16
+// experts take ggml_vec_dot's order, as the reference does (MatMul's tiled order is a batch kernel's).
 func idOrder(t quant.Type, out int) quant.Order {
-	if (t == quant.Q4_0 || t == quant.Q4_K) && out%repackedM == 0 {
-		return quant.OrderRepacked
+	if t == quant.F32 || t == quant.F16 {
+		return quant.OrderVecDot
 	}
-	return quant.OrderVecDot
+	return orderFor(t, 0, out)
 }

@@ -137,7 +137,7 @@ func (r *recorder) matMulID(id int) {
 			}
 			tpr = rowThreads(units)
 		case lay.WType == layout.WBF16:
-			tpr = rowThreads(cols)
+			tpr = 32 // ggml_vec_dot_bf16's two sets of 16 lanes (matvec_f.comp), as MatMul
 		case tiled:
 			tpr = 16 // tinyBLAS's lanes (matvec_f.comp)
 		}

@@ -146,7 +146,7 @@ func (r *recorder) matMulID(id int) {
 		}
 		tpr := 64
 		if lay.wtype == wtBF16 {
-			tpr = rowThreads(cols)
+			tpr = 32 // ggml_vec_dot_bf16's two sets of 16 lanes (matvec_f.comp), as MatMul
 		} else if tiled {
 			tpr = 16 // tinyBLAS's lanes (matvec_f.comp)
 		}

@@ -77,7 +77,7 @@ func (r *recorder) matMul(id int) {
 			// that order, else ggml_vec_dot's.
 			tpr := 64
 			if lay.wtype == wtBF16 {
-				tpr = rowThreads(cols)
+				tpr = 32 // ggml_vec_dot_bf16's two sets of 16 lanes, for every shape (as the CPU backend)
 			} else if cols%16 == 0 && out%4 == 0 {
 				tpr = 16
 			}

@@ -27,9 +27,9 @@
 // in float32. Activation quantizers (QuantizeQ8_0, QuantizeQ8_1, QuantizeQ8_K) and the Dot* functions
 // follow llama.cpp's CPU backend as built for x86-64 (the build that made the reference data): the Dot*
 // functions compute its kernels' arithmetic — integer sums per block in the kernels' lanes, then float32
-// accumulation with fused multiply-adds where they use them (dot_blocks32.go, dot_float.go), ggml's generic
-// order for the K-quants, IQ4, MXFP4 and BF16 — and are the reference that faster implementations must
-// equal. Every float32 expression is written with explicit conversions where ggml rounds, and fused
+// accumulation with fused multiply-adds where they use them (dot_blocks32.go, dot_kquants.go, dot_float.go),
+// VDPBF16PS's lanes for BF16, ggml's generic order for MXFP4 — and are the reference that faster
+// implementations must equal. Every float32 expression is written with explicit conversions where ggml rounds, and fused
 // multiply-adds are explicit (fma32), so the results are the same on every platform.
 //
 // # Fast paths

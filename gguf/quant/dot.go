@@ -4,9 +4,10 @@ package quant
 // them for matrix multiplication: the activation row is first converted to ActivationType(weight) (with
 // QuantizeActivation), then DotFunc(weight) combines the two. The Dot* functions reproduce the arithmetic of
 // the x86-64 build that made forma's reference data (its AVX2 kernels for the block types, see
-// dot_blocks32.go; its AVX-512 kernels for F32 and F16, see dot_float.go; ggml's generic order for the
-// K-quants, IQ4 and MXFP4 and BF16) — exact integer sums inside each block, then float32 accumulation in that
-// order — so they are the reference that faster implementations must reproduce bit for bit.
+// dot_blocks32.go; its AVX2 kernels for the K-quants and IQ4_XS, see dot_kquants.go; its AVX-512 kernels for
+// F32, F16 and BF16, see dot_float.go and DotBF16BF16; ggml's generic order for MXFP4) — exact integer sums
+// inside each block, then float32 accumulation in that order — so they are the reference that faster
+// implementations must reproduce bit for bit.
 
 import "fmt"
 
@@ -73,9 +74,10 @@ const (
 	OrderVecDot Order = iota
 	// OrderTiled is llamafile's tinyBLAS for F32 and F16 weights (one 16-lane accumulator).
 	OrderTiled
-	// OrderRepacked is the x86 build's repacked Q4_0 and Q4_K (q4_0_8x8, q4_K_8x8): for Q4_0 per block one
-	// fused multiply-add of the whole integer block sum, for Q4_K per pair of groups (the order of its batch
-	// kernel, DotQ4_KQ8_KRepacked).
+	// OrderRepacked is the x86 build's kernels for weights interleaved 8 rows at a time: repacked Q4_0,
+	// IQ4_NL, Q4_K and Q2_K (q4_0_8x8 …: for Q4_0 and IQ4_NL per block one fused multiply-add of the whole
+	// integer block sum, for Q4_K per pair of groups and for Q2_K per half super-block, the order of their
+	// batch kernels) and IQ4_XS's panel gemm (per super-block).
 	OrderRepacked
 	numOrders
 )
@@ -94,9 +96,10 @@ func (o Order) String() string {
 
 // refDots are the scalar references per order, indexed by weight type.
 var refDots = [numOrders]map[Type]DotFn{
-	OrderVecDot:   dotFuncs,
-	OrderTiled:    {F32: DotF32F32Tiled, F16: DotF16F16Tiled},
-	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved, Q4_K: DotQ4_KQ8_KRepacked},
+	OrderVecDot: dotFuncs,
+	OrderTiled:  {F32: DotF32F32Tiled, F16: DotF16F16Tiled},
+	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved, Q4_K: DotQ4_KQ8_KRepacked, Q2_K: DotQ2_KQ8_KRepacked,
+		IQ4_NL: DotIQ4_NLQ8_0Interleaved, IQ4_XS: DotIQ4_XSQ8_KPanel},
 }
 
 // fastDots holds, per order, the fastest implementation this CPU has: initially the references, replaced
@@ -165,13 +168,32 @@ func VecDot(w Type, n int, wRow, aRow []byte) (float32, error) {
 	return f(n, wRow[:wn], aRow[:an]), nil
 }
 
-// DotBF16BF16 is ggml_vec_dot_bf16 (scalar): exact products summed in float64.
+// bfAt returns element i of a BF16 row.
+func bfAt(b []byte, i int) float32 { return BF16ToF32(uint16(b[2*i]) | uint16(b[2*i+1])<<8) }
+
+// bfStep adds the 32 elements from off into the 16 lanes as VDPBF16PS does: lane j takes element 2j+1 then
+// 2j, each exact product added with one rounding.
+func bfStep(l *[f32Lanes]float32, w, a []byte, off int) {
+	for j := range l {
+		l[j] += float32(bfAt(w, off+2*j+1) * bfAt(a, off+2*j+1))
+		l[j] += float32(bfAt(w, off+2*j) * bfAt(a, off+2*j))
+	}
+}
+
+// DotBF16BF16 is ggml_vec_dot_bf16 of the reference build (AVX-512 BF16): per 64 elements, the first 32 into
+// one set of 16 lanes and the next 32 into another (VDPBF16PS, bfStep); each set reduced as
+// _mm512_reduce_add_ps, the two added in float64, then the products of the elements after the last 64 added
+// one at a time in float64.
 func DotBF16BF16(n int, w, a []byte) float32 {
-	var sum float64
-	for i := 0; i < n; i++ {
-		x := BF16ToF32(uint16(w[2*i]) | uint16(w[2*i+1])<<8)
-		y := BF16ToF32(uint16(a[2*i]) | uint16(a[2*i+1])<<8)
-		sum += float64(x * y)
+	var l1, l2 [f32Lanes]float32
+	np := n &^ 63
+	for off := 0; off < np; off += 64 {
+		bfStep(&l1, w, a, off)
+		bfStep(&l2, w, a, off+32)
+	}
+	sum := float64(Reduce16(&l1)) + float64(Reduce16(&l2))
+	for i := np; i < n; i++ {
+		sum += float64(bfAt(w, i) * bfAt(a, i))
 	}
 	return float32(sum)
 }

@@ -35,13 +35,16 @@ func init() {
 	setFast(Q8_0, OrderVecDot, dotQ8_0Fast)
 	setFast(Q4_0, OrderRepacked, dotQ4_0RepackedFast)
 	setFast(Q2_K, OrderVecDot, dotQ2_KFast)
+	setFast(Q2_K, OrderRepacked, dotQ2_KRepackedFast)
 	setFast(Q3_K, OrderVecDot, dotQ3_KFast)
 	setFast(Q4_K, OrderVecDot, dotQ4_KFast)
 	setFast(Q4_K, OrderRepacked, dotQ4_KRepackedFast)
 	setFast(Q5_K, OrderVecDot, dotQ5_KFast)
 	setFast(Q6_K, OrderVecDot, dotQ6_KFast)
 	setFast(IQ4_NL, OrderVecDot, dotIQ4_NLFast)
+	setFast(IQ4_NL, OrderRepacked, dotIQ4_NLRepackedFast)
 	setFast(IQ4_XS, OrderVecDot, dotIQ4_XSFast)
+	setFast(IQ4_XS, OrderRepacked, dotIQ4_XSPanelFast)
 	setFast(BF16, OrderVecDot, dotBF16Fast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
@@ -73,6 +76,9 @@ func dotQ4_KRepackedFast(n int, w, a []byte) float32 {
 }
 
 func dotQ2_KFast(n int, w, a []byte) float32 { return blocks(dotQ2_KQ8_KAVX2, n, QKK, 84, 292, w, a) }
+func dotQ2_KRepackedFast(n int, w, a []byte) float32 {
+	return blocks(dotQ2_KQ8_KRepackedAVX2, n, QKK, 84, 292, w, a)
+}
 func dotQ3_KFast(n int, w, a []byte) float32 { return blocks(dotQ3_KQ8_KAVX2, n, QKK, 110, 292, w, a) }
 func dotQ5_KFast(n int, w, a []byte) float32 { return blocks(dotQ5_KQ8_KAVX2, n, QKK, 176, 292, w, a) }
 func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KAVX2, n, QKK, 210, 292, w, a) }
@@ -81,8 +87,16 @@ func dotIQ4_NLFast(n int, w, a []byte) float32 {
 	return blocks(dotIQ4_NLQ8_0AVX2, n, QK, 18, 34, w, a)
 }
 
+func dotIQ4_NLRepackedFast(n int, w, a []byte) float32 {
+	return blocks(dotIQ4_NLQ8_0RepackedAVX2, n, QK, 18, 34, w, a)
+}
+
 func dotIQ4_XSFast(n int, w, a []byte) float32 {
 	return blocks(dotIQ4_XSQ8_KAVX2, n, QKK, 136, 292, w, a)
+}
+
+func dotIQ4_XSPanelFast(n int, w, a []byte) float32 {
+	return blocks(dotIQ4_XSQ8_KPanelAVX2, n, QKK, 136, 292, w, a)
 }
 
 func dotQ8_0FastVNNI(n int, w, a []byte) float32 {
@@ -101,21 +115,19 @@ var (
 	dotF16Tiled = tiledDot(dotF16TiledAVX2, 2, DotF16F16Tiled)
 )
 
-// dotBF16Fast is DotBF16BF16: the kernel sums the whole steps of 8, the rest continue its float64 sum here.
+// dotBF16Fast is DotBF16BF16: the kernel takes the whole steps of 64, the rest continue its float64 sum here.
 func dotBF16Fast(n int, w, a []byte) float32 {
 	if n <= 0 {
 		return 0
 	}
 	_, _ = w[2*n-1], a[2*n-1]
-	np := n &^ 7
-	var sum float64
-	if np > 0 {
-		sum = dotBF16AVX2(np, &w[0], &a[0])
+	np := n &^ 63
+	if np == 0 {
+		return DotBF16BF16(n, w, a)
 	}
+	sum := dotBF16VecAVX2(np, &w[0], &a[0])
 	for i := np; i < n; i++ {
-		x := BF16ToF32(uint16(w[2*i]) | uint16(w[2*i+1])<<8)
-		y := BF16ToF32(uint16(a[2*i]) | uint16(a[2*i+1])<<8)
-		sum += float64(x * y)
+		sum += float64(bfAt(w, i) * bfAt(a, i))
 	}
 	return float32(sum)
 }
@@ -165,6 +177,9 @@ func dotQ4_KQ8_KAVX2(nb int, w, a *byte, aStride int) float32
 func dotQ2_KQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
+func dotQ2_KQ8_KRepackedAVX2(nb int, w, a *byte) float32
+
+//go:noescape
 func dotQ3_KQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
@@ -177,10 +192,16 @@ func dotQ6_KQ8_KAVX2(nb int, w, a *byte) float32
 func dotIQ4_NLQ8_0AVX2(nb int, w, a *byte) float32
 
 //go:noescape
+func dotIQ4_NLQ8_0RepackedAVX2(nb int, w, a *byte) float32
+
+//go:noescape
 func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
-func dotBF16AVX2(n int, w, a *byte) float64
+func dotIQ4_XSQ8_KPanelAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotBF16VecAVX2(n int, w, a *byte) float64
 
 //go:noescape
 func dotF32VecAVX2(n int, w, a *byte) float32

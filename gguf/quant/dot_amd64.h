@@ -18,3 +18,12 @@
 	VADDSS       X1, X10, X10  \
 	VPSHUFD      $0xff, X0, X1 \
 	VADDSS       X1, X10, X10
+
+// HSUM8 leaves hsum_float_8(Y0) in X0: lanes i and i+4, then (0+2) + (1+3). Clobbers X1, X2.
+#define HSUM8 \
+	VEXTRACTF128 $1, Y0, X1 \
+	VADDPS       X0, X1, X1 \
+	VMOVHLPS     X1, X1, X2 \
+	VADDPS       X2, X1, X1 \
+	VMOVSHDUP    X1, X2     \
+	VADDSS       X2, X1, X0

@@ -16,8 +16,9 @@ package quant
 // matrices whose row count is a multiple of 8): per block the full exact integer sum, accumulated with one
 // fused multiply-add by dw·da.
 //
-// IQ4_NL and MXFP4 follow ggml's generic (scalar) dot products: each block's exact integer sum is scaled and
-// added to a float32 running sum.
+// IQ4_NL takes the Q4_0 orders (tinyBLAS's lanes, or the repacked per-block order for matrices of a multiple
+// of 8 rows). MXFP4 follows ggml's generic (scalar) dot product: each block's exact integer sum is scaled
+// and added to a float32 running sum.
 
 import (
 	"encoding/binary"
@@ -162,20 +163,47 @@ func DotQ8_0Q8_0(n int, w, a []byte) float32 {
 	return l.sum()
 }
 
-// DotIQ4_NLQ8_0 returns Σ w·a for n elements of an IQ4_NL row and a Q8_0 row.
+// DotIQ4_NLQ8_0 returns Σ w·a for n elements of an IQ4_NL row and a Q8_0 row in the order of the reference
+// build's batch kernel for IQ4_NL matrices that are not repacked (tinyBLAS_Q0_AVX): the lanes of Q4_0, each
+// block's dx·dy fused into eight float32 lanes, hsum_float_8 at the end. (Its single rows take
+// ggml_vec_dot_iq4_nl_q8_0, which alternates two sets of lanes between even and odd blocks; forma uses one
+// order for every row.)
 func DotIQ4_NLQ8_0(n int, w, a []byte) float32 {
-	var sum float32
+	var l lanes8
+	var q [QK]int32
 	for ib := 0; ib < n/QK; ib++ {
-		x := w[ib*18 : ib*18+18]
-		y := a[ib*34 : ib*34+34]
-		s := 0
-		for j := 0; j < 16; j++ {
-			s += int(int8(y[2+j])) * int(kvaluesIQ4[x[2+j]&15])
-			s += int(int8(y[18+j])) * int(kvaluesIQ4[x[2+j]>>4])
-		}
-		sum += float32(float32(f16at(y, 0)*f16at(x, 0)) * float32(s))
+		x, y := w[ib*18:ib*18+18], a[ib*34:ib*34+34]
+		iq4nlQuants(x, &q)
+		l.add(f16at(x, 0)*f16at(y, 0), &q, y[2:34])
 	}
-	return sum
+	return l.sum()
+}
+
+// DotIQ4_NLQ8_0Interleaved returns Σ w·a for n elements of an IQ4_NL row and a Q8_0 row as the x86 build's
+// repacked IQ4_NL kernels (iq4_nl_8x8, the template of q4_0_8x8) compute it: per block the full exact
+// integer sum, accumulated with one fused multiply-add by dx·dy.
+func DotIQ4_NLQ8_0Interleaved(n int, w, a []byte) float32 {
+	var acc float32
+	var q [QK]int32
+	for ib := 0; ib < n/QK; ib++ {
+		x, y := w[ib*18:ib*18+18], a[ib*34:ib*34+34]
+		iq4nlQuants(x, &q)
+		s := int32(0)
+		for j, v := range q {
+			s += v * int32(int8(y[2+j]))
+		}
+		acc = fma32(float32(s), f16at(x, 0)*f16at(y, 0), acc)
+	}
+	return acc
+}
+
+// iq4nlQuants writes the 32 values of IQ4_NL block x (element j: low nibble of byte j, element j+16: its high
+// nibble) into q.
+func iq4nlQuants(x []byte, q *[QK]int32) {
+	for j := 0; j < QK/2; j++ {
+		q[j] = int32(kvaluesIQ4[x[2+j]&15])
+		q[j+16] = int32(kvaluesIQ4[x[2+j]>>4])
+	}
 }
 
 // DotMXFP4Q8_0 returns Σ w·a for n elements of an MXFP4 row and a Q8_0 row.

@@ -102,135 +102,182 @@ GLOBL kD32<>(SB), RODATA|NOPTR, $4
 	VPBROADCASTD kI0F<>(SB), Y15 \
 	VXORPS       X10, X10, X10
 
+// IQ4XSSUB adds sub-block k of an IQ4_XS super-block into the lanes Y11 as ggml_vec_dot_iq4_xs_q8_K's AVX2
+// loop: the int16 pair sums of IQ4SUB times the sub-block's scale (ls − 32, decoded from the scales_l nibble
+// and two bits of scales_h at 2(SI)) with VPMADDWD, so that dword m sums bytes 4m…4m+3. Clobbers AX, BX,
+// Y5, Y8, Y9.
+#define IQ4XSSUB(k, lsh, hsh) \
+	MOVBLZX        (4+k/2)(SI), AX    \
+	SHRL           $lsh, AX           \
+	ANDL           $15, AX            \
+	MOVWLZX        2(SI), BX          \
+	SHRL           $hsh, BX           \
+	ANDL           $3, BX             \
+	SHLL           $4, BX             \
+	ORL            BX, AX             \
+	SUBL           $32, AX            \
+	VMOVD          AX, X5             \
+	VPBROADCASTW   X5, Y5             \
+	VBROADCASTI128 (8+16*k)(SI), Y8   \
+	VPSRLVQ        Y13, Y8, Y8        \
+	VPAND          Y15, Y8, Y8        \
+	VPSHUFB        Y8, Y14, Y8        \
+	VMOVDQU        (4+32*k)(DI), Y9   \
+	VPSIGNB        Y9, Y8, Y8         \
+	VPABSB         Y9, Y9             \
+	VPMADDUBSW     Y8, Y9, Y8         \
+	VPMADDWD       Y5, Y8, Y8         \
+	VPADDD         Y8, Y11, Y11
+
 // func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
 //
-// Reference: DotIQ4_XSQ8_K. Per super-block the eight sub-block sums s_k, the scales dl_k =
-// float32(d·yd)·float32(scale_k − 32) and the terms float32(dl_k·float32(s_k)) in eight lanes, then
-// sum += term_0, …, term_7.
+// Reference: DotIQ4_XSQ8_K, the reference build's AVX2 arithmetic: per super-block the lanes of IQ4XSSUB
+// fused into Y0 with d·yd; hsum_float_8 at the end.
 TEXT ·dotIQ4_XSQ8_KAVX2(SB), NOSPLIT, $0-28
-	MOVQ nb+0(FP), CX
-	MOVQ w+8(FP), SI
-	MOVQ a+16(FP), DI
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
 	IQ4CONSTS
-	VPBROADCASTD kD0F<>(SB), Y11
-	VPBROADCASTD kD03<>(SB), Y7
-	VPBROADCASTD kD32<>(SB), Y6
+	VXORPS       Y0, Y0, Y0
 
 iq4xsloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	PREFETCHT0 PFD+128(SI)
-	IQ4SUMS8(8, 4, 24, 36, 40, 68, 56, 100, 72, 132, 88, 164, 104, 196, 120, 228)
-	VCVTDQ2PS    Y0, Y0
-	VPBROADCASTD 4(SI), Y4
-	VPSRLVD      kXSLo<>(SB), Y4, Y4
-	VPAND        Y11, Y4, Y4
-	VPBROADCASTD 2(SI), Y5
-	VPSRLVD      kXSHi<>(SB), Y5, Y5
-	VPAND        Y7, Y5, Y5
-	VPSLLD       $4, Y5, Y5
-	VPOR         Y5, Y4, Y4
-	VPSUBD       Y6, Y4, Y4
-	VCVTDQ2PS    Y4, Y4
-	MOVWLZX      0(SI), BX
-	VMOVD        BX, X5
-	VCVTPH2PS    X5, X5
-	VMULSS       0(DI), X5, X5
-	VBROADCASTSS X5, Y5
-	VMULPS       Y4, Y5, Y4
-	VMULPS       Y0, Y4, Y0
-	ADD8
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	PREFETCHT0   PFD+128(SI)
+	VPXOR        Y11, Y11, Y11
+	IQ4XSSUB(0, 0, 0)
+	IQ4XSSUB(1, 4, 2)
+	IQ4XSSUB(2, 0, 4)
+	IQ4XSSUB(3, 4, 6)
+	IQ4XSSUB(4, 0, 8)
+	IQ4XSSUB(5, 4, 10)
+	IQ4XSSUB(6, 0, 12)
+	IQ4XSSUB(7, 4, 14)
+	VCVTDQ2PS    Y11, Y1
+	MOVWLZX      0(SI), AX
+	VMOVD        AX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VFMADD231PS  Y2, Y1, Y0
 	ADDQ         $136, SI
 	ADDQ         $292, DI
 	DECQ         CX
 	JNZ          iq4xsloop
-	VMOVAPS      X10, X0
+	HSUM8
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET
 
+// IQ4NLD leaves f16(0(SI))·f16(0(DI)) (the block's dx·dy) in X4. Clobbers AX, X5.
+#define IQ4NLD \
+	MOVWLZX   0(SI), AX \
+	VMOVD     AX, X4    \
+	VCVTPH2PS X4, X4    \
+	MOVWLZX   0(DI), AX \
+	VMOVD     AX, X5    \
+	VCVTPH2PS X5, X5    \
+	VMULSS    X5, X4, X4
+
 // func dotIQ4_NLQ8_0AVX2(nb int, w, a *byte) float32
 //
-// Reference: DotIQ4_NLQ8_0. Eight blocks at a time: their sums, the f16 scales gathered into eight lanes,
-// the terms float32(float32(dy·dx)·float32(s)), added to the running sum one by one; the last nb mod 8
-// blocks one at a time.
+// Reference: DotIQ4_NLQ8_0 (tinyBLAS_Q0_AVX's order): per block the eight lane sums of IQ4SUB (dword m: bytes
+// 4m…4m+3) fused into Y0 with dx·dy; hsum_float_8 at the end.
 TEXT ·dotIQ4_NLQ8_0AVX2(SB), NOSPLIT, $0-28
-	MOVQ nb+0(FP), CX
-	MOVQ w+8(FP), SI
-	MOVQ a+16(FP), DI
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
 	IQ4CONSTS
-	CMPQ CX, $8
-	JLT  iq4nltail
+	VXORPS       Y0, Y0, Y0
 
 iq4nlloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	PREFETCHT0 PFD+128(SI)
-	PREFETCHT0 2*PFD(DI)
-	PREFETCHT0 2*PFD+64(DI)
-	PREFETCHT0 2*PFD+128(DI)
-	PREFETCHT0 2*PFD+192(DI)
-	PREFETCHT0 2*PFD+256(DI)
-	IQ4SUMS8(2, 2, 20, 36, 38, 70, 56, 104, 74, 138, 92, 172, 110, 206, 128, 240)
-	VCVTDQ2PS Y0, Y0
-	MOVWLZX   0(SI), AX
-	VMOVD     AX, X4
-	VPINSRW   $1, 18(SI), X4, X4
-	VPINSRW   $2, 36(SI), X4, X4
-	VPINSRW   $3, 54(SI), X4, X4
-	VPINSRW   $4, 72(SI), X4, X4
-	VPINSRW   $5, 90(SI), X4, X4
-	VPINSRW   $6, 108(SI), X4, X4
-	VPINSRW   $7, 126(SI), X4, X4
-	MOVWLZX   0(DI), AX
-	VMOVD     AX, X5
-	VPINSRW   $1, 34(DI), X5, X5
-	VPINSRW   $2, 68(DI), X5, X5
-	VPINSRW   $3, 102(DI), X5, X5
-	VPINSRW   $4, 136(DI), X5, X5
-	VPINSRW   $5, 170(DI), X5, X5
-	VPINSRW   $6, 204(DI), X5, X5
-	VPINSRW   $7, 238(DI), X5, X5
-	VCVTPH2PS X4, Y4
-	VCVTPH2PS X5, Y5
-	VMULPS    Y4, Y5, Y4
-	VMULPS    Y0, Y4, Y0
-	ADD8
-	ADDQ      $144, SI
-	ADDQ      $272, DI
-	SUBQ      $8, CX
-	CMPQ      CX, $8
-	JGE       iq4nlloop
-
-iq4nltail:
-	TESTQ        CX, CX
-	JZ           iq4nldone
-
-iq4nlone:
-	IQ4SUB(2, 2, Y0)
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD       X1, X0, X0
-	VPSHUFD      $0x4e, X0, X1
-	VPADDD       X1, X0, X0
-	VPSHUFD      $0xb1, X0, X1
-	VPADDD       X1, X0, X0
-	VCVTDQ2PS    X0, X0
-	MOVWLZX      0(SI), AX
-	VMOVD        AX, X4
-	VCVTPH2PS    X4, X4
-	MOVWLZX      0(DI), AX
-	VMOVD        AX, X5
-	VCVTPH2PS    X5, X5
-	VMULSS       X4, X5, X4
-	VMULSS       X0, X4, X4
-	VADDSS       X4, X10, X10
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   2*PFD(DI)
+	IQ4SUB(2, 2, Y1)
+	VCVTDQ2PS    Y1, Y1
+	IQ4NLD
+	VBROADCASTSS X4, Y4
+	VFMADD231PS  Y4, Y1, Y0
 	ADDQ         $18, SI
 	ADDQ         $34, DI
 	DECQ         CX
-	JNZ          iq4nlone
-
-iq4nldone:
-	VMOVAPS X10, X0
+	JNZ          iq4nlloop
+	HSUM8
 	VZEROUPPER
-	MOVSS   X0, ret+24(FP)
+	MOVSS        X0, ret+24(FP)
+	RET
+
+// func dotIQ4_NLQ8_0RepackedAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotIQ4_NLQ8_0Interleaved: per block the whole exact sum fused into X0 with dx·dy.
+TEXT ·dotIQ4_NLQ8_0RepackedAVX2(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	IQ4CONSTS
+	VXORPS       X0, X0, X0
+
+iq4nlrloop:
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   2*PFD(DI)
+	IQ4SUB(2, 2, Y1)
+	VEXTRACTI128 $1, Y1, X2
+	VPADDD       X2, X1, X1
+	VPSHUFD      $0x4e, X1, X2
+	VPADDD       X2, X1, X1
+	VPSHUFD      $0xb1, X1, X2
+	VPADDD       X2, X1, X1
+	VCVTDQ2PS    X1, X1
+	IQ4NLD
+	VFMADD231SS  X4, X1, X0
+	ADDQ         $18, SI
+	ADDQ         $34, DI
+	DECQ         CX
+	JNZ          iq4nlrloop
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
+	RET
+
+// func dotIQ4_XSQ8_KPanelAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotIQ4_XSQ8_KPanel: the lanes of IQ4XSSUB added up into the super-block's exact integer sum,
+// fused into X0 with d·yd.
+TEXT ·dotIQ4_XSQ8_KPanelAVX2(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	IQ4CONSTS
+	VXORPS       X0, X0, X0
+
+iq4xsploop:
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	PREFETCHT0   PFD+128(SI)
+	VPXOR        Y11, Y11, Y11
+	IQ4XSSUB(0, 0, 0)
+	IQ4XSSUB(1, 4, 2)
+	IQ4XSSUB(2, 0, 4)
+	IQ4XSSUB(3, 4, 6)
+	IQ4XSSUB(4, 0, 8)
+	IQ4XSSUB(5, 4, 10)
+	IQ4XSSUB(6, 0, 12)
+	IQ4XSSUB(7, 4, 14)
+	VEXTRACTI128 $1, Y11, X1
+	VPADDD       X1, X11, X1
+	VPSHUFD      $0x4e, X1, X2
+	VPADDD       X2, X1, X1
+	VPSHUFD      $0xb1, X1, X2
+	VPADDD       X2, X1, X1
+	VCVTDQ2PS    X1, X1
+	MOVWLZX      0(SI), AX
+	VMOVD        AX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VFMADD231SS  X2, X1, X0
+	ADDQ         $136, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          iq4xsploop
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
 	RET

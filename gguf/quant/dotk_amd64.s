@@ -6,16 +6,15 @@
 
 // K-quant dot products in the reference's arithmetic (dot_kquants.go), AVX2 + FMA + F16C, hand-written.
 //
-// (dotQ4_KQ8_KRepackedAVX2 keeps the same integer lanes but adds them up per pair of groups; dotQ6_KQ8_KAVX2
-// has the reference build's own lanes; see there.)
+// The vec_dot kernels keep the reference build's AVX2 integer lanes: VPMADDUBSW of the unsigned quants with
+// the activations, then VPMADDWD with the group's scale, so that dword m of a 32-byte vector sums its bytes
+// 4m…4m+3; the lanes are fused into eight float32 lanes per super-block and added as hsum_float_8. All
+// integer sums are exact (|int16 pair| ≤ 2·63·128); the float operations are the reference's, lane by lane.
 //
-// The reference keeps eight integer lanes per super-block, lane l summing scale·q·y over the elements e ≡ l
-// (mod 8). VPMADDUBSW adds neighbouring bytes, so both sides are first shuffled within each 16-byte half
-// (VPSHUFB with kShuf: bytes 0, 8, 1, 9, …, 7, 15) so that neighbours are elements e and e+8 of the same
-// residue: the int16 word r of a half is then residue r. Two groups' words are interleaved (VPUNPCKL/HWD)
-// and multiplied by the groups' scales with VPMADDWD, which leaves int32 residues 0…3 (and 4…7) in both
-// halves of a register; the halves are added at the end of the super-block. All integer sums are exact
-// (|int16 pair| ≤ 2·63·128); the float operations are the reference's, lane by lane.
+// The repacked Q4_K kernel adds its integer sums up per pair of groups, in any lanes: it shuffles both sides
+// within each 16-byte half (VPSHUFB with kShuf: bytes 0, 8, 1, 9, …, 7, 15), interleaves two groups' words
+// (VPUNPCKL/HWD) and multiplies them by the groups' scales with VPMADDWD (KMADD); the repacked Q2_K kernel
+// sums the vec_dot lanes per half super-block.
 
 #define PFD 4096
 
@@ -40,16 +39,43 @@ GLOBL k03<>(SB), RODATA|NOPTR, $4
 DATA k04<>+0(SB)/4, $0x04040404
 GLOBL k04<>(SB), RODATA|NOPTR, $4
 
-DATA kW32<>+0(SB)/8, $0x0020002000200020
-DATA kW32<>+8(SB)/8, $0x0020002000200020
-DATA kW32<>+16(SB)/8, $0x0020002000200020
-DATA kW32<>+24(SB)/8, $0x0020002000200020
-GLOBL kW32<>(SB), RODATA|NOPTR, $32
+DATA k20<>+0(SB)/4, $0x20202020
+GLOBL k20<>(SB), RODATA|NOPTR, $4
 
-// kEvOd orders 16 bytes as 0, 2, 4, …, 14 | 1, 3, 5, …, 15.
-DATA kEvOd<>+0(SB)/8, $0x0e0c0a0806040200
-DATA kEvOd<>+8(SB)/8, $0x0f0d0b0907050301
-GLOBL kEvOd<>(SB), RODATA|NOPTR, $16
+// kK4ScB broadcasts, per group g (32 bytes each), the int16 word g of each 16-byte half (VPSHUFB).
+DATA kK4ScB<>+0(SB)/8, $0x0100010001000100
+DATA kK4ScB<>+8(SB)/8, $0x0100010001000100
+DATA kK4ScB<>+16(SB)/8, $0x0100010001000100
+DATA kK4ScB<>+24(SB)/8, $0x0100010001000100
+DATA kK4ScB<>+32(SB)/8, $0x0302030203020302
+DATA kK4ScB<>+40(SB)/8, $0x0302030203020302
+DATA kK4ScB<>+48(SB)/8, $0x0302030203020302
+DATA kK4ScB<>+56(SB)/8, $0x0302030203020302
+DATA kK4ScB<>+64(SB)/8, $0x0504050405040504
+DATA kK4ScB<>+72(SB)/8, $0x0504050405040504
+DATA kK4ScB<>+80(SB)/8, $0x0504050405040504
+DATA kK4ScB<>+88(SB)/8, $0x0504050405040504
+DATA kK4ScB<>+96(SB)/8, $0x0706070607060706
+DATA kK4ScB<>+104(SB)/8, $0x0706070607060706
+DATA kK4ScB<>+112(SB)/8, $0x0706070607060706
+DATA kK4ScB<>+120(SB)/8, $0x0706070607060706
+DATA kK4ScB<>+128(SB)/8, $0x0908090809080908
+DATA kK4ScB<>+136(SB)/8, $0x0908090809080908
+DATA kK4ScB<>+144(SB)/8, $0x0908090809080908
+DATA kK4ScB<>+152(SB)/8, $0x0908090809080908
+DATA kK4ScB<>+160(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA kK4ScB<>+168(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA kK4ScB<>+176(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA kK4ScB<>+184(SB)/8, $0x0b0a0b0a0b0a0b0a
+DATA kK4ScB<>+192(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA kK4ScB<>+200(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA kK4ScB<>+208(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA kK4ScB<>+216(SB)/8, $0x0d0c0d0c0d0c0d0c
+DATA kK4ScB<>+224(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA kK4ScB<>+232(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA kK4ScB<>+240(SB)/8, $0x0f0e0f0e0f0e0f0e
+DATA kK4ScB<>+248(SB)/8, $0x0f0e0f0e0f0e0f0e
+GLOBL kK4ScB<>(SB), RODATA|NOPTR, $256
 
 // kQ6ScW spreads the Q6_K scales of quarter k of half h (groups g = 8h+2k and g+1) over the 16 bytes of a
 // pattern p = 4h+k for VPSHUFB: g in bytes 0…7, g+1 in 8…15.
@@ -150,69 +176,87 @@ GLOBL kQ6ScW<>(SB), RODATA|NOPTR, $128
 	VPSHUFB Y14, Y2, Y2   \
 	KPAIR(ya, i)
 
-// KFINISH adds the super-block's residues (Y11, Y12) into the float lanes Y0 as the reference does:
-// sums[l] += float32(d·float32(lane l)), d = f16(doff(SI))·yd. Clobbers Y1…Y3.
-#define KFINISH(doff) \
-	VPERM2I128   $0x20, Y12, Y11, Y1 \
-	VPERM2I128   $0x31, Y12, Y11, Y2 \
-	VPADDD       Y2, Y1, Y1          \
-	VCVTDQ2PS    Y1, Y1              \
-	MOVWLZX      doff(SI), BX        \
-	VMOVD        BX, X2              \
-	VCVTPH2PS    X2, X2              \
-	VMULSS       0(DI), X2, X2       \
-	VBROADCASTSS X2, Y2              \
-	VMULPS       Y2, Y1, Y1          \
-	VADDPS       Y1, Y0, Y0
+// KLPAIR adds groups 2i and 2i+1 (unsigned quants in Y1 and Y2, in element order; activations at ya(DI),
+// ya+32(DI)) into the reference build's lanes Y11 as ggml_vec_dot_q4_K_q8_K's AVX2 loop does: VPMADDUBSW, then
+// VPMADDWD with the group's scale broadcast (kK4ScB from the words of Y13), so that dword m sums the bytes
+// 4m…4m+3 of each group. Clobbers Y5, Y6.
+#define KLPAIR(ya, i) \
+	VPMADDUBSW ya(DI), Y1, Y1                 \
+	VPMADDUBSW ya+32(DI), Y2, Y2              \
+	VPSHUFB    kK4ScB<>+(64*i)(SB), Y13, Y5    \
+	VPSHUFB    kK4ScB<>+(64*i+32)(SB), Y13, Y6 \
+	VPMADDWD   Y5, Y1, Y1                     \
+	VPMADDWD   Y6, Y2, Y2                     \
+	VPADDD     Y1, Y11, Y11                   \
+	VPADDD     Y2, Y11, Y11
 
-// KMINS subtracts float32(float32(f16(2(SI))·yd)·float32(AX)) from the scalar sum X10. Clobbers X1, X2.
-#define KMINS \
+// Q4KLPAIR loads the 32 quant bytes of groups 2i, 2i+1 at qo(SI), splits the nibbles and adds them (KLPAIR).
+#define Q4KLPAIR(qo, ya, i) \
+	VMOVDQU qo(SI), Y1  \
+	VPSRLW  $4, Y1, Y2  \
+	VPAND   Y15, Y1, Y1 \
+	VPAND   Y15, Y2, Y2 \
+	KLPAIR(ya, i)
+
+// KLFMA fuses the lanes Y11 into the float lanes Y0 with d = f16(0(SI))·yd: Y0 = fma(d, float32(Y11), Y0).
+// Clobbers Y1, Y2.
+#define KLFMA \
+	VCVTDQ2PS    Y11, Y1      \
+	MOVWLZX      0(SI), BX    \
+	VMOVD        BX, X2       \
+	VCVTPH2PS    X2, X2       \
+	VMULSS       0(DI), X2, X2 \
+	VBROADCASTSS X2, Y2       \
+	VFMADD231PS  Y2, Y1, Y0
+
+// KDMIN leaves f16(2(SI))·yd in X2.
+#define KDMIN \
 	MOVWLZX   2(SI), BX     \
 	VMOVD     BX, X2        \
 	VCVTPH2PS X2, X2        \
-	VMULSS    0(DI), X2, X2 \
-	VCVTSI2SSL AX, X1, X1    \
-	VMULSS    X1, X2, X2    \
-	VSUBSS    X2, X10, X10
-
-// KDONE leaves sum + lane 0 + lane 1 + … + lane 7 (X10, then Y0) in X0, added in that order.
-#define KDONE \
-	ADD8               \
-	VMOVAPS X10, X0    \
-	VZEROUPPER
+	VMULSS    0(DI), X2, X2
 
 // func dotQ4_KQ8_KAVX2(nb int, w, a *byte, aStride int) float32
 //
-// Reference: DotQ4_KQ8_K, the activation's Q8_K blocks aStride bytes apart.
+// Reference: DotQ4_KQ8_K, the activation's Q8_K blocks aStride bytes apart: the lanes of KLPAIR fused into Y0
+// per super-block; the four pair minimum terms (K4SC) fused into X10 with −dmin·yd; hsum_float_8(Y0) plus
+// (X10₀+X10₂) + (X10₁+X10₃) at the end.
 TEXT ·dotQ4_KQ8_KAVX2(SB), NOSPLIT, $0-36
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	MOVQ         aStride+24(FP), R11
 	VPBROADCASTD kNib<>(SB), Y15
-	VMOVDQU      kShuf<>(SB), Y14
 	VXORPS       Y0, Y0, Y0
 	VXORPS       X10, X10, X10
 
 q4kloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	PREFETCHT0 PFD+128(SI)
-	K4SCALES
-	VPXOR      Y11, Y11, Y11
-	VPXOR      Y12, Y12, Y12
-	Q4KPAIR(16, 4, 0)
-	Q4KPAIR(48, 68, 1)
-	Q4KPAIR(80, 132, 2)
-	Q4KPAIR(112, 196, 3)
-	KFINISH(0)
-	KMINS
-	ADDQ       $144, SI
-	ADDQ       R11, DI
-	DECQ       CX
-	JNZ        q4kloop
-	KDONE
-	MOVSS      X0, ret+32(FP)
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	PREFETCHT0   PFD+128(SI)
+	K4SC(X9)
+	VPXOR        Y11, Y11, Y11
+	Q4KLPAIR(16, 4, 0)
+	Q4KLPAIR(48, 68, 1)
+	Q4KLPAIR(80, 132, 2)
+	Q4KLPAIR(112, 196, 3)
+	KLFMA
+	KDMIN
+	VBROADCASTSS X2, X2
+	VCVTDQ2PS    X9, X9
+	VFNMADD231PS X2, X9, X10
+	ADDQ         $144, SI
+	ADDQ         R11, DI
+	DECQ         CX
+	JNZ          q4kloop
+	HSUM8
+	VMOVHLPS     X10, X10, X2
+	VADDPS       X2, X10, X10
+	VMOVSHDUP    X10, X2
+	VADDSS       X2, X10, X10
+	VADDSS       X10, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+32(FP)
 	RET
 
 // KPSUM leaves float32 of the sum of the residue lanes Y11, Y12 in X1 (every sum exact). Clobbers X2.
@@ -284,58 +328,59 @@ q4krloop:
 	MOVSS       X0, ret+32(FP)
 	RET
 
-// Q5KPAIR is Q4KPAIR for Q5_K: the quant bytes at qo(SI) are shuffled, split into nibbles, and the fifth bits
-// of groups 2i and 2i+1 (bits 2i and 2i+1 of the shuffled qh bytes in Y8) are moved to bit 4 by sh0 $n0 and
-// sh1 $n1 (word shifts; the mask Y9 = 0x10 keeps only each byte's own bit).
+// Q5KPAIR is Q4KLPAIR for Q5_K: the fifth bits of groups 2i and 2i+1 (bits 2i and 2i+1 of the qh bytes in
+// Y8) are moved to bit 4 by sh0 $n0 and sh1 $n1 (word shifts; the mask Y9 = 0x10 keeps only each byte's own
+// bit) and added to the nibbles.
 #define Q5KPAIR(qo, ya, i, sh0, n0, sh1, n1) \
-	VMOVDQU qo(SI), Y1    \
-	VPSHUFB Y14, Y1, Y1   \
-	VPSRLW  $4, Y1, Y2    \
-	VPAND   Y15, Y1, Y1   \
-	VPAND   Y15, Y2, Y2   \
-	sh0     $n0, Y8, Y3   \
-	VPAND   Y9, Y3, Y3    \
-	VPOR    Y3, Y1, Y1    \
-	sh1     $n1, Y8, Y3   \
-	VPAND   Y9, Y3, Y3    \
-	VPOR    Y3, Y2, Y2    \
-	KPAIR(ya, i)
+	VMOVDQU qo(SI), Y1  \
+	VPSRLW  $4, Y1, Y2  \
+	VPAND   Y15, Y1, Y1 \
+	VPAND   Y15, Y2, Y2 \
+	sh0     $n0, Y8, Y3 \
+	VPAND   Y9, Y3, Y3  \
+	VPOR    Y3, Y1, Y1  \
+	sh1     $n1, Y8, Y3 \
+	VPAND   Y9, Y3, Y3  \
+	VPOR    Y3, Y2, Y2  \
+	KLPAIR(ya, i)
 
 // func dotQ5_KQ8_KAVX2(nb int, w, a *byte) float32
 //
-// Reference: DotQ5_KQ8_K. As dotQ4_KQ8_KAVX2, with q = nibble + 16·(fifth bit) in 0…31 (|int16 pair| ≤
-// 2·31·128).
+// Reference: DotQ5_KQ8_K. The lanes as dotQ4_KQ8_KAVX2's with q = nibble + 16·(fifth bit) in 0…31 (|int16
+// pair| ≤ 2·31·128); the super-block's whole minimum term (K4SCALES) fused into the scalar X10 with
+// −dmin·yd; hsum_float_8(Y0) + X10 at the end.
 TEXT ·dotQ5_KQ8_KAVX2(SB), NOSPLIT, $0-28
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	VPBROADCASTD kNib<>(SB), Y15
-	VMOVDQU      kShuf<>(SB), Y14
 	VPBROADCASTD kBit4<>(SB), Y9
 	VXORPS       Y0, Y0, Y0
 	VXORPS       X10, X10, X10
 
 q5kloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	PREFETCHT0 PFD+128(SI)
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	PREFETCHT0   PFD+128(SI)
 	K4SCALES
-	VPXOR      Y11, Y11, Y11
-	VPXOR      Y12, Y12, Y12
-	VMOVDQU    16(SI), Y8
-	VPSHUFB    Y14, Y8, Y8
+	VPXOR        Y11, Y11, Y11
+	VMOVDQU      16(SI), Y8
 	Q5KPAIR(48, 4, 0, VPSLLW, 4, VPSLLW, 3)
 	Q5KPAIR(80, 68, 1, VPSLLW, 2, VPSLLW, 1)
 	Q5KPAIR(112, 132, 2, VPSRLW, 0, VPSRLW, 1)
 	Q5KPAIR(144, 196, 3, VPSRLW, 2, VPSRLW, 3)
-	KFINISH(0)
-	KMINS
-	ADDQ       $176, SI
-	ADDQ       $292, DI
-	DECQ       CX
-	JNZ        q5kloop
-	KDONE
-	MOVSS      X0, ret+24(FP)
+	KLFMA
+	KDMIN
+	VCVTSI2SSL   AX, X1, X1
+	VFNMADD231SS X2, X1, X10
+	ADDQ         $176, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q5kloop
+	HSUM8
+	VADDSS       X10, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
 	RET
 
 // Q3KY multiplies the quants q (q+c, unsigned, shuffled) by the activations at ya(DI) and subtracts c·y,
@@ -422,9 +467,9 @@ q6kloop:
 	MOVSS        X0, ret+24(FP)
 	RET
 
-// Q3KQ leaves quarter j's q+4 = low2 | 4·hbit in dst: low2 = bits 2j, 2j+1 of the shuffled qs bytes in Y4
-// (VPSRLW $n, n = 2j), hbit = bit 4h+j of the shuffled hmask bytes in Y10 moved to bit 2 by sh $hn (word
-// shifts; the masks Y15 = 3 and Y8 = 4 keep each byte's own bits). Clobbers Y3.
+// Q3KQ leaves quarter j's q+4 = low2 | 4·hbit in dst: low2 = bits 2j, 2j+1 of the qs bytes in Y4 (VPSRLW
+// $n, n = 2j), hbit = bit 4h+j of the hmask bytes in Y10 moved to bit 2 by sh $hn (word shifts; the masks
+// Y15 = 3 and Y8 = 4 keep each byte's own bits). Clobbers Y3.
 #define Q3KQ(n, sh, hn, dst) \
 	VPSRLW $n, Y4, dst     \
 	VPAND  Y15, dst, dst   \
@@ -432,93 +477,100 @@ q6kloop:
 	VPAND  Y8, Y3, Y3      \
 	VPOR   Y3, dst, dst
 
-// Q3KPAIR adds quarters j and j+1 of half h (pair i = 2h + j/2, activations at ya(DI) and ya+32(DI)).
-#define Q3KPAIR(ya, i, n0, sh0, hn0, n1, sh1, hn1) \
-	Q3KQ(n0, sh0, hn0, Y1) \
-	Q3KQ(n1, sh1, hn1, Y2) \
-	Q3KY(ya, Y1)           \
-	Q3KY(ya+32, Y2)        \
-	KMADD(i)
+// Q3KV adds quarter j of half h into the lanes Y11 as ggml_vec_dot_q3_K_q8_K's AVX2 loop: VPMADDUBSW of the
+// unsigned q+4 with the activations at 4+128h+32j(DI), less VPMADDUBSW of 4 (Y8) with them (the same int16
+// words as the reference's low-bits product less its high-bit product), times the two groups' scales
+// (kQ6ScW from the scale bytes in X13, sign-extended): dword m sums bytes 4m…4m+3. Clobbers Y1, Y3, Y5.
+#define Q3KV(n, sh, hn, h, j) \
+	Q3KQ(n, sh, hn, Y1)                          \
+	VPMADDUBSW (4+128*h+32*j)(DI), Y1, Y1        \
+	VPMADDUBSW (4+128*h+32*j)(DI), Y8, Y3        \
+	VPSUBW     Y3, Y1, Y1                        \
+	VPSHUFB    kQ6ScW<>+(16*(4*h+j))(SB), X13, X5 \
+	VPMOVSXBW  X5, Y5                            \
+	VPMADDWD   Y5, Y1, Y1                        \
+	VPADDD     Y1, Y11, Y11
 
 // func dotQ3_KQ8_KAVX2(nb int, w, a *byte) float32
 //
-// Reference: DotQ3_KQ8_K. Quarter j of half h (elements 128h+32j…+31: groups 8h+2j and 8h+2j+1 in the two
-// 16-byte halves) has q = low2 + 4·hbit − 4 with low2 = bits 2j, 2j+1 of qs[32h…] and hbit = bit 4h+j of
-// hmask; the unsigned q+4 (0…7) is multiplied and 4·y subtracted as in Q6_K. Quarters j and j+1 are paired,
-// so pair i = 2h + j/2 needs the scales (s_{4i}, s_{4i+2}) in dword i of the low halves and (s_{4i+1},
-// s_{4i+3}) in the high halves: the even then the odd scales (kEvOd), decoded as in ggml (four 32-bit
-// words of 6-bit scales) and less 32.
+// Reference: DotQ3_KQ8_K, the reference build's AVX2 arithmetic. Quarter j of half h (elements
+// 128h+32j…+31: groups 8h+2j and 8h+2j+1 in its two 16-byte halves) has q = low2 + 4·hbit − 4 with low2 =
+// bits 2j, 2j+1 of qs[32h…] and hbit = bit 4h+j of hmask; the scales are decoded as in ggml (four 32-bit
+// words of 6-bit scales) and less 32. The lanes are fused into Y0 with d·yd per super-block; hsum_float_8.
 TEXT ·dotQ3_KQ8_KAVX2(SB), NOSPLIT, $0-28
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	VPBROADCASTD k03<>(SB), Y15
-	VMOVDQU      kShuf<>(SB), Y14
 	VPBROADCASTD k04<>(SB), Y8
-	VMOVDQU      kEvOd<>(SB), X9
+	VPBROADCASTD k20<>(SB), X9
 	VXORPS       Y0, Y0, Y0
 
 q3kloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	MOVL       96(SI), R8
-	MOVL       100(SI), R9
-	MOVL       104(SI), R10
-	MOVL       R8, AX
-	ANDL       $0x0f0f0f0f, AX
-	MOVL       R10, BX
-	ANDL       $0x03030303, BX
-	SHLL       $4, BX
-	ORL        BX, AX
-	MOVL       R9, DX
-	ANDL       $0x0f0f0f0f, DX
-	MOVL       R10, BX
-	SHRL       $2, BX
-	ANDL       $0x03030303, BX
-	SHLL       $4, BX
-	ORL        BX, DX
-	SHLQ       $32, DX
-	ORQ        DX, AX
-	SHRL       $4, R8
-	ANDL       $0x0f0f0f0f, R8
-	MOVL       R10, BX
-	SHRL       $4, BX
-	ANDL       $0x03030303, BX
-	SHLL       $4, BX
-	ORL        BX, R8
-	SHRL       $4, R9
-	ANDL       $0x0f0f0f0f, R9
-	SHRL       $6, R10
-	ANDL       $0x03030303, R10
-	SHLL       $4, R10
-	ORL        R10, R9
-	SHLQ       $32, R9
-	ORQ        R9, R8
-	VMOVQ      AX, X13
-	VPINSRQ    $1, R8, X13, X13
-	VPSHUFB    X9, X13, X13
-	VPMOVZXBW  X13, Y13
-	VPSUBW     kW32<>(SB), Y13, Y13
-	VPXOR      Y11, Y11, Y11
-	VPXOR      Y12, Y12, Y12
-	VMOVDQU    0(SI), Y10
-	VPSHUFB    Y14, Y10, Y10
-	VMOVDQU    32(SI), Y4
-	VPSHUFB    Y14, Y4, Y4
-	Q3KPAIR(4, 0, 0, VPSLLW, 2, 2, VPSLLW, 1)
-	Q3KPAIR(68, 1, 4, VPSRLW, 0, 6, VPSRLW, 1)
-	VMOVDQU    64(SI), Y4
-	VPSHUFB    Y14, Y4, Y4
-	Q3KPAIR(132, 2, 0, VPSRLW, 2, 2, VPSRLW, 3)
-	Q3KPAIR(196, 3, 4, VPSRLW, 4, 6, VPSRLW, 5)
-	KFINISH(108)
-	ADDQ       $110, SI
-	ADDQ       $292, DI
-	DECQ       CX
-	JNZ        q3kloop
-	VXORPS     X10, X10, X10
-	KDONE
-	MOVSS      X0, ret+24(FP)
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	MOVL         96(SI), R8
+	MOVL         100(SI), R9
+	MOVL         104(SI), R10
+	MOVL         R8, AX
+	ANDL         $0x0f0f0f0f, AX
+	MOVL         R10, BX
+	ANDL         $0x03030303, BX
+	SHLL         $4, BX
+	ORL          BX, AX
+	MOVL         R9, DX
+	ANDL         $0x0f0f0f0f, DX
+	MOVL         R10, BX
+	SHRL         $2, BX
+	ANDL         $0x03030303, BX
+	SHLL         $4, BX
+	ORL          BX, DX
+	SHLQ         $32, DX
+	ORQ          DX, AX
+	SHRL         $4, R8
+	ANDL         $0x0f0f0f0f, R8
+	MOVL         R10, BX
+	SHRL         $4, BX
+	ANDL         $0x03030303, BX
+	SHLL         $4, BX
+	ORL          BX, R8
+	SHRL         $4, R9
+	ANDL         $0x0f0f0f0f, R9
+	SHRL         $6, R10
+	ANDL         $0x03030303, R10
+	SHLL         $4, R10
+	ORL          R10, R9
+	SHLQ         $32, R9
+	ORQ          R9, R8
+	VMOVQ        AX, X13
+	VPINSRQ      $1, R8, X13, X13
+	VPSUBB       X9, X13, X13
+	VPXOR        Y11, Y11, Y11
+	VMOVDQU      0(SI), Y10
+	VMOVDQU      32(SI), Y4
+	Q3KV(0, VPSLLW, 2, 0, 0)
+	Q3KV(2, VPSLLW, 1, 0, 1)
+	Q3KV(4, VPSRLW, 0, 0, 2)
+	Q3KV(6, VPSRLW, 1, 0, 3)
+	VMOVDQU      64(SI), Y4
+	Q3KV(0, VPSRLW, 2, 1, 0)
+	Q3KV(2, VPSRLW, 3, 1, 1)
+	Q3KV(4, VPSRLW, 4, 1, 2)
+	Q3KV(6, VPSRLW, 5, 1, 3)
+	VCVTDQ2PS    Y11, Y1
+	MOVWLZX      108(SI), BX
+	VMOVD        BX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VFMADD231PS  Y2, Y1, Y0
+	ADDQ         $110, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q3kloop
+	HSUM8
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
 	RET
 
 // HSUMD leaves the sum of the eight int32 of y in r. Clobbers x and t (x is y's low half).
@@ -531,74 +583,166 @@ q3kloop:
 	VPADDD       t, x, x  \
 	VMOVD        x, r
 
-// Q2KPAIR adds quarters j and j+1 of a half (2-bit quants: bits n0, n0+1 and n1, n1+1 of the qs bytes in
-// Y4), unshuffled: Q2_K's block sum is one exact integer, so any pairing of the elements is the
-// reference's; only the group scales must match, as in Q3_K.
-#define Q2KPAIR(ya, i, n0, n1) \
-	VPSRLW     $n0, Y4, Y1     \
-	VPAND      Y15, Y1, Y1     \
-	VPSRLW     $n1, Y4, Y2     \
-	VPAND      Y15, Y2, Y2     \
-	VPMADDUBSW ya(DI), Y1, Y1  \
-	VPMADDUBSW ya+32(DI), Y2, Y2 \
-	KMADD(i)
+// kQ2Sc zero-extends, per vector v = 4j+s of a Q2_K super-block (32 bytes each), the scale byte of group
+// 8j+2s into the words of the low 16-byte half and that of group 8j+2s+1 into the high half (VPSHUFB).
+DATA kQ2Sc<>+0(SB)/8, $0x8000800080008000
+DATA kQ2Sc<>+8(SB)/8, $0x8000800080008000
+DATA kQ2Sc<>+16(SB)/8, $0x8001800180018001
+DATA kQ2Sc<>+24(SB)/8, $0x8001800180018001
+DATA kQ2Sc<>+32(SB)/8, $0x8002800280028002
+DATA kQ2Sc<>+40(SB)/8, $0x8002800280028002
+DATA kQ2Sc<>+48(SB)/8, $0x8003800380038003
+DATA kQ2Sc<>+56(SB)/8, $0x8003800380038003
+DATA kQ2Sc<>+64(SB)/8, $0x8004800480048004
+DATA kQ2Sc<>+72(SB)/8, $0x8004800480048004
+DATA kQ2Sc<>+80(SB)/8, $0x8005800580058005
+DATA kQ2Sc<>+88(SB)/8, $0x8005800580058005
+DATA kQ2Sc<>+96(SB)/8, $0x8006800680068006
+DATA kQ2Sc<>+104(SB)/8, $0x8006800680068006
+DATA kQ2Sc<>+112(SB)/8, $0x8007800780078007
+DATA kQ2Sc<>+120(SB)/8, $0x8007800780078007
+DATA kQ2Sc<>+128(SB)/8, $0x8008800880088008
+DATA kQ2Sc<>+136(SB)/8, $0x8008800880088008
+DATA kQ2Sc<>+144(SB)/8, $0x8009800980098009
+DATA kQ2Sc<>+152(SB)/8, $0x8009800980098009
+DATA kQ2Sc<>+160(SB)/8, $0x800a800a800a800a
+DATA kQ2Sc<>+168(SB)/8, $0x800a800a800a800a
+DATA kQ2Sc<>+176(SB)/8, $0x800b800b800b800b
+DATA kQ2Sc<>+184(SB)/8, $0x800b800b800b800b
+DATA kQ2Sc<>+192(SB)/8, $0x800c800c800c800c
+DATA kQ2Sc<>+200(SB)/8, $0x800c800c800c800c
+DATA kQ2Sc<>+208(SB)/8, $0x800d800d800d800d
+DATA kQ2Sc<>+216(SB)/8, $0x800d800d800d800d
+DATA kQ2Sc<>+224(SB)/8, $0x800e800e800e800e
+DATA kQ2Sc<>+232(SB)/8, $0x800e800e800e800e
+DATA kQ2Sc<>+240(SB)/8, $0x800f800f800f800f
+DATA kQ2Sc<>+248(SB)/8, $0x800f800f800f800f
+GLOBL kQ2Sc<>(SB), RODATA|NOPTR, $256
+
+// Q2KV adds vector v = 4j+s of a Q2_K super-block (the 2-bit quants at bits 2s of the half's qs bytes in Y4)
+// into the lanes Y11 as ggml_vec_dot_q2_K_q8_K's AVX2 loop: VPMADDUBSW with the activations, VPMADDWD with the
+// two groups' scales (kQ2Sc from the scale bytes in both halves of Y13): dword m sums bytes 4m…4m+3.
+// Clobbers Y1, Y5.
+#define Q2KV(v, n) \
+	VPSRLW     $n, Y4, Y1                  \
+	VPAND      Y15, Y1, Y1                 \
+	VPMADDUBSW (4+32*(v))(DI), Y1, Y1      \
+	VPSHUFB    kQ2Sc<>+(32*(v))(SB), Y13, Y5 \
+	VPMADDWD   Y5, Y1, Y1                  \
+	VPADDD     Y1, Y11, Y11
+
+// Q2KHALF adds half j (four vectors) into the lanes Y11, its qs bytes loaded into Y4.
+#define Q2KHALF(j) \
+	VMOVDQU (16+32*j)(SI), Y4 \
+	Q2KV(4*j, 0)              \
+	Q2KV(4*j+1, 2)            \
+	Q2KV(4*j+2, 4)            \
+	Q2KV(4*j+3, 6)
+
+// Q2KSC loads the super-block's scales (low nibbles of the 16 bytes at 0(SI), in both halves of Y13) and its
+// eight pair minimum terms (VPMADDWD of the high nibbles with the bsums at 260(DI)) as int32 in Y3.
+// Clobbers X2.
+#define Q2KSC \
+	VMOVDQU        0(SI), X2          \
+	VPSRLW         $4, X2, X3         \
+	VPAND          X9, X3, X3         \
+	VPMOVZXBW      X3, Y3             \
+	VPMADDWD       260(DI), Y3, Y3    \
+	VPAND          X9, X2, X2         \
+	VINSERTI128    $1, X2, Y2, Y13
 
 // func dotQ2_KQ8_KAVX2(nb int, w, a *byte) float32
 //
-// Reference: DotQ2_KQ8_K: per super-block the exact Σ scale·q·y and Σ bsums·min, then the reference's float
-// steps in order.
+// Reference: DotQ2_KQ8_K, the reference build's AVX2 arithmetic: the pair minimum terms fused into the float
+// lanes Y0 with −dmin·yd, then the integer lanes with d·yd; hsum_float_8 at the end.
 TEXT ·dotQ2_KQ8_KAVX2(SB), NOSPLIT, $0-28
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	VPBROADCASTD k03<>(SB), Y15
-	VPBROADCASTD kNib<>(SB), Y9
-	VMOVDQU      kEvOd<>(SB), X14
-	VXORPS       X10, X10, X10
+	VPBROADCASTD kNib<>(SB), X9
+	VXORPS       Y0, Y0, Y0
 
 q2kloop:
-	PREFETCHT0 PFD(SI)
-	PREFETCHT0 PFD+64(SI)
-	VMOVDQU    0(SI), X1
-	VPAND      X9, X1, X2
-	VPSHUFB    X14, X2, X2
-	VPMOVZXBW  X2, Y13
-	VPSRLW     $4, X1, X3
-	VPAND      X9, X3, X3
-	VPMOVZXBW  X3, Y3
-	VPMADDWD   260(DI), Y3, Y3
-	HSUMD(Y3, X3, X4, AX)
-	VPXOR      Y11, Y11, Y11
-	VPXOR      Y12, Y12, Y12
-	VMOVDQU    16(SI), Y4
-	Q2KPAIR(4, 0, 0, 2)
-	Q2KPAIR(68, 1, 4, 6)
-	VMOVDQU    48(SI), Y4
-	Q2KPAIR(132, 2, 0, 2)
-	Q2KPAIR(196, 3, 4, 6)
-	VPADDD     Y12, Y11, Y11
-	HSUMD(Y11, X11, X4, DX)
-	MOVWLZX    80(SI), BX
-	VMOVD      BX, X2
-	VCVTPH2PS  X2, X2
-	VMULSS     0(DI), X2, X2
-	VCVTSI2SSL DX, X1, X1
-	VMULSS     X1, X2, X2
-	MOVWLZX    82(SI), BX
-	VMOVD      BX, X3
-	VCVTPH2PS  X3, X3
-	VMULSS     0(DI), X3, X3
-	VCVTSI2SSL AX, X1, X1
-	VMULSS     X1, X3, X3
-	VSUBSS     X3, X2, X2
-	VADDSS     X2, X10, X10
-	ADDQ       $84, SI
-	ADDQ       $292, DI
-	DECQ       CX
-	JNZ        q2kloop
-	VMOVAPS    X10, X0
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	Q2KSC
+	MOVWLZX      82(SI), BX
+	VMOVD        BX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VFNMADD231PS Y2, Y3, Y0
+	VPXOR        Y11, Y11, Y11
+	Q2KHALF(0)
+	Q2KHALF(1)
+	VCVTDQ2PS    Y11, Y1
+	MOVWLZX      80(SI), BX
+	VMOVD        BX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       0(DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VFMADD231PS  Y2, Y1, Y0
+	ADDQ         $84, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q2kloop
+	HSUM8
 	VZEROUPPER
-	MOVSS      X0, ret+24(FP)
+	MOVSS        X0, ret+24(FP)
+	RET
+
+// Q2KRHALF adds half j's whole integer sum into X0 (fma with d·yd in X8) and its minimum term (dwords 4j…4j+3
+// of Y3, M its 128-bit half) into X10 (fma with dmin·yd in X7). Clobbers X1, X4, X5, Y11, R8.
+#define Q2KRHALF(j, M) \
+	VPXOR       Y11, Y11, Y11  \
+	Q2KHALF(j)                 \
+	HSUMD(Y11, X11, X4, R8)    \
+	VCVTSI2SSL  R8, X1, X1     \
+	VFMADD231SS X8, X1, X0     \
+	VPSHUFD     $0x4e, M, X5   \
+	VPADDD      X5, M, X5      \
+	VPSHUFD     $0xb1, X5, X4  \
+	VPADDD      X4, X5, X5     \
+	VCVTDQ2PS   X5, X5         \
+	VFMADD231SS X7, X5, X10
+
+// func dotQ2_KQ8_KRepackedAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotQ2_KQ8_KRepacked: per half super-block the exact integer sum fused into X0 with d·yd and the
+// exact minimum term into X10 with dmin·yd; X0 − X10 at the end.
+TEXT ·dotQ2_KQ8_KRepackedAVX2(SB), NOSPLIT, $0-28
+	MOVQ         nb+0(FP), CX
+	MOVQ         w+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD k03<>(SB), Y15
+	VPBROADCASTD kNib<>(SB), X9
+	VXORPS       X0, X0, X0
+	VXORPS       X10, X10, X10
+
+q2krloop:
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	Q2KSC
+	VEXTRACTI128 $1, Y3, X6
+	MOVWLZX      80(SI), BX
+	VMOVD        BX, X8
+	VCVTPH2PS    X8, X8
+	VMULSS       0(DI), X8, X8
+	MOVWLZX      82(SI), BX
+	VMOVD        BX, X7
+	VCVTPH2PS    X7, X7
+	VMULSS       0(DI), X7, X7
+	Q2KRHALF(0, X3)
+	Q2KRHALF(1, X6)
+	ADDQ         $84, SI
+	ADDQ         $292, DI
+	DECQ         CX
+	JNZ          q2krloop
+	VSUBSS       X10, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
 	RET
 
 // VPERMB index of the VNNI Q4_K kernel (gemm_k4.go, "qr"): byte 4d+m of a 64-byte vector takes element

@@ -14,8 +14,9 @@
 // by the group's scale and widened into the int32 residue lanes (SMLAL/SMLAL2 by element: residues 0…3 in
 // V30, 4…7 in V31). Products of different groups are never mixed in int16, so the integer lanes are the
 // reference's exactly. SDOT does not help here: it adds four neighbouring bytes, which are four residues.
-// (Q6_K follows the reference build's own AVX2 lanes instead, and Q4_K's repacked order adds the residues up
-// per pair of groups: see dotQ6_KQ8_KNEON and dotQ4_KQ8_KRepackedNEON.)
+// (The vec_dot orders of Q4_K, Q5_K and Q6_K follow the reference build's AVX2 lanes instead, see
+// dotQ4_KQ8_KNEON, dotQ5_KQ8_KNEON and dotQ6_KQ8_KNEON; Q4_K's repacked order adds the residues up per pair of
+// groups, see dotQ4_KQ8_KRepackedNEON.)
 //
 // Per super-block the lanes are converted to float32 (exactly, |lane| < 2^24), multiplied by d·yd and added
 // to the float lanes V28 (0…3), V29 (4…7) with FMUL then FADD, as the reference's
@@ -134,44 +135,181 @@
 	VEOR  V28.B16, V28.B16, V28.B16 \
 	VEOR  V29.B16, V29.B16, V29.B16
 
+// Q4NPAIR0 is Q5NPAIR0 for Q4_K (no fifth bits).
+#define Q4NPAIR0 \
+	VLD1.P 32(R5), [V0.B16, V1.B16] \
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16] \
+	VAND  V15.B16, V0.B16, V6.B16 \
+	VAND  V15.B16, V1.B16, V7.B16 \
+	VUSHR $4, V0.B16, V10.B16 \
+	VUSHR $4, V1.B16, V11.B16 \
+	WORD $0x0e22c0c8 /* SMULL V8.8H, V6.8B, V2.8B */ \
+	WORD $0x4e22c0c9 /* SMULL2 V9.8H, V6.16B, V2.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f8c011e /* MLA V30.4S, V8.4S, V12.S[0] */ \
+	WORD $0x0e23c0e8 /* SMULL V8.8H, V7.8B, V3.8B */ \
+	WORD $0x4e23c0e9 /* SMULL2 V9.8H, V7.16B, V3.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f8c011f /* MLA V31.4S, V8.4S, V12.S[0] */ \
+	WORD $0x0e24c148 /* SMULL V8.8H, V10.8B, V4.8B */ \
+	WORD $0x4e24c149 /* SMULL2 V9.8H, V10.16B, V4.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fac011e /* MLA V30.4S, V8.4S, V12.S[1] */ \
+	WORD $0x0e25c168 /* SMULL V8.8H, V11.8B, V5.8B */ \
+	WORD $0x4e25c169 /* SMULL2 V9.8H, V11.16B, V5.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fac011f /* MLA V31.4S, V8.4S, V12.S[1] */
+
+// Q4NPAIR1 is Q5NPAIR1 for Q4_K (no fifth bits).
+#define Q4NPAIR1 \
+	VLD1.P 32(R5), [V0.B16, V1.B16] \
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16] \
+	VAND  V15.B16, V0.B16, V6.B16 \
+	VAND  V15.B16, V1.B16, V7.B16 \
+	VUSHR $4, V0.B16, V10.B16 \
+	VUSHR $4, V1.B16, V11.B16 \
+	WORD $0x0e22c0c8 /* SMULL V8.8H, V6.8B, V2.8B */ \
+	WORD $0x4e22c0c9 /* SMULL2 V9.8H, V6.16B, V2.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f8c091e /* MLA V30.4S, V8.4S, V12.S[2] */ \
+	WORD $0x0e23c0e8 /* SMULL V8.8H, V7.8B, V3.8B */ \
+	WORD $0x4e23c0e9 /* SMULL2 V9.8H, V7.16B, V3.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f8c091f /* MLA V31.4S, V8.4S, V12.S[2] */ \
+	WORD $0x0e24c148 /* SMULL V8.8H, V10.8B, V4.8B */ \
+	WORD $0x4e24c149 /* SMULL2 V9.8H, V10.16B, V4.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fac091e /* MLA V30.4S, V8.4S, V12.S[3] */ \
+	WORD $0x0e25c168 /* SMULL V8.8H, V11.8B, V5.8B */ \
+	WORD $0x4e25c169 /* SMULL2 V9.8H, V11.16B, V5.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fac091f /* MLA V31.4S, V8.4S, V12.S[3] */
+
+// Q4NPAIR2 is Q5NPAIR2 for Q4_K (no fifth bits).
+#define Q4NPAIR2 \
+	VLD1.P 32(R5), [V0.B16, V1.B16] \
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16] \
+	VAND  V15.B16, V0.B16, V6.B16 \
+	VAND  V15.B16, V1.B16, V7.B16 \
+	VUSHR $4, V0.B16, V10.B16 \
+	VUSHR $4, V1.B16, V11.B16 \
+	WORD $0x0e22c0c8 /* SMULL V8.8H, V6.8B, V2.8B */ \
+	WORD $0x4e22c0c9 /* SMULL2 V9.8H, V6.16B, V2.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f99011e /* MLA V30.4S, V8.4S, V25.S[0] */ \
+	WORD $0x0e23c0e8 /* SMULL V8.8H, V7.8B, V3.8B */ \
+	WORD $0x4e23c0e9 /* SMULL2 V9.8H, V7.16B, V3.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f99011f /* MLA V31.4S, V8.4S, V25.S[0] */ \
+	WORD $0x0e24c148 /* SMULL V8.8H, V10.8B, V4.8B */ \
+	WORD $0x4e24c149 /* SMULL2 V9.8H, V10.16B, V4.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fb9011e /* MLA V30.4S, V8.4S, V25.S[1] */ \
+	WORD $0x0e25c168 /* SMULL V8.8H, V11.8B, V5.8B */ \
+	WORD $0x4e25c169 /* SMULL2 V9.8H, V11.16B, V5.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fb9011f /* MLA V31.4S, V8.4S, V25.S[1] */
+
+// Q4NPAIR3 is Q5NPAIR3 for Q4_K (no fifth bits).
+#define Q4NPAIR3 \
+	VLD1.P 32(R5), [V0.B16, V1.B16] \
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16] \
+	VAND  V15.B16, V0.B16, V6.B16 \
+	VAND  V15.B16, V1.B16, V7.B16 \
+	VUSHR $4, V0.B16, V10.B16 \
+	VUSHR $4, V1.B16, V11.B16 \
+	WORD $0x0e22c0c8 /* SMULL V8.8H, V6.8B, V2.8B */ \
+	WORD $0x4e22c0c9 /* SMULL2 V9.8H, V6.16B, V2.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f99091e /* MLA V30.4S, V8.4S, V25.S[2] */ \
+	WORD $0x0e23c0e8 /* SMULL V8.8H, V7.8B, V3.8B */ \
+	WORD $0x4e23c0e9 /* SMULL2 V9.8H, V7.16B, V3.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f99091f /* MLA V31.4S, V8.4S, V25.S[2] */ \
+	WORD $0x0e24c148 /* SMULL V8.8H, V10.8B, V4.8B */ \
+	WORD $0x4e24c149 /* SMULL2 V9.8H, V10.16B, V4.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fb9091e /* MLA V30.4S, V8.4S, V25.S[3] */ \
+	WORD $0x0e25c168 /* SMULL V8.8H, V11.8B, V5.8B */ \
+	WORD $0x4e25c169 /* SMULL2 V9.8H, V11.16B, V5.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fb9091f /* MLA V31.4S, V8.4S, V25.S[3] */
+
 // func dotQ4_KQ8_KNEON(nb int, w, a *byte) float32
 //
-// Reference: DotQ4_KQ8_K. Q4_K block (144 bytes): d, dmin (f16) at 0, 2; 12 packed 6-bit scales and
-// minimums at 4; 128 bytes of quants at 16, 32 bytes per pair of groups (low nibbles group 2c, high
-// nibbles group 2c+1).
+// Reference: DotQ4_KQ8_K, the reference build's AVX2 arithmetic: the lanes of dotQ5_KQ8_KNEON without fifth
+// bits, fused per super-block into V28, V29 with d·yd; the four pair minimum terms (SMULL/SMULL2 of the group
+// bsums by the minimums, ADDP) fused into the four lanes of V27 with −dmin·yd (FMLS); at the end
+// hsum_float_8 + ((V27₀ + V27₂) + (V27₁ + V27₃)).
 TEXT ·dotQ4_KQ8_KNEON(SB), NOSPLIT, $0-28
 	KSTART
 
 q4ksb:
-	PRFM  4096(R1), PLDL1KEEP
-	PRFM  4160(R1), PLDL1KEEP
-	PRFM  4224(R1), PLDL1KEEP
+	PRFM    4096(R1), PLDL1KEEP
+	PRFM    4160(R1), PLDL1KEEP
+	PRFM    4224(R1), PLDL1KEEP
 	KD(0)
 	K4SCALES
-	KMINS
-	VEOR  V30.B16, V30.B16, V30.B16
-	VEOR  V31.B16, V31.B16, V31.B16
-	ADD   $16, R1, R5
-	ADD   $4, R2, R13
-	MOVD  $4, R10
-
-q4kpair:
-	VLD1.P 32(R5), [V0.B16, V1.B16]
-	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16]
-	VAND  V15.B16, V0.B16, V6.B16
-	VAND  V15.B16, V1.B16, V7.B16
-	VUSHR $4, V0.B16, V8.B16
-	VUSHR $4, V1.B16, V9.B16
-	K32PAIR
-	SUBS  $1, R10
-	BNE   q4kpair
-	KFINISH
-	ADD   $144, R1
-	ADD   $292, R2
-	SUBS  $1, R0
-	BNE   q4ksb
-	KDONE
-	FMOVS F27, ret+24(FP)
+	MOVHU   2(R1), R4
+	FMOVS   R4, F25
+	FCVTHS  F25, F25
+	FMOVS   (R2), F26
+	FMULS   F26, F25, F25
+	VMOV    R11, V12.D[0]
+	VUXTL   V12.B8, V12.H8
+	ADD     $260, R2, R4
+	VLD1    (R4), [V0.H8, V1.H8]
+	VADDP   V1.H8, V0.H8, V0.H8
+	WORD $0x0e6cc002 // SMULL V2.4S, V0.4H, V12.4H
+	WORD $0x4e6cc003 // SMULL2 V3.4S, V0.8H, V12.8H
+	VADDP   V3.S4, V2.S4, V2.S4
+	WORD $0x4e21d842 // SCVTF V2.4S, V2.4S
+	VDUP    V25.S[0], V26.S4
+	VFMLS   V26.S4, V2.S4, V27.S4
+	WORD $0x0f10a5ac // SXTL V12.4S, V13.4H
+	WORD $0x4f10a5b9 // SXTL2 V25.4S, V13.8H
+	VEOR    V30.B16, V30.B16, V30.B16
+	VEOR    V31.B16, V31.B16, V31.B16
+	ADD     $16, R1, R5
+	ADD     $4, R2, R13
+	Q4NPAIR0
+	Q4NPAIR1
+	Q4NPAIR2
+	Q4NPAIR3
+	WORD $0x4e21dbde // SCVTF V30.4S, V30.4S
+	WORD $0x4e21dbff // SCVTF V31.4S, V31.4S
+	VDUP    V24.S[0], V26.S4
+	VFMLA   V26.S4, V30.S4, V28.S4
+	VFMLA   V26.S4, V31.S4, V29.S4
+	ADD     $144, R1
+	ADD     $292, R2
+	SUBS    $1, R0
+	BNE     q4ksb
+	WORD $0x4e3dd780 // FADD V0.4S, V28.4S, V29.4S
+	VEXT    $8, V0.B16, V0.B16, V1.B16
+	WORD $0x4e21d400 // FADD V0.4S, V0.4S, V1.4S
+	WORD $0x7e30d801 // FADDP S1, V0.2S
+	VEXT    $8, V27.B16, V27.B16, V2.B16
+	WORD $0x4e22d760 // FADD V0.4S, V27.4S, V2.4S
+	WORD $0x7e30d802 // FADDP S2, V0.2S
+	FADDS   F2, F1, F1
+	FMOVS   F1, ret+24(FP)
 	RET
 
 // func dotQ4_KQ8_KRepackedNEON(nb int, w, a *byte) float32
@@ -239,60 +377,244 @@ q4krpair:
 	FMOVS F27, ret+24(FP)
 	RET
 
+// Q5NPAIR0 adds groups 0 and 1 (scales V12.S[0], V12.S[1]) into the lanes V30 (bytes 0…15 of each group) and
+// V31 (16…31). Clobbers V0…V11, V18, V19.
+#define Q5NPAIR0 \
+	VLD1.P 32(R5), [V0.B16, V1.B16] \
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16] \
+	VAND  V15.B16, V0.B16, V6.B16 \
+	VAND  V15.B16, V1.B16, V7.B16 \
+	VUSHR $4, V0.B16, V10.B16 \
+	VUSHR $4, V1.B16, V11.B16 \
+	VSHL  $4, V16.B16, V18.B16 \
+	VSHL  $4, V17.B16, V19.B16 \
+	VAND  V14.B16, V18.B16, V18.B16 \
+	VAND  V14.B16, V19.B16, V19.B16 \
+	VORR  V18.B16, V6.B16, V6.B16 \
+	VORR  V19.B16, V7.B16, V7.B16 \
+	VSHL  $3, V16.B16, V18.B16 \
+	VSHL  $3, V17.B16, V19.B16 \
+	VAND  V14.B16, V18.B16, V18.B16 \
+	VAND  V14.B16, V19.B16, V19.B16 \
+	VORR  V18.B16, V10.B16, V10.B16 \
+	VORR  V19.B16, V11.B16, V11.B16 \
+	VUSHR $2, V16.B16, V16.B16 \
+	VUSHR $2, V17.B16, V17.B16 \
+	WORD $0x0e22c0c8 /* SMULL V8.8H, V6.8B, V2.8B */ \
+	WORD $0x4e22c0c9 /* SMULL2 V9.8H, V6.16B, V2.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f8c011e /* MLA V30.4S, V8.4S, V12.S[0] */ \
+	WORD $0x0e23c0e8 /* SMULL V8.8H, V7.8B, V3.8B */ \
+	WORD $0x4e23c0e9 /* SMULL2 V9.8H, V7.16B, V3.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f8c011f /* MLA V31.4S, V8.4S, V12.S[0] */ \
+	WORD $0x0e24c148 /* SMULL V8.8H, V10.8B, V4.8B */ \
+	WORD $0x4e24c149 /* SMULL2 V9.8H, V10.16B, V4.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fac011e /* MLA V30.4S, V8.4S, V12.S[1] */ \
+	WORD $0x0e25c168 /* SMULL V8.8H, V11.8B, V5.8B */ \
+	WORD $0x4e25c169 /* SMULL2 V9.8H, V11.16B, V5.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fac011f /* MLA V31.4S, V8.4S, V12.S[1] */
+
+// Q5NPAIR1 adds groups 2 and 3 (scales V12.S[2], V12.S[3]) into the lanes V30 (bytes 0…15 of each group) and
+// V31 (16…31). Clobbers V0…V11, V18, V19.
+#define Q5NPAIR1 \
+	VLD1.P 32(R5), [V0.B16, V1.B16] \
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16] \
+	VAND  V15.B16, V0.B16, V6.B16 \
+	VAND  V15.B16, V1.B16, V7.B16 \
+	VUSHR $4, V0.B16, V10.B16 \
+	VUSHR $4, V1.B16, V11.B16 \
+	VSHL  $4, V16.B16, V18.B16 \
+	VSHL  $4, V17.B16, V19.B16 \
+	VAND  V14.B16, V18.B16, V18.B16 \
+	VAND  V14.B16, V19.B16, V19.B16 \
+	VORR  V18.B16, V6.B16, V6.B16 \
+	VORR  V19.B16, V7.B16, V7.B16 \
+	VSHL  $3, V16.B16, V18.B16 \
+	VSHL  $3, V17.B16, V19.B16 \
+	VAND  V14.B16, V18.B16, V18.B16 \
+	VAND  V14.B16, V19.B16, V19.B16 \
+	VORR  V18.B16, V10.B16, V10.B16 \
+	VORR  V19.B16, V11.B16, V11.B16 \
+	VUSHR $2, V16.B16, V16.B16 \
+	VUSHR $2, V17.B16, V17.B16 \
+	WORD $0x0e22c0c8 /* SMULL V8.8H, V6.8B, V2.8B */ \
+	WORD $0x4e22c0c9 /* SMULL2 V9.8H, V6.16B, V2.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f8c091e /* MLA V30.4S, V8.4S, V12.S[2] */ \
+	WORD $0x0e23c0e8 /* SMULL V8.8H, V7.8B, V3.8B */ \
+	WORD $0x4e23c0e9 /* SMULL2 V9.8H, V7.16B, V3.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f8c091f /* MLA V31.4S, V8.4S, V12.S[2] */ \
+	WORD $0x0e24c148 /* SMULL V8.8H, V10.8B, V4.8B */ \
+	WORD $0x4e24c149 /* SMULL2 V9.8H, V10.16B, V4.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fac091e /* MLA V30.4S, V8.4S, V12.S[3] */ \
+	WORD $0x0e25c168 /* SMULL V8.8H, V11.8B, V5.8B */ \
+	WORD $0x4e25c169 /* SMULL2 V9.8H, V11.16B, V5.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fac091f /* MLA V31.4S, V8.4S, V12.S[3] */
+
+// Q5NPAIR2 adds groups 4 and 5 (scales V25.S[0], V25.S[1]) into the lanes V30 (bytes 0…15 of each group) and
+// V31 (16…31). Clobbers V0…V11, V18, V19.
+#define Q5NPAIR2 \
+	VLD1.P 32(R5), [V0.B16, V1.B16] \
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16] \
+	VAND  V15.B16, V0.B16, V6.B16 \
+	VAND  V15.B16, V1.B16, V7.B16 \
+	VUSHR $4, V0.B16, V10.B16 \
+	VUSHR $4, V1.B16, V11.B16 \
+	VSHL  $4, V16.B16, V18.B16 \
+	VSHL  $4, V17.B16, V19.B16 \
+	VAND  V14.B16, V18.B16, V18.B16 \
+	VAND  V14.B16, V19.B16, V19.B16 \
+	VORR  V18.B16, V6.B16, V6.B16 \
+	VORR  V19.B16, V7.B16, V7.B16 \
+	VSHL  $3, V16.B16, V18.B16 \
+	VSHL  $3, V17.B16, V19.B16 \
+	VAND  V14.B16, V18.B16, V18.B16 \
+	VAND  V14.B16, V19.B16, V19.B16 \
+	VORR  V18.B16, V10.B16, V10.B16 \
+	VORR  V19.B16, V11.B16, V11.B16 \
+	VUSHR $2, V16.B16, V16.B16 \
+	VUSHR $2, V17.B16, V17.B16 \
+	WORD $0x0e22c0c8 /* SMULL V8.8H, V6.8B, V2.8B */ \
+	WORD $0x4e22c0c9 /* SMULL2 V9.8H, V6.16B, V2.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f99011e /* MLA V30.4S, V8.4S, V25.S[0] */ \
+	WORD $0x0e23c0e8 /* SMULL V8.8H, V7.8B, V3.8B */ \
+	WORD $0x4e23c0e9 /* SMULL2 V9.8H, V7.16B, V3.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f99011f /* MLA V31.4S, V8.4S, V25.S[0] */ \
+	WORD $0x0e24c148 /* SMULL V8.8H, V10.8B, V4.8B */ \
+	WORD $0x4e24c149 /* SMULL2 V9.8H, V10.16B, V4.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fb9011e /* MLA V30.4S, V8.4S, V25.S[1] */ \
+	WORD $0x0e25c168 /* SMULL V8.8H, V11.8B, V5.8B */ \
+	WORD $0x4e25c169 /* SMULL2 V9.8H, V11.16B, V5.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fb9011f /* MLA V31.4S, V8.4S, V25.S[1] */
+
+// Q5NPAIR3 adds groups 6 and 7 (scales V25.S[2], V25.S[3]) into the lanes V30 (bytes 0…15 of each group) and
+// V31 (16…31). Clobbers V0…V11, V18, V19.
+#define Q5NPAIR3 \
+	VLD1.P 32(R5), [V0.B16, V1.B16] \
+	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16] \
+	VAND  V15.B16, V0.B16, V6.B16 \
+	VAND  V15.B16, V1.B16, V7.B16 \
+	VUSHR $4, V0.B16, V10.B16 \
+	VUSHR $4, V1.B16, V11.B16 \
+	VSHL  $4, V16.B16, V18.B16 \
+	VSHL  $4, V17.B16, V19.B16 \
+	VAND  V14.B16, V18.B16, V18.B16 \
+	VAND  V14.B16, V19.B16, V19.B16 \
+	VORR  V18.B16, V6.B16, V6.B16 \
+	VORR  V19.B16, V7.B16, V7.B16 \
+	VSHL  $3, V16.B16, V18.B16 \
+	VSHL  $3, V17.B16, V19.B16 \
+	VAND  V14.B16, V18.B16, V18.B16 \
+	VAND  V14.B16, V19.B16, V19.B16 \
+	VORR  V18.B16, V10.B16, V10.B16 \
+	VORR  V19.B16, V11.B16, V11.B16 \
+	VUSHR $2, V16.B16, V16.B16 \
+	VUSHR $2, V17.B16, V17.B16 \
+	WORD $0x0e22c0c8 /* SMULL V8.8H, V6.8B, V2.8B */ \
+	WORD $0x4e22c0c9 /* SMULL2 V9.8H, V6.16B, V2.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f99091e /* MLA V30.4S, V8.4S, V25.S[2] */ \
+	WORD $0x0e23c0e8 /* SMULL V8.8H, V7.8B, V3.8B */ \
+	WORD $0x4e23c0e9 /* SMULL2 V9.8H, V7.16B, V3.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6f99091f /* MLA V31.4S, V8.4S, V25.S[2] */ \
+	WORD $0x0e24c148 /* SMULL V8.8H, V10.8B, V4.8B */ \
+	WORD $0x4e24c149 /* SMULL2 V9.8H, V10.16B, V4.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fb9091e /* MLA V30.4S, V8.4S, V25.S[3] */ \
+	WORD $0x0e25c168 /* SMULL V8.8H, V11.8B, V5.8B */ \
+	WORD $0x4e25c169 /* SMULL2 V9.8H, V11.16B, V5.16B */ \
+	VADDP V9.H8, V8.H8, V8.H8 \
+	WORD $0x4e602908 /* SADDLP V8.4S, V8.8H */ \
+	WORD $0x6fb9091f /* MLA V31.4S, V8.4S, V25.S[3] */
+
 // func dotQ5_KQ8_KNEON(nb int, w, a *byte) float32
 //
-// Reference: DotQ5_KQ8_K. Q5_K block (176 bytes): as Q4_K with 32 bytes of fifth bits at 16 (bit j of
-// byte l: element l of group j) and the quants at 48. The fifth bits are kept in V16, V17, shifted right
-// by two per pair of groups.
+// Reference: DotQ5_KQ8_K, the reference build's AVX2 arithmetic. Q5_K block (176 bytes): d, dmin (f16) at 0,
+// 2; 12 packed 6-bit scales and minimums at 4; 32 bytes of fifth bits at 16 (bit j of byte l: element l of
+// group j); 128 bytes of quants at 48 (low nibbles group 2c, high nibbles group 2c+1). The eight integer lanes
+// are the reference's: lane m sums the products of bytes 4m…4m+3 of every group (SMULL/SMULL2, ADDP then
+// SADDLP), times the group's scale (MLA by element); per super-block they are fused into the float lanes V28,
+// V29 with d·yd (FMLA), and the whole minimum term into F27 with −dmin·yd (FMSUB); at the end
+// hsum_float_8 + F27.
 TEXT ·dotQ5_KQ8_KNEON(SB), NOSPLIT, $0-28
 	KSTART
 	VMOVI $16, V14.B16
 
 q5ksb:
-	PRFM  4096(R1), PLDL1KEEP
-	PRFM  4160(R1), PLDL1KEEP
-	PRFM  4224(R1), PLDL1KEEP
+	PRFM    4096(R1), PLDL1KEEP
+	PRFM    4160(R1), PLDL1KEEP
+	PRFM    4224(R1), PLDL1KEEP
 	KD(0)
 	K4SCALES
-	KMINS
-	VEOR  V30.B16, V30.B16, V30.B16
-	VEOR  V31.B16, V31.B16, V31.B16
-	ADD   $16, R1, R5
-	VLD1.P 32(R5), [V16.B16, V17.B16]
-	ADD   $4, R2, R13
-	MOVD  $4, R10
-
-q5kpair:
-	VLD1.P 32(R5), [V0.B16, V1.B16]
-	VLD1.P 64(R13), [V2.B16, V3.B16, V4.B16, V5.B16]
-	VAND  V15.B16, V0.B16, V6.B16
-	VAND  V15.B16, V1.B16, V7.B16
-	VUSHR $4, V0.B16, V8.B16
-	VUSHR $4, V1.B16, V9.B16
-	VSHL  $4, V16.B16, V18.B16         // bit 2c → 16
-	VSHL  $4, V17.B16, V19.B16
-	VAND  V14.B16, V18.B16, V18.B16
-	VAND  V14.B16, V19.B16, V19.B16
-	VORR  V18.B16, V6.B16, V6.B16
-	VORR  V19.B16, V7.B16, V7.B16
-	VSHL  $3, V16.B16, V18.B16         // bit 2c+1 → 16
-	VSHL  $3, V17.B16, V19.B16
-	VAND  V14.B16, V18.B16, V18.B16
-	VAND  V14.B16, V19.B16, V19.B16
-	VORR  V18.B16, V8.B16, V8.B16
-	VORR  V19.B16, V9.B16, V9.B16
-	VUSHR $2, V16.B16, V16.B16
-	VUSHR $2, V17.B16, V17.B16
-	K32PAIR
-	SUBS  $1, R10
-	BNE   q5kpair
-	KFINISH
-	ADD   $176, R1
-	ADD   $292, R2
-	SUBS  $1, R0
-	BNE   q5ksb
-	KDONE
-	FMOVS F27, ret+24(FP)
+	MOVHU   2(R1), R4
+	FMOVS   R4, F25
+	FCVTHS  F25, F25
+	FMOVS   (R2), F26
+	FMULS   F26, F25, F25
+	VMOV    R11, V12.D[0]
+	VUXTL   V12.B8, V12.H8
+	ADD     $260, R2, R4
+	VLD1    (R4), [V0.H8, V1.H8]
+	VADDP   V1.H8, V0.H8, V0.H8
+	WORD $0x0e6cc002 // SMULL V2.4S, V0.4H, V12.4H
+	WORD $0x4e6c8002 // SMLAL2 V2.4S, V0.8H, V12.8H
+	VADDV   V2.S4, V2
+	VMOV    V2.S[0], R4
+	SCVTFWS R4, F26
+	FMSUBS  F26, F27, F25, F27
+	WORD $0x0f10a5ac // SXTL V12.4S, V13.4H
+	WORD $0x4f10a5b9 // SXTL2 V25.4S, V13.8H
+	VEOR    V30.B16, V30.B16, V30.B16
+	VEOR    V31.B16, V31.B16, V31.B16
+	ADD     $16, R1, R4
+	VLD1    (R4), [V16.B16, V17.B16]
+	ADD     $48, R1, R5
+	ADD     $4, R2, R13
+	Q5NPAIR0
+	Q5NPAIR1
+	Q5NPAIR2
+	Q5NPAIR3
+	WORD $0x4e21dbde // SCVTF V30.4S, V30.4S
+	WORD $0x4e21dbff // SCVTF V31.4S, V31.4S
+	VDUP    V24.S[0], V26.S4
+	VFMLA   V26.S4, V30.S4, V28.S4
+	VFMLA   V26.S4, V31.S4, V29.S4
+	ADD     $176, R1
+	ADD     $292, R2
+	SUBS    $1, R0
+	BNE     q5ksb
+	WORD $0x4e3dd780 // FADD V0.4S, V28.4S, V29.4S
+	VEXT    $8, V0.B16, V0.B16, V1.B16
+	WORD $0x4e21d400 // FADD V0.4S, V0.4S, V1.4S
+	WORD $0x7e30d801 // FADDP S1, V0.2S
+	FADDS   F1, F27, F27
+	FMOVS   F27, ret+24(FP)
 	RET
 
 // Q6U sets V6, V7 to the 6-bit quants (unsigned, 0…63) of two groups of 16: low four bits already in V6, V7,

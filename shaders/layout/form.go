@@ -12,13 +12,13 @@ const (
 	FormBlock    = 3
 	FormHalves   = 4
 	FormKPairs   = 5
-	RepackOut    = 8 // Q4_0 and Q4_K weights with a multiple of 8 rows: the reference build's repacked orders
+	RepackOut    = 8 // Q4_0, IQ4_NL and Q4_K weights with a multiple of 8 rows: the reference build's repacked orders
 )
 
 // Form returns the form of a product with weight type t and out rows.
 func Form(t quant.Type, out int) uint32 {
 	switch t {
-	case quant.Q4_0:
+	case quant.Q4_0, quant.IQ4_NL:
 		if out%RepackOut == 0 {
 			return FormBlock
 		}
@@ -32,7 +32,7 @@ func Form(t quant.Type, out int) uint32 {
 		return FormLanes
 	case quant.Q4_1, quant.Q5_1:
 		return FormLanesMin
-	case quant.IQ4_NL, quant.MXFP4:
+	case quant.MXFP4:
 		return FormGeneric
 	}
 	return FormHalves // Q2_K, Q3_K, IQ4_XS (K-quant shaders ignore the form)

@@ -116,11 +116,10 @@ struct W
 
 constant uint FORM_tmp [[function_constant(1)]];
 constant uint FORM = is_function_constant_defined(FORM_tmp) ? FORM_tmp : 0u;
-constant bool _548 = (FORM == 5u);
-constant uint _550 = _548 ? 2u : 9u;
-constant bool _553 = (FORM == 5u);
-constant bool _579 = (FORM == 5u);
-constant bool _601 = (FORM == 5u);
+constant bool _549 = (FORM == 5u);
+constant uint _551 = _549 ? 2u : 9u;
+constant bool _580 = (FORM == 5u);
+constant bool _602 = (FORM == 5u);
 
 struct Push
 {
@@ -138,30 +137,31 @@ struct A
     uint act[1];
 };
 
-constant bool _1228 = (FORM == 5u);
-constant bool _1260 = (FORM == 5u);
+constant bool _1265 = (FORM == 5u);
+constant bool _1297 = (FORM == 5u);
 
 struct Y
 {
     float y[1];
 };
 
-constant uint _1398_tmp [[function_constant(0)]];
-constant uint _1398 = is_function_constant_defined(_1398_tmp) ? _1398_tmp : 1u;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1398, 1u, 1u);
+constant uint _1434_tmp [[function_constant(0)]];
+constant uint _1434 = is_function_constant_defined(_1434_tmp) ? _1434_tmp : 1u;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1434, 1u, 1u);
 
-constant spvUnsafeArray<int, 8> _1164 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-constant spvUnsafeArray<float2, 20> _1456 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _1504 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<int, 8> _1200 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
+constant spvUnsafeArray<int, 4> _1202 = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
+constant spvUnsafeArray<float2, 20> _1492 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1540 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
-uint byte_at(thread const uint& base, thread const uint& i, device W& _344)
+uint byte_at(thread const uint& base, thread const uint& i, device W& _346)
 {
-    return (_344.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
+    return (_346.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
 }
 
 static inline __attribute__((always_inline))
-uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _344)
+uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _346)
 {
     if (j < 4u)
     {
@@ -169,60 +169,60 @@ uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _344
         uint param_1 = 4u + j;
         uint param_2 = base;
         uint param_3 = 8u + j;
-        return uint2(byte_at(param, param_1, _344) & 63u, byte_at(param_2, param_3, _344) & 63u);
+        return uint2(byte_at(param, param_1, _346) & 63u, byte_at(param_2, param_3, _346) & 63u);
     }
     uint param_4 = base;
     uint param_5 = 8u + j;
-    uint a = byte_at(param_4, param_5, _344);
+    uint a = byte_at(param_4, param_5, _346);
     uint param_6 = base;
     uint param_7 = j;
-    uint lo = byte_at(param_6, param_7, _344);
+    uint lo = byte_at(param_6, param_7, _346);
     uint param_8 = base;
     uint param_9 = 4u + j;
-    uint hi = byte_at(param_8, param_9, _344);
+    uint hi = byte_at(param_8, param_9, _346);
     return uint2((a & 15u) | ((lo >> uint(6)) << uint(4)), (a >> uint(4)) | ((hi >> uint(6)) << uint(4)));
 }
 
 static inline __attribute__((always_inline))
-void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _344)
+void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _346)
 {
     uint g = j >> uint(1);
     uint sh = 4u * (j & 1u);
     for (uint k = 0u; k < 8u; k++)
     {
-        uint lo = (_344.w[((base + 12u) + (8u * g)) + k] >> sh) & 252645135u;
-        uint hi = ((_344.w[(base + 4u) + k] >> j) & 16843009u) << uint(4);
+        uint lo = (_346.w[((base + 12u) + (8u * g)) + k] >> sh) & 252645135u;
+        uint hi = ((_346.w[(base + 4u) + k] >> j) & 16843009u) << uint(4);
         q[k] = lo | hi;
     }
-    float2 dm = float2(as_type<half2>(_344.w[base]));
+    float2 dm = float2(as_type<half2>(_346.w[base]));
     uint param = base;
     uint param_1 = j;
-    uint2 sm = scale_min_k4(param, param_1, _344);
+    uint2 sm = scale_min_k4(param, param_1, _346);
     float s = dm.x * float(sm.x);
     float m = -(dm.y * float(sm.y));
     smm = float4(s, s, m, m);
 }
 
 static inline __attribute__((always_inline))
-void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _344)
+void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _346)
 {
     uint param = base;
     uint param_1 = j;
     spvUnsafeArray<uint, 8> param_2;
     float4 param_3;
-    decode_chunk(param, param_1, param_2, param_3, _344);
+    decode_chunk(param, param_1, param_2, param_3, _346);
     q = param_2;
     float4 smm = param_3;
     uint param_4 = base;
     uint param_5 = j;
-    uint2 sm = scale_min_k4(param_4, param_5, _344);
+    uint2 sm = scale_min_k4(param_4, param_5, _346);
     scm = int3(int(sm.x), int(sm.x), int(sm.y));
 }
 
 static inline __attribute__((always_inline))
-float2 kblock_dm(thread const uint& base, device W& _344)
+float2 kblock_dm(thread const uint& base, device W& _346)
 {
-    return float2(as_type<half2>(_344.w[base]));
+    return float2(as_type<half2>(_346.w[base]));
 }
 
 static inline __attribute__((always_inline))
@@ -263,36 +263,36 @@ int2 kchunk_sum(thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm,
 }
 
 static inline __attribute__((always_inline))
-void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread int& mins)
+void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread spvUnsafeArray<int, 4>& mins)
 {
     int sum = 0;
     int s0 = 0;
     int s1 = 0;
-    int _647;
+    int _670;
     for (uint k = 0u; k < 8u; k++)
     {
         if (k < 4u)
         {
-            _647 = scm.x;
+            _670 = scm.x;
         }
         else
         {
-            _647 = scm.y;
+            _670 = scm.y;
         }
-        int sc = _647;
+        int sc = _670;
         for (uint b = 0u; b < 4u; b++)
         {
             uint param = a[k];
             uint param_1 = b;
             int y = i8(param, param_1);
-            uint _677 = ((4u * k) + b) & 7u;
             uint param_2 = q[k];
             uint param_3 = b;
-            lanes[_677] += ((sc * i8(param_2, param_3)) * y);
+            lanes[k] += ((sc * i8(param_2, param_3)) * y);
             sum += y;
         }
     }
-    mins += (scm.z * sum);
+    uint _719 = j / 2u;
+    mins[_719] += (scm.z * sum);
 }
 
 static inline __attribute__((always_inline))
@@ -305,33 +305,34 @@ void kblock_pairs(thread const float2& dm, thread const float& yd, thread const 
         t[p] = float2(float(cs[2u * p].x + cs[(2u * p) + 1u].x), d);
         t[4u + p] = float2(float(cs[2u * p].y + cs[(2u * p) + 1u].y), dmin);
     }
-    t[8] = float2(0.0);
+    for (uint k = 8u; k < 9u; k++)
+    {
+        t[k] = float2(0.0);
+    }
 }
 
 static inline __attribute__((always_inline))
-void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const int& mins, thread spvUnsafeArray<float2, 9>& t)
+void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const spvUnsafeArray<int, 4>& mins, thread spvUnsafeArray<float2, 9>& t)
 {
     float d = spvFMul(dm.x, yd);
     for (uint l = 0u; l < 8u; l++)
     {
-        float v = spvFMul(d, float(lanes[l]));
-        t[l] = float2(v, 0.0);
+        t[l] = float2(float(lanes[l]), d);
     }
     float dmin = spvFMul(dm.y, yd);
-    float m = spvFMul(dmin, float(mins));
-    t[8] = float2(-m, 0.0);
+    t[8] = float2(float(((mins[0] + mins[1]) + mins[2]) + mins[3]), -dmin);
 }
 
 static inline __attribute__((always_inline))
 uint nused()
 {
-    return _550;
+    return _551;
 }
 
 static inline __attribute__((always_inline))
 uint nterms()
 {
-    if (_579)
+    if (_580)
     {
         return 8u;
     }
@@ -341,22 +342,22 @@ uint nterms()
 static inline __attribute__((always_inline))
 uint term_index(thread const uint& k, thread const uint& j)
 {
-    uint _589;
+    uint _590;
     if (nterms() == nused())
     {
-        _589 = k;
+        _590 = k;
     }
     else
     {
-        _589 = (4u * k) + j;
+        _590 = (4u * k) + j;
     }
-    return _589;
+    return _590;
 }
 
 static inline __attribute__((always_inline))
 bool fused(thread const uint& k)
 {
-    return _553;
+    return true;
 }
 
 static inline __attribute__((always_inline))
@@ -398,44 +399,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _253 = t.y != 0.0;
-    bool _259;
-    if (_253)
+    bool _255 = t.y != 0.0;
+    bool _261;
+    if (_255)
     {
-        _259 = u.y != 0.0;
+        _261 = u.y != 0.0;
     }
     else
     {
-        _259 = _253;
+        _261 = _255;
     }
-    if (_259)
+    if (_261)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _296 = abs(u.y) == abs(half_);
-        bool _306;
-        if (_296)
+        bool _298 = abs(u.y) == abs(half_);
+        bool _308;
+        if (_298)
         {
-            _306 = (t.y > 0.0) == (u.y > 0.0);
+            _308 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _306 = _296;
+            _308 = _298;
         }
-        if (_306)
+        if (_308)
         {
-            float _311;
+            float _313;
             if (r > 0.0)
             {
-                _311 = nb;
+                _313 = nb;
             }
             else
             {
-                _311 = -nb;
+                _313 = -nb;
             }
-            r = _311;
+            r = _313;
         }
     }
     return r;
@@ -473,20 +474,21 @@ float apply_term(thread const uint& k, thread const float& acc, thread const flo
 static inline __attribute__((always_inline))
 float finish(thread const spvUnsafeArray<float, 9>& acc)
 {
-    if (_601)
+    if (_602)
     {
         float d = spvFSub(acc[0], acc[1]);
         return d;
     }
-    float r = acc[8];
-    for (uint l = 0u; l < 8u; l++)
-    {
-        r = spvFAdd(r, acc[l]);
-    }
-    return r;
+    float h0 = spvFAdd(acc[0], acc[4]);
+    float h1 = spvFAdd(acc[1], acc[5]);
+    float h2 = spvFAdd(acc[2], acc[6]);
+    float h3 = spvFAdd(acc[3], acc[7]);
+    float h = spvFAdd(spvFAdd(h0, h2), spvFAdd(h1, h3));
+    h = spvFAdd(h, acc[8]);
+    return h;
 }
 
-kernel void forma_matmul_q5_k(device W& _344 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _1123 [[buffer(2)]], device Y& _1378 [[buffer(3)]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]])
+kernel void forma_matmul_q5_k(device W& _346 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _1159 [[buffer(2)]], device Y& _1415 [[buffer(3)]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]])
 {
     threadgroup spvUnsafeArray<float2, 16> sdm;
     threadgroup spvUnsafeArray<uint, 1408> sw;
@@ -532,13 +534,13 @@ kernel void forma_matmul_q5_k(device W& _344 [[buffer(0)]], constant Push& pc [[
             {
                 uint param = pc.w_off + (((row * bpr) + (ch / 8u)) * 44u);
                 uint param_1 = c;
-                decode_kchunk(param, param_1, param_2, param_3, _344);
+                decode_kchunk(param, param_1, param_2, param_3, _346);
                 q = param_2;
                 scm = param_3;
                 if (c == 0u)
                 {
                     uint param_4 = pc.w_off + (((row * bpr) + (ch / 8u)) * 44u);
-                    sdm[mm] = kblock_dm(param_4, _344);
+                    sdm[mm] = kblock_dm(param_4, _346);
                 }
             }
             sw[sb + 8u] = uint(scm.x);
@@ -557,19 +559,19 @@ kernel void forma_matmul_q5_k(device W& _344 [[buffer(0)]], constant Push& pc [[
             uint col = n0 + n;
             uint ch_1 = k0 + c_1;
             uint v = 0u;
-            bool _1110 = col < pc.ncols;
-            bool _1117;
-            if (_1110)
+            bool _1146 = col < pc.ncols;
+            bool _1153;
+            if (_1146)
             {
-                _1117 = ch_1 < pc.nchunks;
+                _1153 = ch_1 < pc.nchunks;
             }
             else
             {
-                _1117 = _1110;
+                _1153 = _1146;
             }
-            if (_1117)
+            if (_1153)
             {
-                v = _1123.act[(pc.a_off + (((col * pc.nchunks) + ch_1) * 10u)) + (rest % 10u)];
+                v = _1159.act[(pc.a_off + (((col * pc.nchunks) + ch_1) * 10u)) + (rest % 10u)];
             }
             sa[idx_1] = v;
         }
@@ -578,7 +580,7 @@ kernel void forma_matmul_q5_k(device W& _344 [[buffer(0)]], constant Push& pc [[
         {
             uint nb = (((ng * 4u) + i_1) * 8u) * 10u;
             spvUnsafeArray<int, 8> lanes = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-            int mins = 0;
+            spvUnsafeArray<int, 4> mins = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
             for (uint c_2 = 0u; c_2 < 8u; c_2++)
             {
                 uint sb_1 = ((m * 8u) + c_2) * 11u;
@@ -589,7 +591,7 @@ kernel void forma_matmul_q5_k(device W& _344 [[buffer(0)]], constant Push& pc [[
                     a[k_3] = sa[ab + k_3];
                 }
                 int3 scm_1 = int3(int(sw[sb_1 + 8u]), int(sw[sb_1 + 9u]), int(sw[sb_1 + 10u]));
-                if (_1228)
+                if (_1265)
                 {
                     spvUnsafeArray<uint, 8> param_5 = q_1;
                     int3 param_6 = scm_1;
@@ -603,13 +605,13 @@ kernel void forma_matmul_q5_k(device W& _344 [[buffer(0)]], constant Push& pc [[
                     int3 param_10 = scm_1;
                     spvUnsafeArray<uint, 8> param_11 = a;
                     spvUnsafeArray<int, 8> param_12 = lanes;
-                    int param_13 = mins;
+                    spvUnsafeArray<int, 4> param_13 = mins;
                     kchunk_lanes(param_8, param_9, param_10, param_11, param_12, param_13);
                     lanes = param_12;
                     mins = param_13;
                 }
             }
-            if (_1260)
+            if (_1297)
             {
                 float2 param_14 = sdm[m];
                 float param_15 = as_type<float>(sa[nb + 8u]);
@@ -622,7 +624,7 @@ kernel void forma_matmul_q5_k(device W& _344 [[buffer(0)]], constant Push& pc [[
                 float2 param_18 = sdm[m];
                 float param_19 = as_type<float>(sa[nb + 8u]);
                 spvUnsafeArray<int, 8> param_20 = lanes;
-                int param_21 = mins;
+                spvUnsafeArray<int, 4> param_21 = mins;
                 kblock_terms(param_18, param_19, param_20, param_21, param_22);
                 t = param_22;
             }
@@ -650,7 +652,7 @@ kernel void forma_matmul_q5_k(device W& _344 [[buffer(0)]], constant Push& pc [[
             if (col_1 < pc.ncols)
             {
                 spvUnsafeArray<float, 9> param_28 = acc[i_2];
-                _1378.y[(pc.y_off + (col_1 * pc.y_stride)) + row_1] = finish(param_28);
+                _1415.y[(pc.y_off + (col_1 * pc.y_stride)) + row_1] = finish(param_28);
             }
         }
     }

@@ -116,11 +116,10 @@ struct W
 
 constant uint FORM_tmp [[function_constant(1)]];
 constant uint FORM = is_function_constant_defined(FORM_tmp) ? FORM_tmp : 0u;
-constant bool _560 = (FORM == 5u);
-constant uint _561 = _560 ? 2u : 9u;
-constant bool _566 = (FORM == 5u);
-constant bool _592 = (FORM == 5u);
-constant bool _614 = (FORM == 5u);
+constant bool _561 = (FORM == 5u);
+constant uint _562 = _561 ? 2u : 9u;
+constant bool _591 = (FORM == 5u);
+constant bool _613 = (FORM == 5u);
 
 struct Push
 {
@@ -138,21 +137,22 @@ struct A
     uint act[1];
 };
 
-constant bool _1296 = (FORM == 5u);
-constant bool _1328 = (FORM == 5u);
+constant bool _1284 = (FORM == 5u);
+constant bool _1316 = (FORM == 5u);
 
 struct Y
 {
     float y[1];
 };
 
-constant uint _1465_tmp [[function_constant(0)]];
-constant uint _1465 = is_function_constant_defined(_1465_tmp) ? _1465_tmp : 1u;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1465, 1u, 1u);
+constant uint _1453_tmp [[function_constant(0)]];
+constant uint _1453 = is_function_constant_defined(_1453_tmp) ? _1453_tmp : 1u;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1453, 1u, 1u);
 
-constant spvUnsafeArray<int, 8> _1232 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-constant spvUnsafeArray<float2, 20> _1523 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _1571 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<int, 8> _1219 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
+constant spvUnsafeArray<int, 4> _1221 = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
+constant spvUnsafeArray<float2, 20> _1511 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1559 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint i8x4_sub(thread const uint& x, thread const uint& b)
@@ -167,13 +167,13 @@ float f16_value(thread const uint& h)
 }
 
 static inline __attribute__((always_inline))
-uint byte_at(thread const uint& base, thread const uint& i, device W& _361)
+uint byte_at(thread const uint& base, thread const uint& i, device W& _363)
 {
-    return (_361.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
+    return (_363.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
 }
 
 static inline __attribute__((always_inline))
-void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _361)
+void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _363)
 {
     uint half_ = j >> uint(2);
     uint r = j & 3u;
@@ -183,32 +183,32 @@ void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsaf
     uint hsh = 2u * r;
     for (uint k = 0u; k < 8u; k++)
     {
-        uint lo = (_361.w[lbase + k] >> lsh) & 252645135u;
-        uint hi = ((_361.w[hbase + k] >> hsh) & 50529027u) << uint(4);
+        uint lo = (_363.w[lbase + k] >> lsh) & 252645135u;
+        uint hi = ((_363.w[hbase + k] >> hsh) & 50529027u) << uint(4);
         uint param = lo | hi;
         uint param_1 = 32u;
         q[k] = i8x4_sub(param, param_1);
     }
-    uint param_2 = _361.w[base + 52u];
+    uint param_2 = _363.w[base + 52u];
     float d = f16_value(param_2);
     uint sc = (192u + (8u * half_)) + (2u * r);
     uint param_3 = base;
     uint param_4 = sc;
-    float s0 = d * float(int(byte_at(param_3, param_4, _361) << uint(24)) >> 24);
+    float s0 = d * float(int(byte_at(param_3, param_4, _363) << uint(24)) >> 24);
     uint param_5 = base;
     uint param_6 = sc + 1u;
-    float s1 = d * float(int(byte_at(param_5, param_6, _361) << uint(24)) >> 24);
+    float s1 = d * float(int(byte_at(param_5, param_6, _363) << uint(24)) >> 24);
     smm = float4(s0, s1, 0.0, 0.0);
 }
 
 static inline __attribute__((always_inline))
-void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _361)
+void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _363)
 {
     uint param = base;
     uint param_1 = j;
     spvUnsafeArray<uint, 8> param_2;
     float4 param_3;
-    decode_chunk(param, param_1, param_2, param_3, _361);
+    decode_chunk(param, param_1, param_2, param_3, _363);
     q = param_2;
     float4 smm = param_3;
     uint half_ = j >> uint(2);
@@ -218,13 +218,13 @@ void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsa
     uint param_5 = sc;
     uint param_6 = base;
     uint param_7 = sc + 1u;
-    scm = int3(int(byte_at(param_4, param_5, _361) << uint(24)) >> 24, int(byte_at(param_6, param_7, _361) << uint(24)) >> 24, 0);
+    scm = int3(int(byte_at(param_4, param_5, _363) << uint(24)) >> 24, int(byte_at(param_6, param_7, _363) << uint(24)) >> 24, 0);
 }
 
 static inline __attribute__((always_inline))
-float2 kblock_dm(thread const uint& base, device W& _361)
+float2 kblock_dm(thread const uint& base, device W& _363)
 {
-    uint param = _361.w[base + 52u];
+    uint param = _363.w[base + 52u];
     return float2(f16_value(param), 0.0);
 }
 
@@ -266,23 +266,23 @@ int2 kchunk_sum(thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm,
 }
 
 static inline __attribute__((always_inline))
-void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread int& mins)
+void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread spvUnsafeArray<int, 4>& mins)
 {
     int sum = 0;
     int s0 = 0;
     int s1 = 0;
-    int _698;
+    int _678;
     for (uint k = 0u; k < 8u; k++)
     {
         if (k < 4u)
         {
-            _698 = scm.x;
+            _678 = scm.x;
         }
         else
         {
-            _698 = scm.y;
+            _678 = scm.y;
         }
-        int sc = _698;
+        int sc = _678;
         for (uint b = 0u; b < 4u; b++)
         {
             uint param = a[k];
@@ -303,7 +303,8 @@ void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q,
         }
     }
     lanes[j] -= (32 * ((scm.x * s0) + (scm.y * s1)));
-    mins += (scm.z * sum);
+    uint _755 = j / 2u;
+    mins[_755] += (scm.z * sum);
 }
 
 static inline __attribute__((always_inline))
@@ -316,11 +317,14 @@ void kblock_pairs(thread const float2& dm, thread const float& yd, thread const 
         t[p] = float2(float(cs[2u * p].x + cs[(2u * p) + 1u].x), d);
         t[4u + p] = float2(float(cs[2u * p].y + cs[(2u * p) + 1u].y), dmin);
     }
-    t[8] = float2(0.0);
+    for (uint k = 8u; k < 9u; k++)
+    {
+        t[k] = float2(0.0);
+    }
 }
 
 static inline __attribute__((always_inline))
-void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const int& mins, thread spvUnsafeArray<float2, 9>& t)
+void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const spvUnsafeArray<int, 4>& mins, thread spvUnsafeArray<float2, 9>& t)
 {
     float d = spvFMul(dm.x, yd);
     for (uint l = 0u; l < 8u; l++)
@@ -328,8 +332,7 @@ void kblock_terms(thread const float2& dm, thread const float& yd, thread const 
         t[l] = float2(float(lanes[l]), d);
     }
     float dmin = spvFMul(dm.y, yd);
-    float m = spvFMul(dmin, float(mins));
-    t[8] = float2(-m, 0.0);
+    t[8] = float2(0.0);
 }
 
 static inline __attribute__((always_inline))
@@ -341,7 +344,7 @@ uint nused()
 static inline __attribute__((always_inline))
 uint nterms()
 {
-    if (_592)
+    if (_591)
     {
         return 8u;
     }
@@ -351,16 +354,16 @@ uint nterms()
 static inline __attribute__((always_inline))
 uint term_index(thread const uint& k, thread const uint& j)
 {
-    uint _602;
+    uint _601;
     if (nterms() == nused())
     {
-        _602 = k;
+        _601 = k;
     }
     else
     {
-        _602 = (4u * k) + j;
+        _601 = (4u * k) + j;
     }
-    return _602;
+    return _601;
 }
 
 static inline __attribute__((always_inline))
@@ -408,44 +411,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _260 = t.y != 0.0;
-    bool _266;
-    if (_260)
+    bool _262 = t.y != 0.0;
+    bool _268;
+    if (_262)
     {
-        _266 = u.y != 0.0;
+        _268 = u.y != 0.0;
     }
     else
     {
-        _266 = _260;
+        _268 = _262;
     }
-    if (_266)
+    if (_268)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _303 = abs(u.y) == abs(half_);
-        bool _313;
-        if (_303)
+        bool _305 = abs(u.y) == abs(half_);
+        bool _315;
+        if (_305)
         {
-            _313 = (t.y > 0.0) == (u.y > 0.0);
+            _315 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _313 = _303;
+            _315 = _305;
         }
-        if (_313)
+        if (_315)
         {
-            float _318;
+            float _320;
             if (r > 0.0)
             {
-                _318 = nb;
+                _320 = nb;
             }
             else
             {
-                _318 = -nb;
+                _320 = -nb;
             }
-            r = _318;
+            r = _320;
         }
     }
     return r;
@@ -483,7 +486,7 @@ float apply_term(thread const uint& k, thread const float& acc, thread const flo
 static inline __attribute__((always_inline))
 float finish(thread const spvUnsafeArray<float, 9>& acc)
 {
-    if (_614)
+    if (_613)
     {
         float d = spvFSub(acc[0], acc[1]);
         return d;
@@ -496,7 +499,7 @@ float finish(thread const spvUnsafeArray<float, 9>& acc)
     return h;
 }
 
-kernel void forma_matmul_q6_k(device W& _361 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _1191 [[buffer(2)]], device Y& _1446 [[buffer(3)]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]])
+kernel void forma_matmul_q6_k(device W& _363 [[buffer(0)]], constant Push& pc [[buffer(1)]], device A& _1178 [[buffer(2)]], device Y& _1434 [[buffer(3)]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]])
 {
     threadgroup spvUnsafeArray<float2, 16> sdm;
     threadgroup spvUnsafeArray<uint, 1408> sw;
@@ -542,13 +545,13 @@ kernel void forma_matmul_q6_k(device W& _361 [[buffer(0)]], constant Push& pc [[
             {
                 uint param = pc.w_off + (((row * bpr) + (ch / 8u)) * 53u);
                 uint param_1 = c;
-                decode_kchunk(param, param_1, param_2, param_3, _361);
+                decode_kchunk(param, param_1, param_2, param_3, _363);
                 q = param_2;
                 scm = param_3;
                 if (c == 0u)
                 {
                     uint param_4 = pc.w_off + (((row * bpr) + (ch / 8u)) * 53u);
-                    sdm[mm] = kblock_dm(param_4, _361);
+                    sdm[mm] = kblock_dm(param_4, _363);
                 }
             }
             sw[sb + 8u] = uint(scm.x);
@@ -567,19 +570,19 @@ kernel void forma_matmul_q6_k(device W& _361 [[buffer(0)]], constant Push& pc [[
             uint col = n0 + n;
             uint ch_1 = k0 + c_1;
             uint v = 0u;
-            bool _1178 = col < pc.ncols;
-            bool _1185;
-            if (_1178)
+            bool _1165 = col < pc.ncols;
+            bool _1172;
+            if (_1165)
             {
-                _1185 = ch_1 < pc.nchunks;
+                _1172 = ch_1 < pc.nchunks;
             }
             else
             {
-                _1185 = _1178;
+                _1172 = _1165;
             }
-            if (_1185)
+            if (_1172)
             {
-                v = _1191.act[(pc.a_off + (((col * pc.nchunks) + ch_1) * 10u)) + (rest % 10u)];
+                v = _1178.act[(pc.a_off + (((col * pc.nchunks) + ch_1) * 10u)) + (rest % 10u)];
             }
             sa[idx_1] = v;
         }
@@ -588,7 +591,7 @@ kernel void forma_matmul_q6_k(device W& _361 [[buffer(0)]], constant Push& pc [[
         {
             uint nb = (((ng * 4u) + i_1) * 8u) * 10u;
             spvUnsafeArray<int, 8> lanes = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-            int mins = 0;
+            spvUnsafeArray<int, 4> mins = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
             for (uint c_2 = 0u; c_2 < 8u; c_2++)
             {
                 uint sb_1 = ((m * 8u) + c_2) * 11u;
@@ -599,7 +602,7 @@ kernel void forma_matmul_q6_k(device W& _361 [[buffer(0)]], constant Push& pc [[
                     a[k_3] = sa[ab + k_3];
                 }
                 int3 scm_1 = int3(int(sw[sb_1 + 8u]), int(sw[sb_1 + 9u]), int(sw[sb_1 + 10u]));
-                if (_1296)
+                if (_1284)
                 {
                     spvUnsafeArray<uint, 8> param_5 = q_1;
                     int3 param_6 = scm_1;
@@ -613,13 +616,13 @@ kernel void forma_matmul_q6_k(device W& _361 [[buffer(0)]], constant Push& pc [[
                     int3 param_10 = scm_1;
                     spvUnsafeArray<uint, 8> param_11 = a;
                     spvUnsafeArray<int, 8> param_12 = lanes;
-                    int param_13 = mins;
+                    spvUnsafeArray<int, 4> param_13 = mins;
                     kchunk_lanes(param_8, param_9, param_10, param_11, param_12, param_13);
                     lanes = param_12;
                     mins = param_13;
                 }
             }
-            if (_1328)
+            if (_1316)
             {
                 float2 param_14 = sdm[m];
                 float param_15 = as_type<float>(sa[nb + 8u]);
@@ -632,7 +635,7 @@ kernel void forma_matmul_q6_k(device W& _361 [[buffer(0)]], constant Push& pc [[
                 float2 param_18 = sdm[m];
                 float param_19 = as_type<float>(sa[nb + 8u]);
                 spvUnsafeArray<int, 8> param_20 = lanes;
-                int param_21 = mins;
+                spvUnsafeArray<int, 4> param_21 = mins;
                 kblock_terms(param_18, param_19, param_20, param_21, param_22);
                 t = param_22;
             }
@@ -660,7 +663,7 @@ kernel void forma_matmul_q6_k(device W& _361 [[buffer(0)]], constant Push& pc [[
             if (col_1 < pc.ncols)
             {
                 spvUnsafeArray<float, 9> param_28 = acc[i_2];
-                _1446.y[(pc.y_off + (col_1 * pc.y_stride)) + row_1] = finish(param_28);
+                _1434.y[(pc.y_off + (col_1 * pc.y_stride)) + row_1] = finish(param_28);
             }
         }
     }

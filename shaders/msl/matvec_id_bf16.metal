@@ -138,26 +138,27 @@ struct W
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _238 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_238, 1u, 1u);
-constant uint _252 = _238;
-constant uint _253 = (8u * _252);
-
-struct Y
-{
-    float y[1];
-};
+constant uint _300 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_300, 1u, 1u);
 
 struct X
 {
     float x[1];
 };
 
+constant uint _426 = _300;
+constant uint _427 = (_426 * 8u);
+
+struct Y
+{
+    float y[1];
+};
+
 constant bool NATIVE_FMA_tmp [[function_constant(7)]];
 constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE_FMA_tmp : false;
 
-constant spvUnsafeArray<float2, 20> _553 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _601 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<float2, 20> _625 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _673 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -166,52 +167,69 @@ uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups
 }
 
 static inline __attribute__((always_inline))
-bool id_setup(thread const uint& x_row, thread uint3& gl_WorkGroupID, constant Push& pc, device IDS& _136, thread uint& w_base, thread uint& x_base, thread uint& y_base)
+bool id_setup(thread const uint& x_row, thread uint3& gl_WorkGroupID, constant Push& pc, device IDS& _201, thread uint& w_base, thread uint& x_base, thread uint& y_base)
 {
     uint p = gl_WorkGroupID.z;
-    uint _124;
+    uint _189;
     if (pc.identity != 0u)
     {
-        _124 = p % pc.k;
+        _189 = p % pc.k;
     }
     else
     {
-        _124 = uint(max(_136.ids[pc.ids_off + p], 0));
+        _189 = uint(max(_201.ids[pc.ids_off + p], 0));
     }
-    uint e = _124;
-    bool _153 = e < pc.e0;
-    bool _162;
-    if (!_153)
+    uint e = _189;
+    bool _217 = e < pc.e0;
+    bool _226;
+    if (!_217)
     {
-        _162 = e >= pc.e1;
+        _226 = e >= pc.e1;
     }
     else
     {
-        _162 = _153;
+        _226 = _217;
     }
-    if (_162)
+    if (_226)
     {
         return false;
     }
     w_base = pc.w_off + ((e - pc.e0) * pc.e_units);
-    uint _189;
+    uint _251;
     if (pc.bcast != 0u)
     {
-        _189 = p / pc.k;
+        _251 = p / pc.k;
     }
     else
     {
-        _189 = p;
+        _251 = p;
     }
-    x_base = pc.x_off + (_189 * x_row);
+    x_base = pc.x_off + (_251 * x_row);
     y_base = pc.y_off + (p * pc.y_stride);
     return true;
 }
 
 static inline __attribute__((always_inline))
-float welem(thread const uint& e, device W& _218)
+float welem(thread const uint& e, device W& _278)
 {
-    return as_type<float>(((_218.w[e >> uint(1)] >> (16u * (e & 1u))) & 65535u) << uint(16));
+    return as_type<float>(((_278.w[e >> uint(1)] >> (16u * (e & 1u))) & 65535u) << uint(16));
+}
+
+static inline __attribute__((always_inline))
+float reduce16(thread const spvUnsafeArray<float, 16>& l)
+{
+    spvUnsafeArray<float, 8> t;
+    for (uint i = 0u; i < 8u; i++)
+    {
+        float v = spvFAdd(l[i], l[i + 8u]);
+        t[i] = v;
+    }
+    float u0 = spvFAdd(t[0], t[4]);
+    float u1 = spvFAdd(t[1], t[5]);
+    float u2 = spvFAdd(t[2], t[6]);
+    float u3 = spvFAdd(t[3], t[7]);
+    float r = spvFAdd(spvFAdd(u0, u2), spvFAdd(u1, u3));
+    return r;
 }
 
 static inline __attribute__((always_inline))
@@ -235,88 +253,86 @@ float2 df_add(thread const float2& a, thread const float2& b)
     return two_sum(param_2, param_3);
 }
 
-static inline __attribute__((always_inline))
-void reduce_rows(thread const spvUnsafeArray<float2, 8>& acc, thread const uint& lid, thread const uint& lane, thread const uint& slot, thread const uint& row, constant Push& pc, thread uint& y_base, threadgroup spvUnsafeArray<float2, _253>& partial, device Y& _342)
+kernel void forma_matvec_id_bf16(constant Push& pc [[buffer(0)]], device IDS& _201 [[buffer(1)]], device W& _278 [[buffer(2)]], device X& _393 [[buffer(3)]], device Y& _556 [[buffer(4)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    uint wg = gl_WorkGroupSize.x;
-    for (uint c = 0u; c < pc.ncols; c++)
-    {
-        partial[(c * wg) + lid] = acc[c];
-    }
-    threadgroup_barrier(mem_flags::mem_threadgroup);
-    uint _274 = pc.tpr / 2u;
-    for (uint s = _274; s > 0u; s = s >> uint(1))
-    {
-        if (lane < s)
-        {
-            for (uint c_1 = 0u; c_1 < pc.ncols; c_1++)
-            {
-                float2 param = partial[(c_1 * wg) + lid];
-                float2 param_1 = partial[((c_1 * wg) + lid) + s];
-                partial[(c_1 * wg) + lid] = df_add(param, param_1);
-            }
-        }
-        threadgroup_barrier(mem_flags::mem_threadgroup);
-    }
-    bool _329 = lane < pc.ncols;
-    bool _336;
-    if (_329)
-    {
-        _336 = row < pc.rows;
-    }
-    else
-    {
-        _336 = _329;
-    }
-    if (_336)
-    {
-        _342.y[(y_base + (lane * pc.y_stride)) + row] = ((threadgroup float*)&partial[(lane * wg) + (slot * pc.tpr)])[0u];
-    }
-}
-
-kernel void forma_matvec_id_bf16(constant Push& pc [[buffer(0)]], device IDS& _136 [[buffer(1)]], device W& _218 [[buffer(2)]], device Y& _342 [[buffer(3)]], device X& _457 [[buffer(4)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
-{
-    threadgroup spvUnsafeArray<float2, _253> partial;
+    threadgroup spvUnsafeArray<float, _427> lanes;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
-    uint lane = lid % pc.tpr;
-    uint slot = lid / pc.tpr;
-    uint row = (flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups) * (wg / pc.tpr)) + slot;
+    uint nl = pc.tpr;
+    uint _step = 2u * nl;
+    uint lane = lid % nl;
+    uint slot = lid / nl;
+    uint row = (flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups) * (wg / nl)) + slot;
     uint param = pc.cols;
     uint w_base;
     uint x_base;
     uint y_base;
-    bool _392 = id_setup(param, gl_WorkGroupID, pc, _136, w_base, x_base, y_base);
-    if (!_392)
+    bool _328 = id_setup(param, gl_WorkGroupID, pc, _201, w_base, x_base, y_base);
+    if (!_328)
     {
         return;
     }
-    spvUnsafeArray<float2, 8> acc;
-    for (uint c = 0u; c < 8u; c++)
+    uint np = pc.cols & (~(_step - 1u));
+    uint base = w_base + (row * pc.cols);
+    for (uint c = 0u; c < pc.ncols; c++)
     {
-        acc[c] = float2(0.0);
-    }
-    if (row < pc.rows)
-    {
-        uint base = w_base + (row * pc.cols);
-        for (uint k = lane; k < pc.cols; k += pc.tpr)
+        float acc = 0.0;
+        if (row < pc.rows)
         {
-            uint param_1 = base + k;
-            float wv = welem(param_1, _218);
-            for (uint c_1 = 0u; c_1 < pc.ncols; c_1++)
+            uint xb = x_base + (c * pc.cols);
+            uint _374 = 2u * lane;
+            for (uint k = _374; k < np; k += _step)
             {
-                float p = spvFMul(wv, _457.x[(x_base + (c_1 * pc.cols)) + k]);
-                float2 param_2 = acc[c_1];
-                float2 param_3 = float2(p, 0.0);
-                acc[c_1] = df_add(param_2, param_3);
+                uint param_1 = (base + k) + 1u;
+                float p1 = spvFMul(welem(param_1, _278), _393.x[(xb + k) + 1u]);
+                float s1 = spvFAdd(acc, p1);
+                uint param_2 = base + k;
+                float p0 = spvFMul(welem(param_2, _278), _393.x[xb + k]);
+                float s0 = spvFAdd(s1, p0);
+                acc = s0;
             }
         }
+        lanes[(((slot * 8u) + c) * nl) + lane] = acc;
     }
-    spvUnsafeArray<float2, 8> param_4 = acc;
-    uint param_5 = lid;
-    uint param_6 = lane;
-    uint param_7 = slot;
-    uint param_8 = row;
-    reduce_rows(param_4, param_5, param_6, param_7, param_8, pc, y_base, partial, _342);
+    threadgroup_barrier(mem_flags::mem_threadgroup);
+    bool _448 = lane < pc.ncols;
+    bool _455;
+    if (_448)
+    {
+        _455 = row < pc.rows;
+    }
+    else
+    {
+        _455 = _448;
+    }
+    if (_455)
+    {
+        uint c_1 = lane;
+        uint lb = ((slot * 8u) + c_1) * nl;
+        spvUnsafeArray<float, 16> r;
+        for (uint e = 0u; e < 16u; e++)
+        {
+            r[e] = lanes[lb + e];
+        }
+        spvUnsafeArray<float, 16> param_3 = r;
+        float sum = reduce16(param_3);
+        for (uint e_1 = 0u; e_1 < 16u; e_1++)
+        {
+            r[e_1] = lanes[(lb + 16u) + e_1];
+        }
+        spvUnsafeArray<float, 16> param_4 = r;
+        float2 param_5 = float2(sum, 0.0);
+        float2 param_6 = float2(reduce16(param_4), 0.0);
+        float2 s = df_add(param_5, param_6);
+        for (uint k_1 = np; k_1 < pc.cols; k_1++)
+        {
+            uint param_7 = base + k_1;
+            float p = spvFMul(welem(param_7, _278), _393.x[(x_base + (c_1 * pc.cols)) + k_1]);
+            float2 param_8 = s;
+            float2 param_9 = float2(p, 0.0);
+            s = df_add(param_8, param_9);
+        }
+        _556.y[(y_base + (c_1 * pc.y_stride)) + row] = s.x;
+    }
 }
 

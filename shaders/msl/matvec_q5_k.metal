@@ -128,9 +128,8 @@ struct W
 
 constant uint FORM_tmp [[function_constant(1)]];
 constant uint FORM = is_function_constant_defined(FORM_tmp) ? FORM_tmp : 0u;
-constant bool _594 = (FORM == 5u);
-constant uint _596 = _594 ? 2u : 9u;
-constant bool _599 = (FORM == 5u);
+constant bool _595 = (FORM == 5u);
+constant uint _597 = _595 ? 2u : 9u;
 constant bool _625 = (FORM == 5u);
 constant bool _647 = (FORM == 5u);
 
@@ -142,25 +141,26 @@ struct A
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _970 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_970, 1u, 1u);
-constant uint _1022 = _970;
-constant uint _1023 = (_1022 / 8u);
-constant uint _1024 = (_1023 * 8u);
-constant uint _1025 = (_1024 * 9u);
-constant bool _1131 = (FORM == 5u);
-constant bool _1163 = (FORM == 5u);
-constant uint _1206 = _970;
-constant uint _1207 = (_1206 * 9u);
+constant uint _1004 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1004, 1u, 1u);
+constant uint _1055 = _1004;
+constant uint _1056 = (_1055 / 8u);
+constant uint _1057 = (_1056 * 8u);
+constant uint _1058 = (_1057 * 9u);
+constant bool _1165 = (FORM == 5u);
+constant bool _1197 = (FORM == 5u);
+constant uint _1240 = _1004;
+constant uint _1241 = (_1240 * 9u);
 
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<int, 8> _1096 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-constant spvUnsafeArray<float2, 20> _1453 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _1501 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<int, 8> _1129 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
+constant spvUnsafeArray<int, 4> _1131 = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
+constant spvUnsafeArray<float2, 20> _1487 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1535 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -178,13 +178,13 @@ bool id_setup(thread const uint& x_row, thread uint& w_base, constant Push& pc, 
 }
 
 static inline __attribute__((always_inline))
-uint byte_at(thread const uint& base, thread const uint& i, device W& _391)
+uint byte_at(thread const uint& base, thread const uint& i, device W& _393)
 {
-    return (_391.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
+    return (_393.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
 }
 
 static inline __attribute__((always_inline))
-uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _391)
+uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _393)
 {
     if (j < 4u)
     {
@@ -192,65 +192,65 @@ uint2 scale_min_k4(thread const uint& base, thread const uint& j, device W& _391
         uint param_1 = 4u + j;
         uint param_2 = base;
         uint param_3 = 8u + j;
-        return uint2(byte_at(param, param_1, _391) & 63u, byte_at(param_2, param_3, _391) & 63u);
+        return uint2(byte_at(param, param_1, _393) & 63u, byte_at(param_2, param_3, _393) & 63u);
     }
     uint param_4 = base;
     uint param_5 = 8u + j;
-    uint a = byte_at(param_4, param_5, _391);
+    uint a = byte_at(param_4, param_5, _393);
     uint param_6 = base;
     uint param_7 = j;
-    uint lo = byte_at(param_6, param_7, _391);
+    uint lo = byte_at(param_6, param_7, _393);
     uint param_8 = base;
     uint param_9 = 4u + j;
-    uint hi = byte_at(param_8, param_9, _391);
+    uint hi = byte_at(param_8, param_9, _393);
     return uint2((a & 15u) | ((lo >> uint(6)) << uint(4)), (a >> uint(4)) | ((hi >> uint(6)) << uint(4)));
 }
 
 static inline __attribute__((always_inline))
-void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _391)
+void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _393)
 {
     uint g = j >> uint(1);
     uint sh = 4u * (j & 1u);
     for (uint k = 0u; k < 8u; k++)
     {
-        uint lo = (_391.w[((base + 12u) + (8u * g)) + k] >> sh) & 252645135u;
-        uint hi = ((_391.w[(base + 4u) + k] >> j) & 16843009u) << uint(4);
+        uint lo = (_393.w[((base + 12u) + (8u * g)) + k] >> sh) & 252645135u;
+        uint hi = ((_393.w[(base + 4u) + k] >> j) & 16843009u) << uint(4);
         q[k] = lo | hi;
     }
-    float2 dm = float2(as_type<half2>(_391.w[base]));
+    float2 dm = float2(as_type<half2>(_393.w[base]));
     uint param = base;
     uint param_1 = j;
-    uint2 sm = scale_min_k4(param, param_1, _391);
+    uint2 sm = scale_min_k4(param, param_1, _393);
     float s = dm.x * float(sm.x);
     float m = -(dm.y * float(sm.y));
     smm = float4(s, s, m, m);
 }
 
 static inline __attribute__((always_inline))
-void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _391)
+void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _393)
 {
     uint param = base;
     uint param_1 = j;
     spvUnsafeArray<uint, 8> param_2;
     float4 param_3;
-    decode_chunk(param, param_1, param_2, param_3, _391);
+    decode_chunk(param, param_1, param_2, param_3, _393);
     q = param_2;
     float4 smm = param_3;
     uint param_4 = base;
     uint param_5 = j;
-    uint2 sm = scale_min_k4(param_4, param_5, _391);
+    uint2 sm = scale_min_k4(param_4, param_5, _393);
     scm = int3(int(sm.x), int(sm.x), int(sm.y));
 }
 
 static inline __attribute__((always_inline))
-void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, thread uint& x_base, device A& _945)
+void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, thread uint& x_base, device A& _979)
 {
     uint ab = x_base + (((c * pc.nchunks) + ch) * 10u);
     for (uint k = 0u; k < 8u; k++)
     {
-        a[k] = _945.act[ab + k];
+        a[k] = _979.act[ab + k];
     }
-    ds = float2(as_type<float>(_945.act[ab + 8u]), as_type<float>(_945.act[ab + 9u]));
+    ds = float2(as_type<float>(_979.act[ab + 8u]), as_type<float>(_979.act[ab + 9u]));
 }
 
 static inline __attribute__((always_inline))
@@ -291,42 +291,42 @@ int2 kchunk_sum(thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm,
 }
 
 static inline __attribute__((always_inline))
-void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread int& mins)
+void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread spvUnsafeArray<int, 4>& mins)
 {
     int sum = 0;
     int s0 = 0;
     int s1 = 0;
-    int _693;
+    int _713;
     for (uint k = 0u; k < 8u; k++)
     {
         if (k < 4u)
         {
-            _693 = scm.x;
+            _713 = scm.x;
         }
         else
         {
-            _693 = scm.y;
+            _713 = scm.y;
         }
-        int sc = _693;
+        int sc = _713;
         for (uint b = 0u; b < 4u; b++)
         {
             uint param = a[k];
             uint param_1 = b;
             int y = i8(param, param_1);
-            uint _723 = ((4u * k) + b) & 7u;
             uint param_2 = q[k];
             uint param_3 = b;
-            lanes[_723] += ((sc * i8(param_2, param_3)) * y);
+            lanes[k] += ((sc * i8(param_2, param_3)) * y);
             sum += y;
         }
     }
-    mins += (scm.z * sum);
+    uint _762 = j / 2u;
+    mins[_762] += (scm.z * sum);
 }
 
 static inline __attribute__((always_inline))
-float2 kblock_dm(thread const uint& base, device W& _391)
+float2 kblock_dm(thread const uint& base, device W& _393)
 {
-    return float2(as_type<half2>(_391.w[base]));
+    return float2(as_type<half2>(_393.w[base]));
 }
 
 static inline __attribute__((always_inline))
@@ -339,27 +339,28 @@ void kblock_pairs(thread const float2& dm, thread const float& yd, thread const 
         t[p] = float2(float(cs[2u * p].x + cs[(2u * p) + 1u].x), d);
         t[4u + p] = float2(float(cs[2u * p].y + cs[(2u * p) + 1u].y), dmin);
     }
-    t[8] = float2(0.0);
+    for (uint k = 8u; k < 9u; k++)
+    {
+        t[k] = float2(0.0);
+    }
 }
 
 static inline __attribute__((always_inline))
-void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const int& mins, thread spvUnsafeArray<float2, 9>& t)
+void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const spvUnsafeArray<int, 4>& mins, thread spvUnsafeArray<float2, 9>& t)
 {
     float d = spvFMul(dm.x, yd);
     for (uint l = 0u; l < 8u; l++)
     {
-        float v = spvFMul(d, float(lanes[l]));
-        t[l] = float2(v, 0.0);
+        t[l] = float2(float(lanes[l]), d);
     }
     float dmin = spvFMul(dm.y, yd);
-    float m = spvFMul(dmin, float(mins));
-    t[8] = float2(-m, 0.0);
+    t[8] = float2(float(((mins[0] + mins[1]) + mins[2]) + mins[3]), -dmin);
 }
 
 static inline __attribute__((always_inline))
 uint nused()
 {
-    return _596;
+    return _597;
 }
 
 static inline __attribute__((always_inline))
@@ -390,7 +391,7 @@ uint term_index(thread const uint& k, thread const uint& j)
 static inline __attribute__((always_inline))
 bool fused(thread const uint& k)
 {
-    return _599;
+    return true;
 }
 
 static inline __attribute__((always_inline))
@@ -432,44 +433,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _280 = t.y != 0.0;
-    bool _286;
-    if (_280)
+    bool _282 = t.y != 0.0;
+    bool _288;
+    if (_282)
     {
-        _286 = u.y != 0.0;
+        _288 = u.y != 0.0;
     }
     else
     {
-        _286 = _280;
+        _288 = _282;
     }
-    if (_286)
+    if (_288)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _323 = abs(u.y) == abs(half_);
-        bool _333;
-        if (_323)
+        bool _325 = abs(u.y) == abs(half_);
+        bool _335;
+        if (_325)
         {
-            _333 = (t.y > 0.0) == (u.y > 0.0);
+            _335 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _333 = _323;
+            _335 = _325;
         }
-        if (_333)
+        if (_335)
         {
-            float _338;
+            float _340;
             if (r > 0.0)
             {
-                _338 = nb;
+                _340 = nb;
             }
             else
             {
-                _338 = -nb;
+                _340 = -nb;
             }
-            r = _338;
+            r = _340;
         }
     }
     return r;
@@ -512,18 +513,19 @@ float finish(thread const spvUnsafeArray<float, 9>& acc)
         float d = spvFSub(acc[0], acc[1]);
         return d;
     }
-    float r = acc[8];
-    for (uint l = 0u; l < 8u; l++)
-    {
-        r = spvFAdd(r, acc[l]);
-    }
-    return r;
+    float h0 = spvFAdd(acc[0], acc[4]);
+    float h1 = spvFAdd(acc[1], acc[5]);
+    float h2 = spvFAdd(acc[2], acc[6]);
+    float h3 = spvFAdd(acc[3], acc[7]);
+    float h = spvFAdd(spvFAdd(h0, h2), spvFAdd(h1, h3));
+    h = spvFAdd(h, acc[8]);
+    return h;
 }
 
-kernel void forma_matvec_q5_k(constant Push& pc [[buffer(0)]], device W& _391 [[buffer(1)]], device A& _945 [[buffer(2)]], device Y& _1380 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_matvec_q5_k(constant Push& pc [[buffer(0)]], device W& _393 [[buffer(1)]], device A& _979 [[buffer(2)]], device Y& _1414 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _1025> accs;
-    threadgroup spvUnsafeArray<float2, _1207> contrib;
+    threadgroup spvUnsafeArray<float, _1058> accs;
+    threadgroup spvUnsafeArray<float2, _1241> contrib;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
     uint rpw = wg / pc.tpr;
@@ -536,8 +538,8 @@ kernel void forma_matvec_q5_k(constant Push& pc [[buffer(0)]], device W& _391 [[
     uint w_base;
     uint x_base;
     uint y_base;
-    bool _1005 = id_setup(param, w_base, pc, x_base, y_base);
-    if (!_1005)
+    bool _1038 = id_setup(param, w_base, pc, x_base, y_base);
+    if (!_1038)
     {
         return;
     }
@@ -569,20 +571,20 @@ kernel void forma_matvec_q5_k(constant Push& pc [[buffer(0)]], device W& _391 [[
             if (valid)
             {
                 spvUnsafeArray<int, 8> lanes = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-                int mins = 0;
+                spvUnsafeArray<int, 4> mins = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
                 for (uint j = 0u; j < 8u; j++)
                 {
                     uint param_1 = base;
                     uint param_2 = j;
-                    decode_kchunk(param_1, param_2, param_3, param_4, _391);
+                    decode_kchunk(param_1, param_2, param_3, param_4, _393);
                     spvUnsafeArray<uint, 8> q = param_3;
                     int3 scm = param_4;
                     uint param_5 = c;
                     uint param_6 = (blk * 8u) + j;
-                    act_chunk(param_5, param_6, param_7, param_8, pc, x_base, _945);
+                    act_chunk(param_5, param_6, param_7, param_8, pc, x_base, _979);
                     spvUnsafeArray<uint, 8> a = param_7;
                     ds = param_8;
-                    if (_1131)
+                    if (_1165)
                     {
                         spvUnsafeArray<uint, 8> param_9 = q;
                         int3 param_10 = scm;
@@ -596,16 +598,16 @@ kernel void forma_matvec_q5_k(constant Push& pc [[buffer(0)]], device W& _391 [[
                         int3 param_14 = scm;
                         spvUnsafeArray<uint, 8> param_15 = a;
                         spvUnsafeArray<int, 8> param_16 = lanes;
-                        int param_17 = mins;
+                        spvUnsafeArray<int, 4> param_17 = mins;
                         kchunk_lanes(param_12, param_13, param_14, param_15, param_16, param_17);
                         lanes = param_16;
                         mins = param_17;
                     }
                 }
-                if (_1163)
+                if (_1197)
                 {
                     uint param_18 = base;
-                    float2 param_19 = kblock_dm(param_18, _391);
+                    float2 param_19 = kblock_dm(param_18, _393);
                     float param_20 = ds.x;
                     spvUnsafeArray<int2, 8> param_21 = cs;
                     kblock_pairs(param_19, param_20, param_21, param_22);
@@ -614,10 +616,10 @@ kernel void forma_matvec_q5_k(constant Push& pc [[buffer(0)]], device W& _391 [[
                 else
                 {
                     uint param_23 = base;
-                    float2 param_24 = kblock_dm(param_23, _391);
+                    float2 param_24 = kblock_dm(param_23, _393);
                     float param_25 = ds.x;
                     spvUnsafeArray<int, 8> param_26 = lanes;
-                    int param_27 = mins;
+                    spvUnsafeArray<int, 4> param_27 = mins;
                     kblock_terms(param_24, param_25, param_26, param_27, param_28);
                     v = param_28;
                 }
@@ -665,7 +667,7 @@ kernel void forma_matvec_q5_k(constant Push& pc [[buffer(0)]], device W& _391 [[
                 acc_1[k_3] = accs[(((s_1 * 8u) + c_1) * 9u) + k_3];
             }
             spvUnsafeArray<float, 9> param_34 = acc_1;
-            _1380.y[(y_base + (c_1 * pc.y_stride)) + r] = finish(param_34);
+            _1414.y[(y_base + (c_1 * pc.y_stride)) + r] = finish(param_34);
         }
     }
 }

@@ -128,11 +128,10 @@ struct W
 
 constant uint FORM_tmp [[function_constant(1)]];
 constant uint FORM = is_function_constant_defined(FORM_tmp) ? FORM_tmp : 0u;
-constant bool _606 = (FORM == 5u);
-constant uint _607 = _606 ? 2u : 9u;
-constant bool _611 = (FORM == 5u);
-constant bool _637 = (FORM == 5u);
-constant bool _659 = (FORM == 5u);
+constant bool _607 = (FORM == 5u);
+constant uint _608 = _607 ? 2u : 9u;
+constant bool _636 = (FORM == 5u);
+constant bool _658 = (FORM == 5u);
 
 struct A
 {
@@ -142,25 +141,26 @@ struct A
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _1038 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1038, 1u, 1u);
-constant uint _1089 = _1038;
-constant uint _1090 = (_1089 / 8u);
-constant uint _1091 = (_1090 * 8u);
-constant uint _1092 = (_1091 * 9u);
-constant bool _1198 = (FORM == 5u);
-constant bool _1230 = (FORM == 5u);
-constant uint _1273 = _1038;
-constant uint _1274 = (_1273 * 9u);
+constant uint _1025 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1025, 1u, 1u);
+constant uint _1076 = _1025;
+constant uint _1077 = (_1076 / 8u);
+constant uint _1078 = (_1077 * 8u);
+constant uint _1079 = (_1078 * 9u);
+constant bool _1186 = (FORM == 5u);
+constant bool _1218 = (FORM == 5u);
+constant uint _1261 = _1025;
+constant uint _1262 = (_1261 * 9u);
 
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<int, 8> _1163 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-constant spvUnsafeArray<float2, 20> _1520 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _1568 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<int, 8> _1150 = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
+constant spvUnsafeArray<int, 4> _1152 = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
+constant spvUnsafeArray<float2, 20> _1508 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1556 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -190,13 +190,13 @@ float f16_value(thread const uint& h)
 }
 
 static inline __attribute__((always_inline))
-uint byte_at(thread const uint& base, thread const uint& i, device W& _408)
+uint byte_at(thread const uint& base, thread const uint& i, device W& _410)
 {
-    return (_408.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
+    return (_410.w[base + (i >> uint(2))] >> (8u * (i & 3u))) & 255u;
 }
 
 static inline __attribute__((always_inline))
-void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _408)
+void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread float4& smm, device W& _410)
 {
     uint half_ = j >> uint(2);
     uint r = j & 3u;
@@ -206,32 +206,32 @@ void decode_chunk(thread const uint& base, thread const uint& j, thread spvUnsaf
     uint hsh = 2u * r;
     for (uint k = 0u; k < 8u; k++)
     {
-        uint lo = (_408.w[lbase + k] >> lsh) & 252645135u;
-        uint hi = ((_408.w[hbase + k] >> hsh) & 50529027u) << uint(4);
+        uint lo = (_410.w[lbase + k] >> lsh) & 252645135u;
+        uint hi = ((_410.w[hbase + k] >> hsh) & 50529027u) << uint(4);
         uint param = lo | hi;
         uint param_1 = 32u;
         q[k] = i8x4_sub(param, param_1);
     }
-    uint param_2 = _408.w[base + 52u];
+    uint param_2 = _410.w[base + 52u];
     float d = f16_value(param_2);
     uint sc = (192u + (8u * half_)) + (2u * r);
     uint param_3 = base;
     uint param_4 = sc;
-    float s0 = d * float(int(byte_at(param_3, param_4, _408) << uint(24)) >> 24);
+    float s0 = d * float(int(byte_at(param_3, param_4, _410) << uint(24)) >> 24);
     uint param_5 = base;
     uint param_6 = sc + 1u;
-    float s1 = d * float(int(byte_at(param_5, param_6, _408) << uint(24)) >> 24);
+    float s1 = d * float(int(byte_at(param_5, param_6, _410) << uint(24)) >> 24);
     smm = float4(s0, s1, 0.0, 0.0);
 }
 
 static inline __attribute__((always_inline))
-void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _408)
+void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsafeArray<uint, 8>& q, thread int3& scm, device W& _410)
 {
     uint param = base;
     uint param_1 = j;
     spvUnsafeArray<uint, 8> param_2;
     float4 param_3;
-    decode_chunk(param, param_1, param_2, param_3, _408);
+    decode_chunk(param, param_1, param_2, param_3, _410);
     q = param_2;
     float4 smm = param_3;
     uint half_ = j >> uint(2);
@@ -241,18 +241,18 @@ void decode_kchunk(thread const uint& base, thread const uint& j, thread spvUnsa
     uint param_5 = sc;
     uint param_6 = base;
     uint param_7 = sc + 1u;
-    scm = int3(int(byte_at(param_4, param_5, _408) << uint(24)) >> 24, int(byte_at(param_6, param_7, _408) << uint(24)) >> 24, 0);
+    scm = int3(int(byte_at(param_4, param_5, _410) << uint(24)) >> 24, int(byte_at(param_6, param_7, _410) << uint(24)) >> 24, 0);
 }
 
 static inline __attribute__((always_inline))
-void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, thread uint& x_base, device A& _1013)
+void act_chunk(thread const uint& c, thread const uint& ch, thread spvUnsafeArray<uint, 8>& a, thread float2& ds, constant Push& pc, thread uint& x_base, device A& _1000)
 {
     uint ab = x_base + (((c * pc.nchunks) + ch) * 10u);
     for (uint k = 0u; k < 8u; k++)
     {
-        a[k] = _1013.act[ab + k];
+        a[k] = _1000.act[ab + k];
     }
-    ds = float2(as_type<float>(_1013.act[ab + 8u]), as_type<float>(_1013.act[ab + 9u]));
+    ds = float2(as_type<float>(_1000.act[ab + 8u]), as_type<float>(_1000.act[ab + 9u]));
 }
 
 static inline __attribute__((always_inline))
@@ -293,23 +293,23 @@ int2 kchunk_sum(thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm,
 }
 
 static inline __attribute__((always_inline))
-void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread int& mins)
+void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q, thread const int3& scm, thread const spvUnsafeArray<uint, 8>& a, thread spvUnsafeArray<int, 8>& lanes, thread spvUnsafeArray<int, 4>& mins)
 {
     int sum = 0;
     int s0 = 0;
     int s1 = 0;
-    int _741;
+    int _721;
     for (uint k = 0u; k < 8u; k++)
     {
         if (k < 4u)
         {
-            _741 = scm.x;
+            _721 = scm.x;
         }
         else
         {
-            _741 = scm.y;
+            _721 = scm.y;
         }
-        int sc = _741;
+        int sc = _721;
         for (uint b = 0u; b < 4u; b++)
         {
             uint param = a[k];
@@ -330,13 +330,14 @@ void kchunk_lanes(thread const uint& j, thread const spvUnsafeArray<uint, 8>& q,
         }
     }
     lanes[j] -= (32 * ((scm.x * s0) + (scm.y * s1)));
-    mins += (scm.z * sum);
+    uint _798 = j / 2u;
+    mins[_798] += (scm.z * sum);
 }
 
 static inline __attribute__((always_inline))
-float2 kblock_dm(thread const uint& base, device W& _408)
+float2 kblock_dm(thread const uint& base, device W& _410)
 {
-    uint param = _408.w[base + 52u];
+    uint param = _410.w[base + 52u];
     return float2(f16_value(param), 0.0);
 }
 
@@ -350,11 +351,14 @@ void kblock_pairs(thread const float2& dm, thread const float& yd, thread const 
         t[p] = float2(float(cs[2u * p].x + cs[(2u * p) + 1u].x), d);
         t[4u + p] = float2(float(cs[2u * p].y + cs[(2u * p) + 1u].y), dmin);
     }
-    t[8] = float2(0.0);
+    for (uint k = 8u; k < 9u; k++)
+    {
+        t[k] = float2(0.0);
+    }
 }
 
 static inline __attribute__((always_inline))
-void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const int& mins, thread spvUnsafeArray<float2, 9>& t)
+void kblock_terms(thread const float2& dm, thread const float& yd, thread const spvUnsafeArray<int, 8>& lanes, thread const spvUnsafeArray<int, 4>& mins, thread spvUnsafeArray<float2, 9>& t)
 {
     float d = spvFMul(dm.x, yd);
     for (uint l = 0u; l < 8u; l++)
@@ -362,8 +366,7 @@ void kblock_terms(thread const float2& dm, thread const float& yd, thread const 
         t[l] = float2(float(lanes[l]), d);
     }
     float dmin = spvFMul(dm.y, yd);
-    float m = spvFMul(dmin, float(mins));
-    t[8] = float2(-m, 0.0);
+    t[8] = float2(0.0);
 }
 
 static inline __attribute__((always_inline))
@@ -375,7 +378,7 @@ uint nused()
 static inline __attribute__((always_inline))
 uint nterms()
 {
-    if (_637)
+    if (_636)
     {
         return 8u;
     }
@@ -385,16 +388,16 @@ uint nterms()
 static inline __attribute__((always_inline))
 uint term_index(thread const uint& k, thread const uint& j)
 {
-    uint _647;
+    uint _646;
     if (nterms() == nused())
     {
-        _647 = k;
+        _646 = k;
     }
     else
     {
-        _647 = (4u * k) + j;
+        _646 = (4u * k) + j;
     }
-    return _647;
+    return _646;
 }
 
 static inline __attribute__((always_inline))
@@ -442,44 +445,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _287 = t.y != 0.0;
-    bool _293;
-    if (_287)
+    bool _289 = t.y != 0.0;
+    bool _295;
+    if (_289)
     {
-        _293 = u.y != 0.0;
+        _295 = u.y != 0.0;
     }
     else
     {
-        _293 = _287;
+        _295 = _289;
     }
-    if (_293)
+    if (_295)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _330 = abs(u.y) == abs(half_);
-        bool _340;
-        if (_330)
+        bool _332 = abs(u.y) == abs(half_);
+        bool _342;
+        if (_332)
         {
-            _340 = (t.y > 0.0) == (u.y > 0.0);
+            _342 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _340 = _330;
+            _342 = _332;
         }
-        if (_340)
+        if (_342)
         {
-            float _345;
+            float _347;
             if (r > 0.0)
             {
-                _345 = nb;
+                _347 = nb;
             }
             else
             {
-                _345 = -nb;
+                _347 = -nb;
             }
-            r = _345;
+            r = _347;
         }
     }
     return r;
@@ -517,7 +520,7 @@ float apply_term(thread const uint& k, thread const float& acc, thread const flo
 static inline __attribute__((always_inline))
 float finish(thread const spvUnsafeArray<float, 9>& acc)
 {
-    if (_659)
+    if (_658)
     {
         float d = spvFSub(acc[0], acc[1]);
         return d;
@@ -530,10 +533,10 @@ float finish(thread const spvUnsafeArray<float, 9>& acc)
     return h;
 }
 
-kernel void forma_matvec_q6_k(constant Push& pc [[buffer(0)]], device W& _408 [[buffer(1)]], device A& _1013 [[buffer(2)]], device Y& _1447 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_matvec_q6_k(constant Push& pc [[buffer(0)]], device W& _410 [[buffer(1)]], device A& _1000 [[buffer(2)]], device Y& _1435 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _1092> accs;
-    threadgroup spvUnsafeArray<float2, _1274> contrib;
+    threadgroup spvUnsafeArray<float, _1079> accs;
+    threadgroup spvUnsafeArray<float2, _1262> contrib;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
     uint rpw = wg / pc.tpr;
@@ -546,8 +549,8 @@ kernel void forma_matvec_q6_k(constant Push& pc [[buffer(0)]], device W& _408 [[
     uint w_base;
     uint x_base;
     uint y_base;
-    bool _1072 = id_setup(param, w_base, pc, x_base, y_base);
-    if (!_1072)
+    bool _1059 = id_setup(param, w_base, pc, x_base, y_base);
+    if (!_1059)
     {
         return;
     }
@@ -579,20 +582,20 @@ kernel void forma_matvec_q6_k(constant Push& pc [[buffer(0)]], device W& _408 [[
             if (valid)
             {
                 spvUnsafeArray<int, 8> lanes = spvUnsafeArray<int, 8>({ 0, 0, 0, 0, 0, 0, 0, 0 });
-                int mins = 0;
+                spvUnsafeArray<int, 4> mins = spvUnsafeArray<int, 4>({ 0, 0, 0, 0 });
                 for (uint j = 0u; j < 8u; j++)
                 {
                     uint param_1 = base;
                     uint param_2 = j;
-                    decode_kchunk(param_1, param_2, param_3, param_4, _408);
+                    decode_kchunk(param_1, param_2, param_3, param_4, _410);
                     spvUnsafeArray<uint, 8> q = param_3;
                     int3 scm = param_4;
                     uint param_5 = c;
                     uint param_6 = (blk * 8u) + j;
-                    act_chunk(param_5, param_6, param_7, param_8, pc, x_base, _1013);
+                    act_chunk(param_5, param_6, param_7, param_8, pc, x_base, _1000);
                     spvUnsafeArray<uint, 8> a = param_7;
                     ds = param_8;
-                    if (_1198)
+                    if (_1186)
                     {
                         spvUnsafeArray<uint, 8> param_9 = q;
                         int3 param_10 = scm;
@@ -606,16 +609,16 @@ kernel void forma_matvec_q6_k(constant Push& pc [[buffer(0)]], device W& _408 [[
                         int3 param_14 = scm;
                         spvUnsafeArray<uint, 8> param_15 = a;
                         spvUnsafeArray<int, 8> param_16 = lanes;
-                        int param_17 = mins;
+                        spvUnsafeArray<int, 4> param_17 = mins;
                         kchunk_lanes(param_12, param_13, param_14, param_15, param_16, param_17);
                         lanes = param_16;
                         mins = param_17;
                     }
                 }
-                if (_1230)
+                if (_1218)
                 {
                     uint param_18 = base;
-                    float2 param_19 = kblock_dm(param_18, _408);
+                    float2 param_19 = kblock_dm(param_18, _410);
                     float param_20 = ds.x;
                     spvUnsafeArray<int2, 8> param_21 = cs;
                     kblock_pairs(param_19, param_20, param_21, param_22);
@@ -624,10 +627,10 @@ kernel void forma_matvec_q6_k(constant Push& pc [[buffer(0)]], device W& _408 [[
                 else
                 {
                     uint param_23 = base;
-                    float2 param_24 = kblock_dm(param_23, _408);
+                    float2 param_24 = kblock_dm(param_23, _410);
                     float param_25 = ds.x;
                     spvUnsafeArray<int, 8> param_26 = lanes;
-                    int param_27 = mins;
+                    spvUnsafeArray<int, 4> param_27 = mins;
                     kblock_terms(param_24, param_25, param_26, param_27, param_28);
                     v = param_28;
                 }
@@ -675,7 +678,7 @@ kernel void forma_matvec_q6_k(constant Push& pc [[buffer(0)]], device W& _408 [[
                 acc_1[k_3] = accs[(((s_1 * 8u) + c_1) * 9u) + k_3];
             }
             spvUnsafeArray<float, 9> param_34 = acc_1;
-            _1447.y[(y_base + (c_1 * pc.y_stride)) + r] = finish(param_34);
+            _1435.y[(y_base + (c_1 * pc.y_stride)) + r] = finish(param_34);
         }
     }
 }
