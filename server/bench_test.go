@@ -32,7 +32,8 @@ const benchTokens = 32
 // http and direct figures is the server's cost.
 func BenchmarkHTTPOverhead(b *testing.B) {
 	path := benchModel(b)
-	m, err := runtime.Load(path, runtime.Options{Backend: testCPU(b, 0), CloseBackend: true})
+	// Room for every client's sequence in one pass, as forma bench --parallel 8 gives it.
+	m, err := runtime.Load(path, runtime.Options{Backend: testCPU(b, 0), CloseBackend: true, Parallel: 8})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -87,6 +87,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	defer closeAll()
 	if *parallel > 0 {
+		if *cpuProfile != "" {
+			stop, err := startProfile(*cpuProfile)
+			if err != nil {
+				return err
+			}
+			defer stop()
+		}
 		return benchParallel(m, path, be, *parallel, *nPrompt, *nGen, *reps, *asJSON, stdout)
 	}
 	s, err := m.NewSession(runtime.SessionOptions{Ctx: *depth + max(*nPrompt, *nGen, 1), KV: be.kvType, Batch: max(*nPrompt, 1)})
