@@ -76,8 +76,9 @@ type drafter struct {
 }
 
 // feedback adapts the lookup drafts' span to the last step: every draft confirmed doubles it (up to the
-// maximum), a rejection cuts it to one more than were confirmed. A draft costs a row of the pass whether it
-// stands or not, and n-gram guesses are right in runs: long while the answer copies the context, short after.
+// maximum), a rejection cuts it to one more than were confirmed (not below the minimum worth a step, which
+// would end drafting for good). A draft costs a row of the pass whether it stands or not, and n-gram guesses
+// are right in runs: long while the answer copies the context, short after.
 func (d *drafter) feedback(drafted, accepted int) {
 	if drafted == 0 || d.sp.Draft != nil {
 		return // a draft model's guesses stop on their own probability (PMin)
@@ -85,7 +86,7 @@ func (d *drafter) feedback(drafted, accepted int) {
 	if accepted == drafted {
 		d.span = min(2*d.span, d.sp.max())
 	} else {
-		d.span = accepted + 1
+		d.span = max(accepted+1, d.sp.Min)
 	}
 }
 

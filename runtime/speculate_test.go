@@ -43,21 +43,23 @@ func TestSpeculativeGreedyEqual(t *testing.T) {
 // TestLookupSpan: prompt lookup drafts in runs as long as the model confirms them and short after a miss, so a
 // long story (which repeats its own phrases) gets its tokens from fewer passes without paying for more rejected
 // drafts than it generates tokens (a fixed 16-token draft at every n-gram match wastes three times as many).
+// With a minimum run (Min), a miss never shrinks the span below it, which would end drafting for good.
 func TestLookupSpan(t *testing.T) {
 	m := load(t, storiesModel)
-	opt := runtime.GenerateOptions{MaxTokens: 400, Sampling: greedy(), IgnoreEOG: true,
-		Speculation: &runtime.Speculation{Lookup: 3}}
-	s := session(t, m, runtime.SessionOptions{Ctx: 512})
-	if _, _, err := collect(s.Generate(context.Background(), "Once upon a time", opt)); err != nil {
-		t.Fatal(err)
-	}
-	st := s.Stats()
-	t.Logf("%d tokens: %d drafts, %d accepted", st.Generated, st.Drafted, st.Accepted)
-	if st.Accepted < st.Generated/4 {
-		t.Errorf("%d of %d tokens came from drafts: the story's repeats should give more", st.Accepted, st.Generated)
-	}
-	if rejected := st.Drafted - st.Accepted; rejected > st.Generated {
-		t.Errorf("%d drafts rejected for %d tokens", rejected, st.Generated)
+	for _, sp := range []runtime.Speculation{{Lookup: 3}, {Lookup: 3, Min: 3}} {
+		opt := runtime.GenerateOptions{MaxTokens: 400, Sampling: greedy(), IgnoreEOG: true, Speculation: &sp}
+		s := session(t, m, runtime.SessionOptions{Ctx: 512})
+		if _, _, err := collect(s.Generate(context.Background(), "Once upon a time", opt)); err != nil {
+			t.Fatal(err)
+		}
+		st := s.Stats()
+		t.Logf("%+v: %d tokens: %d drafts, %d accepted", sp, st.Generated, st.Drafted, st.Accepted)
+		if st.Accepted < st.Generated/4 {
+			t.Errorf("%+v: %d of %d tokens came from drafts: the story's repeats should give more", sp, st.Accepted, st.Generated)
+		}
+		if rejected := st.Drafted - st.Accepted; rejected > st.Generated {
+			t.Errorf("%+v: %d drafts rejected for %d tokens", sp, rejected, st.Generated)
+		}
 	}
 }
 
