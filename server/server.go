@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -72,7 +71,6 @@ type Server struct {
 	metrics *Metrics
 	handler http.Handler
 	ready   atomic.Bool // the start-up models are loaded
-	reqSeq  atomic.Uint64
 }
 
 // New returns a server for cfg. It loads nothing yet: Run (or Load) does.
@@ -288,6 +286,3 @@ func (s *Server) wrap(rt route) http.Handler {
 		}
 	})
 }
-
-// drain reads what is left of a body so the connection can be reused.
-func drain(r io.Reader) { io.Copy(io.Discard, io.LimitReader(r, 1<<20)) }

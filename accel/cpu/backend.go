@@ -224,13 +224,6 @@ func (b *Backend) Close() error {
 	return errors.Join(errs...)
 }
 
-// isClosed reports whether Close was called.
-func (b *Backend) isClosed() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.closed
-}
-
 // storageBytes is the size in bytes of n elements of type t (n a whole number of blocks).
 func storageBytes(t accel.DType, n int) int {
 	switch t {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"path/filepath"
-	"strings"
 
 	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/server"
@@ -39,15 +37,4 @@ func newAPI(c apiConfig) (http.Handler, func() error, error) {
 		return nil, nil, err
 	}
 	return srv.Handler(), srv.Close, nil
-}
-
-// modelName is the name the API gives a model file: its name without .gguf (or .exe, for a bundle).
-func modelName(path string) string {
-	base := filepath.Base(path)
-	for _, ext := range []string{".gguf", ".exe"} {
-		if strings.HasSuffix(strings.ToLower(base), ext) {
-			return base[:len(base)-len(ext)]
-		}
-	}
-	return base
 }

@@ -324,8 +324,6 @@ func printStats(w io.Writer, st runtime.Stats) {
 	fmt.Fprintln(w)
 }
 
-func msSince(t time.Time) float64 { return ms(time.Since(t)) }
-
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
 
 // isTerminal reports whether w is a terminal.

@@ -69,8 +69,6 @@ func F32ToBF16(f float32) uint16 {
 
 func f16at(b []byte, off int) float32 { return f16Table[binary.LittleEndian.Uint16(b[off:])] }
 
-func bf16at(b []byte, off int) float32 { return BF16ToF32(binary.LittleEndian.Uint16(b[off:])) }
-
 func putF16(b []byte, off int, f float32) { binary.LittleEndian.PutUint16(b[off:], F32ToF16(f)) }
 
 func f32at(b []byte, off int) float32 {

@@ -11,7 +11,6 @@ type nfa struct {
 	bytes [][]nByteEdge
 	calls [][]labelEdge // label: rule index
 	toks  [][]labelEdge // label: token set index
-	limit int
 }
 
 type nByteEdge struct {

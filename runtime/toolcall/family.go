@@ -24,14 +24,13 @@ const (
 
 // syntax is what a family writes.
 type syntax struct {
-	name       string
-	think      [2]string // reasoning open and close tags ("" for none)
-	triggers   []trigger // where call syntax starts
-	preserved  []string  // tokens that must be decoded as their text for the parser to see them
-	kwargs     []string  // template variables that switch thinking on or off
-	idLen      int       // length of the ids the family's templates expect (0: OpenAI-style "call_…")
-	args       callKeys  // keys of a JSON call object, for grammars
-	noParallel bool      // the syntax has one call per turn
+	name      string
+	think     [2]string // reasoning open and close tags ("" for none)
+	triggers  []trigger // where call syntax starts
+	preserved []string  // tokens that must be decoded as their text for the parser to see them
+	kwargs    []string  // template variables that switch thinking on or off
+	idLen     int       // length of the ids the family's templates expect (0: OpenAI-style "call_…")
+	args      callKeys  // keys of a JSON call object, for grammars
 }
 
 // trigger is a text where call syntax starts, with the parser of what follows it.
