@@ -2,14 +2,12 @@ package grammar_test
 
 import (
 	"context"
-	"github.com/forma-llm/forma/accel/cpu"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/forma-llm/forma/internal/testdir"
+	"github.com/forma-llm/forma/internal/testgen"
 	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/runtime/grammar"
 	"github.com/forma-llm/forma/runtime/sample"
@@ -29,32 +27,9 @@ func TestGenerationInLanguage(t *testing.T) {
 	}
 	for _, model := range models {
 		t.Run(model, func(t *testing.T) {
-			m, err := runtime.Load(filepath.Join(testdir.Sub(t, "models"), model), runtime.Options{Backend: oneCPU(t), CloseBackend: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			work := make(chan string)
-			var wg sync.WaitGroup
-			for range 2 {
-				s, err := m.NewSession(runtime.SessionOptions{Ctx: 1024})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Close()
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for name := range work {
-						generateInLanguage(t, s, name, seeds)
-					}
-				}()
-			}
-			for _, n := range names {
-				work <- n
-			}
-			close(work)
-			wg.Wait()
+			testgen.OnSessions(t, model, 2, 1024, names, func(s *runtime.Session, name string) {
+				generateInLanguage(t, s, name, seeds)
+			})
 		})
 	}
 }
@@ -98,11 +73,7 @@ func TestGenerationTokens(t *testing.T) {
 	if grammar.RaceEnabled {
 		t.Skip("a 151k-token model: too slow under the race detector")
 	}
-	m, err := runtime.Load(filepath.Join(testdir.Sub(t, "models"), "rand-qwen3-chat-q8_0.gguf"), runtime.Options{Backend: oneCPU(t), CloseBackend: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	m := testgen.Load(t, "rand-qwen3-chat-q8_0.gguf")
 	s, err := m.NewSession(runtime.SessionOptions{Ctx: 512})
 	if err != nil {
 		t.Fatal(err)
@@ -142,14 +113,4 @@ func TestGenerationTokens(t *testing.T) {
 			t.Errorf("seed %d: %q", seed, text.String())
 		}
 	}
-}
-
-// oneCPU is a one-thread CPU backend, closed by the model given it.
-func oneCPU(t testing.TB) *cpu.Backend {
-	t.Helper()
-	be, err := cpu.New(cpu.Options{Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return be
 }

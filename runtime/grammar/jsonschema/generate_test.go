@@ -5,16 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/forma-llm/forma/accel/cpu"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/forma-llm/forma/internal/testdir"
+	"github.com/forma-llm/forma/internal/testgen"
 	"github.com/forma-llm/forma/runtime"
 	"github.com/forma-llm/forma/runtime/grammar/jsonschema"
 	"github.com/forma-llm/forma/runtime/sample"
@@ -97,33 +95,10 @@ func TestGenerationValid(t *testing.T) {
 	}
 	for _, model := range models {
 		t.Run(model, func(t *testing.T) {
-			m, err := runtime.Load(filepath.Join(testdir.Sub(t, "models"), model), runtime.Options{Backend: oneCPU(t), CloseBackend: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
 			// Two sessions share the work (sessions of one model run concurrently).
-			work := make(chan testSchema)
-			var wg sync.WaitGroup
-			for range 2 {
-				s, err := m.NewSession(runtime.SessionOptions{Ctx: 1024})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer s.Close()
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for sc := range work {
-						generateValid(t, s, sc, seeds)
-					}
-				}()
-			}
-			for _, sc := range schemas {
-				work <- sc
-			}
-			close(work)
-			wg.Wait()
+			testgen.OnSessions(t, model, 2, 1024, schemas, func(s *runtime.Session, sc testSchema) {
+				generateValid(t, s, sc, seeds)
+			})
 		})
 	}
 }
@@ -157,14 +132,4 @@ func generateValid(t *testing.T, s *runtime.Session, sc testSchema, seeds int) {
 			t.Errorf("%s seed %d: output %q: %v", sc.name, seed, text.String(), err)
 		}
 	}
-}
-
-// oneCPU is a one-thread CPU backend, closed by the model given it.
-func oneCPU(t testing.TB) *cpu.Backend {
-	t.Helper()
-	be, err := cpu.New(cpu.Options{Threads: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return be
 }
