@@ -19,8 +19,8 @@ const laneWidth = 16
 
 // useLanes reports whether the step takes the lane kernels.
 func (s *attnStep) useLanes() bool {
-	return hasAttnLanes && !s.p.Flash && s.kF16 && s.vF16 && s.size%laneWidth == 0 && s.vsize%laneWidth == 0 &&
-		s.sinksID < 0 && s.vstride == s.vsize
+	return hasAttnLanes && !s.p.Flash && s.kF16 && s.vF16 && s.sinksID < 0 &&
+		s.vstride == s.vsize
 }
 
 // laneBlocks returns the number of lane blocks per KV head (after check formed them).

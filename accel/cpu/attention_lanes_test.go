@@ -12,7 +12,7 @@ import (
 
 // TestAttentionLanes checks the lane kernels against attnStep.head (the reference path) bit for bit: batches
 // and single queries, grouped-query attention, sliding windows, soft-capping, positions out of order, head
-// sizes from 16 to 256.
+// sizes from 1 to 256 (multiples of 16 and partial chunks).
 func TestAttentionLanes(t *testing.T) {
 	if !hasAttnLanes {
 		t.Skip("no lane kernels on this CPU")
@@ -29,6 +29,10 @@ func TestAttentionLanes(t *testing.T) {
 		{20, 6, 2, 256, 256, 64, accel.AttentionParams{Scale: 0.0625, SoftCap: 50}},
 		{40, 4, 1, 80, 96, 90, accel.AttentionParams{Scale: 0.1, Window: 13}},
 		{5, 3, 3, 32, 16, 300, accel.AttentionParams{Scale: 1}},
+		{4, 8, 4, 8, 8, 70, accel.AttentionParams{Scale: 0.35}}, // stories260K's heads
+		{9, 6, 3, 24, 40, 50, accel.AttentionParams{Scale: 0.2, Window: 11}},
+		{3, 2, 1, 1, 7, 33, accel.AttentionParams{Scale: 1}},
+		{17, 4, 2, 72, 72, 129, accel.AttentionParams{Scale: 0.1}},
 	}
 	for ci, c := range cases {
 		t.Run(fmt.Sprintf("%d", ci), func(t *testing.T) {

@@ -12,12 +12,19 @@
 //
 // s[16c + l] = Σ_d qT[16d + l]·K_c[d] for c < n, the sum in order of d starting from 0 (the products of
 // F16 values are exact, so each step is one fused multiply-add), K_c the size halves at k + c·kStride.
-// size is a positive multiple of 16; kbuf holds 8·size floats (cells converted to float32).
+// size is positive; kbuf holds 8·size floats (cells converted to float32). A row's last size mod 16 halves
+// are converted under the mask K2 (masked loads do not fault on the elements they skip).
 TEXT ·attnScoresF16(SB), NOSPLIT, $0-56
-	MOVQ size+0(FP), BX
-	MOVQ k+16(FP), SI
-	MOVQ kStride+24(FP), R13
-	MOVQ n+32(FP), CX
+	MOVQ  size+0(FP), BX
+	MOVQ  k+16(FP), SI
+	MOVQ  kStride+24(FP), R13
+	MOVQ  BX, CX
+	ANDQ  $15, CX
+	MOVQ  $1, AX
+	SHLQ  CX, AX
+	DECQ  AX
+	KMOVW AX, K2 // the lanes of a partial last chunk
+	MOVQ  n+32(FP), CX
 	MOVQ s+40(FP), DI
 	MOVQ BX, R12
 	SHLQ $2, R12          // R12 = bytes of a converted row
@@ -35,14 +42,22 @@ scconv:
 	XORQ AX, AX
 
 scconvrow:
+	LEAQ      64(AX)(AX*1), R10 // float bytes converted after this chunk
+	CMPQ      R10, R12
+	JGT       scconvtail
 	VCVTPH2PS (R9)(AX*1), Z8
 	VMOVUPS   Z8, (R8)(AX*2)
 	ADDQ      $32, AX
-	MOVQ      AX, R10
-	SHLQ      $1, R10
 	CMPQ      R10, R12
 	JLT       scconvrow
-	ADDQ      R13, R9
+	JMP       scconvnext
+
+scconvtail:
+	VCVTPH2PS.Z (R9)(AX*1), K2, Z8
+	VMOVUPS     Z8, K2, (R8)(AX*2)
+
+scconvnext:
+	ADDQ R13, R9
 	ADDQ      R12, R8
 	DECQ      DX
 	JNZ       scconv
@@ -96,13 +111,21 @@ sc1:
 	XORQ  AX, AX
 
 sc1conv:
+	LEAQ      64(AX)(AX*1), R10
+	CMPQ      R10, R12
+	JGT       sc1convtail
 	VCVTPH2PS (SI)(AX*1), Z8
 	VMOVUPS   Z8, (R8)(AX*2)
 	ADDQ      $32, AX
-	MOVQ      AX, R10
-	SHLQ      $1, R10
 	CMPQ      R10, R12
 	JLT       sc1conv
+	JMP       sc1convdone
+
+sc1convtail:
+	VCVTPH2PS.Z (SI)(AX*1), K2, Z8
+	VMOVUPS     Z8, K2, (R8)(AX*2)
+
+sc1convdone:
 
 	VPXORD Z0, Z0, Z0
 	MOVQ   qT+8(FP), R10
@@ -269,11 +292,26 @@ smdone:
 smbig:
 	VEXPBIG(smexpdone)
 
+// CHUNKMASK sets K1 to the lanes of the value chunk at float byte R10 of a BX-byte row: all 16, or the
+// vsize mod 16 of a partial last chunk (masked loads do not fault on the elements they skip). Clobbers AX
+// and CX.
+#define CHUNKMASK \
+	MOVQ  BX, CX    \
+	SUBQ  R10, CX   \
+	SHRQ  $2, CX    \
+	MOVQ  $0xffff, AX \
+	CMPQ  CX, $16   \
+	JGE   4(PC)     \
+	MOVQ  $1, AX    \
+	SHLQ  CX, AX    \
+	DECQ  AX        \
+	KMOVW AX, K1
+
 // func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
 //
 // For lanes j < 4: acc[j·vsize + d] += p[16c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize halves
 // at v + c·vStride; the products of F16 values are exact, so each step is one fused multiply-add). vsize is
-// a positive multiple of 16.
+// positive; a partial last chunk of 16 is masked.
 TEXT ·attnValue4F16(SB), NOSPLIT, $0-48
 	MOVQ vsize+32(FP), BX
 	MOVQ acc+40(FP), DI
@@ -283,13 +321,14 @@ TEXT ·attnValue4F16(SB), NOSPLIT, $0-48
 	XORQ R10, R10          // chunk offset (bytes of float32)
 
 v4chunk:
-	CMPQ    R10, BX
-	JGE     v4done
-	LEAQ    (DI)(R10*1), R8
-	VMOVUPS (R8), Z0
-	VMOVUPS (R8)(BX*1), Z1
-	VMOVUPS (R8)(BX*2), Z2
-	VMOVUPS (R8)(R11*1), Z3
+	CMPQ      R10, BX
+	JGE       v4done
+	CHUNKMASK
+	LEAQ      (DI)(R10*1), R8
+	VMOVUPS.Z (R8), K1, Z0
+	VMOVUPS.Z (R8)(BX*1), K1, Z1
+	VMOVUPS.Z (R8)(BX*2), K1, Z2
+	VMOVUPS.Z (R8)(R11*1), K1, Z3
 	MOVQ    p+8(FP), SI
 	MOVQ    v+16(FP), R9
 	MOVQ    R10, AX
@@ -300,7 +339,7 @@ v4chunk:
 	JZ      v4store
 
 v4cell:
-	VCVTPH2PS        (R9), Z4
+	VCVTPH2PS.Z      (R9), K1, Z4
 	VFMADD231PS.BCST 0(SI), Z4, Z0
 	VFMADD231PS.BCST 4(SI), Z4, Z1
 	VFMADD231PS.BCST 8(SI), Z4, Z2
@@ -311,10 +350,10 @@ v4cell:
 	JNZ              v4cell
 
 v4store:
-	VMOVUPS Z0, (R8)
-	VMOVUPS Z1, (R8)(BX*1)
-	VMOVUPS Z2, (R8)(BX*2)
-	VMOVUPS Z3, (R8)(R11*1)
+	VMOVUPS Z0, K1, (R8)
+	VMOVUPS Z1, K1, (R8)(BX*1)
+	VMOVUPS Z2, K1, (R8)(BX*2)
+	VMOVUPS Z3, K1, (R8)(R11*1)
 	ADDQ    $64, R10
 	JMP     v4chunk
 
@@ -373,9 +412,10 @@ v1store4:
 	JMP     v1chunk4
 
 v1chunk1:
-	CMPQ    R10, BX
-	JGE     v1done
-	VMOVUPS (DI)(R10*1), Z0
+	CMPQ      R10, BX
+	JGE       v1done
+	CHUNKMASK
+	VMOVUPS.Z (DI)(R10*1), K1, Z0
 	MOVQ    p+8(FP), SI
 	MOVQ    v+16(FP), R9
 	MOVQ    R10, AX
@@ -386,7 +426,7 @@ v1chunk1:
 	JZ      v1store1
 
 v1cell1:
-	VCVTPH2PS        (R9), Z4
+	VCVTPH2PS.Z      (R9), K1, Z4
 	VFMADD231PS.BCST (SI), Z4, Z0
 	ADDQ             $64, SI
 	ADDQ             R13, R9
@@ -394,7 +434,7 @@ v1cell1:
 	JNZ              v1cell1
 
 v1store1:
-	VMOVUPS Z0, (DI)(R10*1)
+	VMOVUPS Z0, K1, (DI)(R10*1)
 	ADDQ    $64, R10
 	JMP     v1chunk1
 
