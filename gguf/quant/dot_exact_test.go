@@ -127,7 +127,7 @@ func checkVariant(t *testing.T, v dotVariant) {
 		}
 	}
 	if v.w == F32 || v.w == F16 {
-		lengths := []int{1, 7, 15, 16, 31, 32, 48, 63, 64, 65, 100, 127, 128, 129, 255, 256, 1000, 4096}
+		lengths := []int{1, 7, 15, 16, 31, 32, 48, 63, 64, 65, 100, 127, 128, 129, 172, 255, 256, 1000, 4096}
 		for _, n := range lengths {
 			if v.o == OrderTiled && n%f32Lanes != 0 {
 				continue

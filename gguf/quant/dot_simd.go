@@ -38,7 +38,8 @@ func f32VecDot(k floatKernel) DotFn {
 	}
 }
 
-// f16VecDot is DotF16F16 with k doing the whole steps of 64; the rest continue the float64 sum here.
+// f16VecDot is DotF16F16 with k doing the whole steps of 64; the rest continue the float64 sum, four at a time
+// in dotF16Tail.
 func f16VecDot(k floatKernel) DotFn {
 	return func(n int, w, a []byte) float32 {
 		if n <= 0 {
@@ -49,6 +50,10 @@ func f16VecDot(k floatKernel) DotFn {
 		var sum float64
 		if np > 0 {
 			sum = float64(k(np, &w[0], &a[0]))
+		}
+		if t := (n - np) &^ 3; t > 0 {
+			sum = dotF16Tail(t, &w[2*np], &a[2*np], sum)
+			np += t
 		}
 		for i := np; i < n; i++ {
 			sum += float64(f16at(w, 2*i) * f16at(a, 2*i))

@@ -186,3 +186,38 @@ f16tloop:
 // func dotF32VecAVX2f(n int, x, y *float32) float32
 TEXT ·dotF32VecAVX2f(SB), NOSPLIT, $0-28
 	JMP ·dotF32VecAVX2(SB)
+
+// func dotF16Tail(n int, w, a *byte, sum float64) float64
+//
+// Reference: the scalar tail of DotF16F16 (n a multiple of 4): sum += float64(w_i·a_i) for i < n in order;
+// the products of two halves are exact in float32, so converting four at a time and adding them one by one
+// in float64 gives the reference's bits.
+TEXT ·dotF16Tail(SB), NOSPLIT, $0-40
+	MOVQ  n+0(FP), CX
+	MOVQ  w+8(FP), SI
+	MOVQ  a+16(FP), DI
+	MOVSD sum+24(FP), X0
+	SHRQ  $2, CX
+	JZ    f16tdone
+
+f16tloop:
+	VCVTPH2PS    (SI), X1
+	VCVTPH2PS    (DI), X2
+	VMULPS       X2, X1, X1
+	VCVTPS2PD    X1, Y1
+	VADDSD       X1, X0, X0
+	VPERMILPD    $1, X1, X3
+	VADDSD       X3, X0, X0
+	VEXTRACTF128 $1, Y1, X3
+	VADDSD       X3, X0, X0
+	VPERMILPD    $1, X3, X3
+	VADDSD       X3, X0, X0
+	ADDQ         $8, SI
+	ADDQ         $8, DI
+	DECQ         CX
+	JNZ          f16tloop
+
+f16tdone:
+	VZEROUPPER
+	MOVSD X0, ret+32(FP)
+	RET
