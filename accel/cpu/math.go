@@ -49,7 +49,8 @@ func vexpf(x float32) float32 {
 		}
 		return float32(math.Inf(1))
 	}
-	return float32(math.Ldexp(float64(j), int(n)))
+	// j·2^n exactly in float64 (|n| ≤ 192 keeps the power of two normal there), rounded once to float32
+	return float32(float64(j) * math.Float64frombits(uint64(int64(n)+1023)<<52))
 }
 
 // expf stands for the C library's expf, which ggml uses for the elements after the last full vector: the

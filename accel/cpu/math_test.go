@@ -82,3 +82,21 @@ func TestYarnCorrDims(t *testing.T) {
 		t.Errorf("corr dims without n_ctx_orig = %v", got)
 	}
 }
+
+// TestVexpfScale checks vexpf's final scaling (a float64 product by 2^n, rounded once) against math.Ldexp over
+// every result range, subnormal results included, so the shortcut keeps _mm512_scalef_ps's single rounding.
+func TestVexpfScale(t *testing.T) {
+	for x := float32(-104); x <= 89; x = math.Nextafter32(x, 100) + 0.0007 {
+		z := fma32(x, expLog2e, expShift)
+		n := z - expShift
+		if n > expOver || n < -expOver {
+			continue
+		}
+		b := fma32(-n, expLn2Lo, fma32(-n, expLn2Hi, x))
+		u := float32(b * b)
+		j := fma32(fma32(fma32(expC5, b, expC4), u, fma32(expC3, b, expC2)), u, fma32(expC1, b, 1))
+		if got, want := vexpf(x), float32(math.Ldexp(float64(j), int(n))); math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("vexpf(%g) = %g, ldexp %g", x, got, want)
+		}
+	}
+}
