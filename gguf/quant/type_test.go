@@ -3,7 +3,8 @@ package quant
 import "testing"
 
 func TestTypeTable(t *testing.T) {
-	for ty, tr := range typeTraits {
+	for _, ty := range Types() {
+		tr := typeTraits[ty]
 		if got, err := ParseType(tr.name); err != nil || got != ty {
 			t.Errorf("ParseType(%q) = %v, %v", tr.name, got, err)
 		}
