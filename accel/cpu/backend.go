@@ -38,8 +38,7 @@ type Backend struct {
 
 // weightTypes are the weight types the CPU backend computes with: those gguf/quant dequantizes and has a dot
 // product for.
-var weightTypes = []accel.DType{quant.F32, quant.F16, quant.BF16, quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1,
-	quant.Q8_0, quant.Q2_K, quant.Q3_K, quant.Q4_K, quant.Q5_K, quant.Q6_K, quant.IQ4_NL, quant.IQ4_XS, quant.MXFP4}
+var weightTypes = quant.WeightTypes()
 
 // New returns a CPU backend.
 func New(opt Options) (*Backend, error) {

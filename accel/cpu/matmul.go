@@ -16,24 +16,11 @@ type matKernel struct {
 
 func (k matKernel) ok() bool { return k.quantize != nil }
 
-// activationQuantizers are llama.cpp's CPU from_float functions per activation type.
-var activationQuantizers = map[quant.Type]func(src []float32, dst []byte){
-	quant.F32:  quant.QuantizeF32,
-	quant.F16:  quant.QuantizeF16,
-	quant.BF16: quant.QuantizeBF16,
-	quant.Q8_0: quant.QuantizeQ8_0,
-	quant.Q8_1: quant.QuantizeQ8_1,
-	quant.Q8_K: quant.QuantizeQ8_K,
-}
-
 // matKernels is indexed by weight type; read-only after initialisation.
 var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
 	for _, t := range weightTypes {
-		if quant.DotFunc(t) == nil {
-			continue
-		}
 		act := quant.ActivationType(t)
-		ks[t] = matKernel{act: act, quantize: activationQuantizers[act]}
+		ks[t] = matKernel{act: act, quantize: quant.ActivationQuantizer(act)}
 	}
 	return ks
 }()
