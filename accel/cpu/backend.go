@@ -45,6 +45,9 @@ func New(opt Options) (*Backend, error) {
 	if opt.Threads < 0 {
 		return nil, fmt.Errorf("cpu: %d threads", opt.Threads)
 	}
+	if err := quant.CheckCPU(); err != nil {
+		return nil, fmt.Errorf("cpu: %w", err)
+	}
 	if opt.Threads == 0 {
 		opt.Threads = DefaultThreads()
 	}
@@ -69,7 +72,7 @@ func (b *Backend) Threads() int { return b.threads }
 func (b *Backend) Caps() accel.Caps {
 	return accel.Caps{
 		Name:           "cpu",
-		Device:         fmt.Sprintf("CPU, %d threads", b.threads),
+		Device:         fmt.Sprintf("CPU, %d threads, %s kernels", b.threads, quant.CPUPath()),
 		UnifiedMemory:  true,
 		WeightTypes:    append([]accel.DType(nil), weightTypes...),
 		FlashAttention: true,
