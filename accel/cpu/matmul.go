@@ -54,10 +54,9 @@ const (
 // orderFor returns the order of a product with weight rows of type t, in elements each, out rows.
 func orderFor(t quant.Type, in, out int) quant.Order {
 	switch {
-	case (t == quant.F32 || t == quant.F16) && in%tiledK == 0 && out%tiledM == 0:
+	case quant.RefDot(t, quant.OrderTiled) != nil && in%tiledK == 0 && out%tiledM == 0: // F32, F16
 		return quant.OrderTiled
-	case (t == quant.Q4_0 || t == quant.Q4_K || t == quant.Q2_K || t == quant.IQ4_NL || t == quant.IQ4_XS) &&
-		out%repackedM == 0:
+	case quant.RefDot(t, quant.OrderRepacked) != nil && out%repackedM == 0: // Q4_0, Q4_K, Q2_K, IQ4_NL, IQ4_XS
 		return quant.OrderRepacked
 	}
 	return quant.OrderVecDot
