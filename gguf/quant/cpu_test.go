@@ -1,6 +1,7 @@
 package quant
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"reflect"
@@ -47,7 +48,12 @@ func TestCPULevels(t *testing.T) {
 		}
 		cmd := exec.Command(os.Args[0], args...)
 		cmd.Env = append(os.Environ(), "FORMA_CPU="+level)
-		if out, err := cmd.CombinedOutput(); err != nil {
+		out, err := cmd.CombinedOutput()
+		if err != nil && !errors.As(err, new(*exec.ExitError)) {
+			// An emulated test binary (qemu-user, CI's arm64) cannot start itself: CI runs it with FORMA_CPU.
+			t.Skipf("FORMA_CPU=%s: %v", level, err)
+		}
+		if err != nil {
 			t.Errorf("FORMA_CPU=%s: %v\n%s", level, err, out)
 		}
 	}
