@@ -38,13 +38,15 @@ type Backend struct {
 
 // weightTypes are the weight types the CPU backend computes with: those gguf/quant dequantizes and has a dot
 // product for.
-var weightTypes = []accel.DType{quant.F32, quant.F16, quant.BF16, quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1,
-	quant.Q8_0, quant.Q2_K, quant.Q3_K, quant.Q4_K, quant.Q5_K, quant.Q6_K, quant.IQ4_NL, quant.IQ4_XS, quant.MXFP4}
+var weightTypes = quant.WeightTypes()
 
 // New returns a CPU backend.
 func New(opt Options) (*Backend, error) {
 	if opt.Threads < 0 {
 		return nil, fmt.Errorf("cpu: %d threads", opt.Threads)
+	}
+	if err := quant.CheckCPU(); err != nil {
+		return nil, fmt.Errorf("cpu: %w", err)
 	}
 	if opt.Threads == 0 {
 		opt.Threads = DefaultThreads()
@@ -70,7 +72,7 @@ func (b *Backend) Threads() int { return b.threads }
 func (b *Backend) Caps() accel.Caps {
 	return accel.Caps{
 		Name:           "cpu",
-		Device:         fmt.Sprintf("CPU, %d threads", b.threads),
+		Device:         fmt.Sprintf("CPU, %d threads, %s kernels", b.threads, quant.CPUPath()),
 		UnifiedMemory:  true,
 		WeightTypes:    append([]accel.DType(nil), weightTypes...),
 		FlashAttention: true,

@@ -16,24 +16,11 @@ type matKernel struct {
 
 func (k matKernel) ok() bool { return k.quantize != nil }
 
-// activationQuantizers are llama.cpp's CPU from_float functions per activation type.
-var activationQuantizers = map[quant.Type]func(src []float32, dst []byte){
-	quant.F32:  quant.QuantizeF32,
-	quant.F16:  quant.QuantizeF16,
-	quant.BF16: quant.QuantizeBF16,
-	quant.Q8_0: quant.QuantizeQ8_0,
-	quant.Q8_1: quant.QuantizeQ8_1,
-	quant.Q8_K: quant.QuantizeQ8_K,
-}
-
 // matKernels is indexed by weight type; read-only after initialisation.
 var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
 	for _, t := range weightTypes {
-		if quant.DotFunc(t) == nil {
-			continue
-		}
 		act := quant.ActivationType(t)
-		ks[t] = matKernel{act: act, quantize: activationQuantizers[act]}
+		ks[t] = matKernel{act: act, quantize: quant.ActivationQuantizer(act)}
 	}
 	return ks
 }()
@@ -67,10 +54,9 @@ const (
 // orderFor returns the order of a product with weight rows of type t, in elements each, out rows.
 func orderFor(t quant.Type, in, out int) quant.Order {
 	switch {
-	case (t == quant.F32 || t == quant.F16) && in%tiledK == 0 && out%tiledM == 0:
+	case quant.RefDot(t, quant.OrderTiled) != nil && in%tiledK == 0 && out%tiledM == 0: // F32, F16
 		return quant.OrderTiled
-	case (t == quant.Q4_0 || t == quant.Q4_K || t == quant.Q2_K || t == quant.IQ4_NL || t == quant.IQ4_XS) &&
-		out%repackedM == 0:
+	case quant.RefDot(t, quant.OrderRepacked) != nil && out%repackedM == 0: // Q4_0, Q4_K, Q2_K, IQ4_NL, IQ4_XS
 		return quant.OrderRepacked
 	}
 	return quant.OrderVecDot

@@ -2,9 +2,14 @@
 
 package cpu
 
-import "golang.org/x/sys/cpu"
+import (
+	"golang.org/x/sys/cpu"
 
-var hasAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// hasAVX512: the CPU has the extensions these kernels use and FORMA_CPU allows AVX-512 (quant.ForcedCPU).
+var hasAVX512 = quant.ForcedCPU() == quant.CPUNative && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
 
 // vexpFast handles the first len(x)&^15 elements of vexpVec and returns how many.
 func vexpFast(x, y []float32, m float32) int {

@@ -9,10 +9,6 @@ import (
 	shlayout "github.com/forma-llm/forma/shaders/layout"
 )
 
-// quantizeShaders name the activation conversion of each activation type.
-var quantizeShaders = map[quant.Type]string{quant.Q8_0: "quantize_q8_0", quant.Q8_1: "quantize_q8_1",
-	quant.Q8_K: "quantize_q8_k", quant.F16: "quantize_f16", quant.BF16: "quantize_bf16"}
-
 // segment is the part of a weight view one dispatch reads: view rows [r0, r0+rows) at index wOff of buf.
 type segment struct {
 	buf      *Buffer
@@ -94,14 +90,9 @@ func (r *recorder) matMul(id int) {
 
 // quantizeRows records the conversion of n activation rows of cols elements to act (quantize.comp).
 func (r *recorder) quantizeRows(act quant.Type, src, dst binding, n, cols int) {
-	units := n * cols / 32
-	if act == quant.Q8_K {
-		units = n * cols / 256
-	} else if act == quant.F16 || act == quant.BF16 {
-		units = n * ((cols + 31) / 32)
-	}
+	shader, units := shlayout.Quantize(act, n, cols)
 	pc := push(nil).u(uint32(n), uint32(cols), src.elem, dst.elem)
-	r.dispatch(quantizeShaders[act], wgElementwise, nil, groupsFor(units, wgElementwise), pc, []binding{src}, []binding{dst})
+	r.dispatch(shader, wgElementwise, nil, groupsFor(units, wgElementwise), pc, []binding{src}, []binding{dst})
 }
 
 // matMulQ records a quantized product over one weight part: a mat-vec for up to 8 activation rows, else tiles.

@@ -5,8 +5,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,22 +13,6 @@ import (
 	"github.com/forma-llm/forma/accel/vulkan/vk"
 	"github.com/forma-llm/forma/internal/testdir"
 )
-
-// runChild runs forma with args in a child process with extra environment and returns its status, stdout and
-// stderr.
-func runChild(t *testing.T, env []string, args ...string) (int, string, string) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), selfExecEnv+"=1"), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode(), out.String(), errb.String()
-}
 
 // TestVulkanWithoutLoader: with no Vulkan loader, --backend auto falls back to the CPU saying why in one line,
 // and --backend vulkan fails with that reason and a non-zero status.

@@ -86,6 +86,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer closeAll()
+	fmt.Fprintf(stderr, "%s backend: %s\n", m.Backend.Caps().Name, m.Backend.Caps().Device) // which kernels (FORMA_CPU)
 	if *parallel > 0 {
 		if *cpuProfile != "" {
 			stop, err := startProfile(*cpuProfile)

@@ -11,6 +11,8 @@ import (
 	"os"
 	"sort"
 	"time"
+
+	"github.com/forma-llm/forma/gguf/quant"
 )
 
 // command is one subcommand. run receives the arguments after the subcommand's name and its output streams;
@@ -56,6 +58,10 @@ func mainArgs(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		return 0
+	}
+	if err := quant.CheckCPU(); err != nil { // FORMA_CPU, read at start-up
+		fmt.Fprintf(stderr, "forma: %v\n", err)
+		return 2
 	}
 	c, ok := commands[args[0]]
 	if !ok {

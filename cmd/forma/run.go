@@ -181,8 +181,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	defer closeAll()
 	f.loadTime = time.Since(start)
 	if f.verbose {
-		fmt.Fprintf(stderr, "loaded %s (%s, %s backend) in %.0f ms\n", filepath.Base(path), m.HParams().Arch,
-			m.Backend.Caps().Name, ms(f.loadTime))
+		fmt.Fprintf(stderr, "loaded %s (%s, %s backend: %s) in %.0f ms\n", filepath.Base(path), m.HParams().Arch,
+			m.Backend.Caps().Name, m.Backend.Caps().Device, ms(f.loadTime))
 	}
 	if !f.raw && tmplSrc == "" && !m.File.Has(chat.KeyTemplate) {
 		f.raw = true // as llama-cli: no chat template, no conversation

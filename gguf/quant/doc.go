@@ -11,7 +11,8 @@
 //
 // Memory: the caller owns every slice. Nothing is retained after a call returns, and no function allocates
 // on the heap for the data it converts (K-quant quantizers use small fixed-size scratch arrays on the stack).
-// The only package-level state is read-only: lookup tables built once at initialisation.
+// The only package-level state is read-only: lookup tables built once at initialisation, among them typeTraits
+// (traits.go), one row of facts per type (ggml's type_traits) that every per-type function here reads.
 //
 // Errors and panics: the checked entry points — Dequantize, Quantize, QuantizeActivation and VecDot —
 // validate the type and the slice lengths and return an error naming the problem; they never panic and
@@ -38,5 +39,7 @@
 // and VNNI on amd64: dot*_amd64.s; NEON and SDOT on arm64: dot*_arm64.s) that returns the bits of its
 // reference RefDot(w, o) for every input, or the reference itself; GemmFor(w, o) returns a batched kernel
 // with the same bits (gemm*.go) that multiplies many activation rows at once. TestDotExact and TestGemmExact
-// check every variant bit for bit. The noasm build tag leaves only the references.
+// check every variant bit for bit. The noasm build tag leaves only the references; the environment variable
+// FORMA_CPU, read once at start-up (ForcedCPU, CPUPath), caps the kernels at AVX2 ("avx2") or at the
+// references ("generic"), to measure a lesser CPU's path.
 package quant

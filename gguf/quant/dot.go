@@ -15,52 +15,11 @@ import "fmt"
 // of weight row w and activation row a, both in their storage formats.
 type DotFn func(n int, w, a []byte) float32
 
-var activationTypes = map[Type]Type{
-	F32:    F32,
-	F16:    F16,
-	BF16:   BF16,
-	Q4_0:   Q8_0,
-	Q4_1:   Q8_1,
-	Q5_0:   Q8_0,
-	Q5_1:   Q8_1,
-	Q8_0:   Q8_0,
-	Q2_K:   Q8_K,
-	Q3_K:   Q8_K,
-	Q4_K:   Q8_K,
-	Q5_K:   Q8_K,
-	Q6_K:   Q8_K,
-	IQ4_NL: Q8_0,
-	IQ4_XS: Q8_K,
-	MXFP4:  Q8_0,
-}
-
-var dotFuncs = map[Type]DotFn{
-	F32:    DotF32F32,
-	F16:    DotF16F16,
-	BF16:   DotBF16BF16,
-	Q4_0:   DotQ4_0Q8_0,
-	Q4_1:   DotQ4_1Q8_1,
-	Q5_0:   DotQ5_0Q8_0,
-	Q5_1:   DotQ5_1Q8_1,
-	Q8_0:   DotQ8_0Q8_0,
-	Q2_K:   DotQ2_KQ8_K,
-	Q3_K:   DotQ3_KQ8_K,
-	Q4_K:   DotQ4_KQ8_K,
-	Q5_K:   DotQ5_KQ8_K,
-	Q6_K:   DotQ6_KQ8_K,
-	IQ4_NL: DotIQ4_NLQ8_0,
-	IQ4_XS: DotIQ4_XSQ8_K,
-	MXFP4:  DotMXFP4Q8_0,
-}
-
 // ActivationType returns the type llama.cpp converts activations to for a matrix multiply with weights of
 // type w (ggml's vec_dot_type). For a weight type without a dot product here (DotFunc(w) == nil) it returns
 // F32: such weights have to be dequantized and multiplied in float32.
 func ActivationType(w Type) Type {
-	if a, ok := activationTypes[w]; ok {
-		return a
-	}
-	return F32
+	return row(w).act
 }
 
 // Order is one of the accumulation orders in which the reference build multiplies a weight matrix by
@@ -94,42 +53,13 @@ func (o Order) String() string {
 	return fmt.Sprintf("Order(%d)", uint8(o))
 }
 
-// refDots are the scalar references per order, indexed by weight type.
-var refDots = [numOrders]map[Type]DotFn{
-	OrderVecDot: dotFuncs,
-	OrderTiled:  {F32: DotF32F32Tiled, F16: DotF16F16Tiled},
-	OrderRepacked: {Q4_0: DotQ4_0Q8_0Interleaved, Q4_K: DotQ4_KQ8_KRepacked, Q2_K: DotQ2_KQ8_KRepacked,
-		IQ4_NL: DotIQ4_NLQ8_0Interleaved, IQ4_XS: DotIQ4_XSQ8_KPanel},
-}
-
-// fastDots holds, per order, the fastest implementation this CPU has: initially the references, replaced
-// during initialisation by SIMD kernels (dot_amd64.go, dot_arm64.go) that return the same bits. Read-only
-// after init.
-var fastDots = func() (f [numOrders]map[Type]DotFn) {
-	for o, m := range refDots {
-		f[o] = make(map[Type]DotFn, len(m))
-		for t, d := range m {
-			f[o][t] = d
-		}
-	}
-	return f
-}()
-
-// setFast installs a SIMD kernel for weight type w in order o; it must return RefDot(w, o)'s bits.
-func setFast(w Type, o Order, f DotFn) {
-	if refDots[o][w] == nil {
-		panic(fmt.Sprintf("quant: no reference %s dot product for %s", o, w))
-	}
-	fastDots[o][w] = f
-}
-
 // RefDot returns the scalar reference dot product of weight type w in order o, or nil when the reference
 // build has no such kernel.
 func RefDot(w Type, o Order) DotFn {
 	if o >= numOrders {
 		return nil
 	}
-	return refDots[o][w]
+	return row(w).ref[o]
 }
 
 // Dot returns the fastest dot product of weight type w in order o on this CPU: a SIMD kernel where there is
@@ -139,7 +69,10 @@ func Dot(w Type, o Order) DotFn {
 	if o >= numOrders {
 		return nil
 	}
-	return fastDots[o][w]
+	if f := row(w).fast[o]; f != nil {
+		return f
+	}
+	return row(w).ref[o]
 }
 
 // DotFunc is Dot(w, OrderVecDot): the single-row dot product of weight type w (its activation type is
@@ -147,16 +80,16 @@ func Dot(w Type, o Order) DotFn {
 func DotFunc(w Type) DotFn { return Dot(w, OrderVecDot) }
 
 // RefDotFunc is RefDot(w, OrderVecDot), the scalar reference of DotFunc.
-func RefDotFunc(w Type) DotFn { return dotFuncs[w] }
+func RefDotFunc(w Type) DotFn { return RefDot(w, OrderVecDot) }
 
 // VecDot checks the arguments and returns DotFunc(w)(n, wRow, aRow): n elements, a multiple of w's block
 // size, of a weight row of type w and an activation row of type ActivationType(w).
 func VecDot(w Type, n int, wRow, aRow []byte) (float32, error) {
-	f, ok := fastDots[OrderVecDot][w]
-	if !ok {
+	f := DotFunc(w)
+	if f == nil {
 		return 0, fmt.Errorf("quant: vec dot: no dot product for weight type %s", w)
 	}
-	a := activationTypes[w]
+	a := ActivationType(w)
 	wn, err := checkSizes("vec dot weight", w, n, len(wRow))
 	if err != nil {
 		return 0, err

@@ -13,12 +13,29 @@ package quant
 
 import "golang.org/x/sys/cpu"
 
+// The extensions the kernels use: those the CPU has, up to the level FORMA_CPU sets (cpu.go).
 var (
-	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
-	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
+	hasAVX2   = cpuLevel < CPUGeneric && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
+	hasAVX512 = cpuLevel < CPUAVX2 && hasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 	hasVNNI   = hasAVX512 && cpu.X86.HasAVX512VNNI
 	hasVBMI   = hasAVX512 && cpu.X86.HasAVX512VBMI
 )
+
+func cpuPath() string {
+	if !hasAVX2 {
+		return "generic"
+	}
+	path := "avx2"
+	for _, f := range []struct {
+		has  bool
+		name string
+	}{{hasAVX512, "+avx512"}, {hasVNNI, "+vnni"}, {hasVBMI, "+vbmi"}} {
+		if f.has {
+			path += f.name
+		}
+	}
+	return path
+}
 
 func init() {
 	if !hasAVX2 {

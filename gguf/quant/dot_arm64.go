@@ -13,9 +13,26 @@ package quant
 
 import "golang.org/x/sys/cpu"
 
-var hasDotProd = cpu.ARM64.HasASIMDDP
+// The extensions the kernels use: those the CPU has, unless FORMA_CPU=generic (cpu.go).
+var (
+	hasNEON    = cpuLevel < CPUGeneric
+	hasDotProd = hasNEON && cpu.ARM64.HasASIMDDP
+)
+
+func cpuPath() string {
+	switch {
+	case hasDotProd:
+		return "neon+dotprod"
+	case hasNEON:
+		return "neon"
+	}
+	return "generic"
+}
 
 func init() {
+	if !hasNEON {
+		return
+	}
 	setFast(F32, OrderVecDot, dotF32Vec)
 	setFast(F16, OrderVecDot, dotF16Vec)
 	setFast(F32, OrderTiled, dotF32Tiled)
@@ -77,7 +94,12 @@ var (
 )
 
 // VecDotF32s is VecDotF32 (ggml_vec_dot_f32 on float32 slices), with NEON.
-func VecDotF32s(x, y []float32) float32 { return vecDotF32sWith(dotF32VecNEONf, x, y) }
+func VecDotF32s(x, y []float32) float32 {
+	if !hasNEON {
+		return VecDotF32(x, y[:len(x)])
+	}
+	return vecDotF32sWith(dotF32VecNEONf, x, y)
+}
 
 // Assembly kernels: nb blocks (n elements for the float types) starting at w and a. The SDOT kernels need
 // the dotprod extension.

@@ -6,3 +6,5 @@ package quant
 
 // VecDotF32s is VecDotF32.
 func VecDotF32s(x, y []float32) float32 { return VecDotF32(x, y) }
+
+func cpuPath() string { return "generic" }

@@ -39,23 +39,13 @@ type Gemm struct {
 	minCols int
 }
 
-// gemms holds the kernels this CPU has per order, filled during initialisation (gemm_amd64.go). Read-only
-// after init.
-var gemms [numOrders]map[Type]*Gemm
-
-func init() {
-	for o := range gemms {
-		gemms[o] = map[Type]*Gemm{}
-	}
-}
-
 // GemmFor returns the batched kernel for weight type w in order o on this CPU, or nil when there is none
 // (then a matrix multiply calls Dot(w, o) per row pair).
 func GemmFor(w Type, o Order) *Gemm {
 	if o >= numOrders {
 		return nil
 	}
-	return gemms[o][w]
+	return row(w).gemm[o]
 }
 
 // Weight returns the weight type the Gemm multiplies.

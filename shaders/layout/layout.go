@@ -67,12 +67,38 @@ func padAfter(n int) func(src, dst []byte) {
 	}
 }
 
-// types lists the supported types in GGUF order.
-var types = []quant.Type{quant.F32, quant.F16, quant.BF16, quant.Q4_0, quant.Q4_1, quant.Q5_0, quant.Q5_1,
-	quant.Q8_0, quant.Q2_K, quant.Q3_K, quant.Q4_K, quant.Q5_K, quant.Q6_K, quant.IQ4_NL, quant.IQ4_XS, quant.MXFP4}
+// types lists the supported types in GGUF order: gguf/quant's weight types that have a layout here.
+var types = func() []quant.Type {
+	var ts []quant.Type
+	for _, t := range quant.WeightTypes() {
+		if layouts[t] != nil {
+			ts = append(ts, t)
+		}
+	}
+	return ts
+}()
 
 // Types lists the weight types the shaders handle, in GGUF order.
 func Types() []quant.Type { return append([]quant.Type(nil), types...) }
+
+// quantizeShaders name the activation conversion of each activation type (quantize.comp's variants).
+var quantizeShaders = map[quant.Type]string{quant.Q8_0: "quantize_q8_0", quant.Q8_1: "quantize_q8_1",
+	quant.Q8_K: "quantize_q8_k", quant.F16: "quantize_f16", quant.BF16: "quantize_bf16"}
+
+// Quantize returns the shader converting n activation rows of cols elements to act, and the invocations it
+// takes: one per block of act (a multiple of 32 elements per row; 256 for Q8_K), or for F16 and BF16 one per
+// 32 elements of each row, the last group partial.
+func Quantize(act quant.Type, n, cols int) (shader string, units int) {
+	switch act {
+	case quant.Q8_K:
+		units = n * cols / 256
+	case quant.F16, quant.BF16:
+		units = n * ((cols + 31) / 32)
+	default:
+		units = n * cols / 32
+	}
+	return quantizeShaders[act], units
+}
 
 // Of returns the layout of t, or an error naming the tensor.
 func Of(name string, t quant.Type) (*Layout, error) {

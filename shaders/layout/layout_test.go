@@ -129,4 +129,14 @@ func TestLayoutFacts(t *testing.T) {
 	if _, err := Of("w", quant.Q8_K); err == nil {
 		t.Error("Q8_K is not a weight type the shaders handle")
 	}
+	for _, typ := range quant.WeightTypes() { // the GPU backends take every weight type the CPU backend does
+		l := Lookup(typ)
+		if l == nil {
+			t.Errorf("%s: no device layout", typ)
+			continue
+		}
+		if shader, _ := Quantize(l.Act, 1, 256); shader == "" && l.Act != quant.F32 {
+			t.Errorf("%s: no shader converts activations to %s", typ, l.Act)
+		}
+	}
 }
