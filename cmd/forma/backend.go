@@ -154,3 +154,19 @@ func (b *backendFlags) loadModel(path string, opt runtime.Options, bar bool) (*r
 	}
 	return m, func() { m.Close(); be.Close() }, nil
 }
+
+// yes writes a flag of a device's description.
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// mib writes a device's memory size.
+func mib(n uint64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
+}

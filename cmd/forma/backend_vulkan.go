@@ -7,7 +7,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/accel/vulkan"
@@ -19,6 +21,7 @@ import (
 func init() {
 	backendOpeners["vulkan"] = func(int) (accel.Backend, error) { return vulkan.NewBackend(vulkan.Options{}) }
 	autoOpeners["vulkan"] = openVulkanAuto
+	writeVulkanDevices = vulkanDevices
 	selftestDevices["vulkan"] = func() (*selftestDevice, error) {
 		d, err := vulkan.Open(vulkan.Options{})
 		if err != nil {
@@ -41,4 +44,42 @@ func openVulkanAuto(int) (accel.Backend, error) {
 		return nil, fmt.Errorf("its only device, %s, is a software renderer on the CPU", info.Name)
 	}
 	return b, nil
+}
+
+// vulkanDevices prints every Vulkan device, or why there are none (forma info --devices).
+func vulkanDevices(w io.Writer) {
+	devs, err := vulkan.Devices()
+	if err != nil {
+		fmt.Fprintf(w, "vulkan: unavailable: %v\n", err)
+		return
+	}
+	if len(devs) == 0 {
+		fmt.Fprintln(w, "vulkan: no devices")
+	}
+	for _, d := range devs {
+		fmt.Fprintf(w, "vulkan %d: %s (%s), Vulkan %s, %s\n", d.Index, d.Name, d.Type, d.APIVersion, d.Driver)
+		var heaps []string
+		for _, h := range d.Heaps {
+			kind := "host"
+			if h.DeviceLocal {
+				kind = "device-local"
+			}
+			heaps = append(heaps, fmt.Sprintf("%s %s", mib(h.Size), kind))
+		}
+		mem := strings.Join(heaps, ", ")
+		if d.UnifiedMemory {
+			mem += "; unified with the host"
+		}
+		fmt.Fprintf(w, "  memory: %s\n", mem)
+		fmt.Fprintf(w, "  limits: binding %s, allocation %s, workgroup %d, push constants %d bytes\n",
+			mib(uint64(d.MaxStorageBufferRange)), mib(d.MaxMemoryAllocationSize), d.MaxWorkgroupInvocations, d.MaxPushConstantsSize)
+		fmt.Fprintf(w, "  features: subgroup %d (arithmetic %s), float16 %s, int8 %s, int16 %s, 16-bit storage %s, 8-bit storage %s\n",
+			d.SubgroupSize, yes(d.SubgroupArithmetic), yes(d.ShaderFloat16), yes(d.ShaderInt8), yes(d.ShaderInt16),
+			yes(d.StorageBuffer16Bit), yes(d.StorageBuffer8Bit))
+		if !d.Usable {
+			fmt.Fprintf(w, "  unusable: %s\n", d.Unusable)
+		} else if !d.SubgroupArithmetic {
+			fmt.Fprintln(w, "  unusable: no subgroup arithmetic in compute shaders")
+		}
+	}
 }
