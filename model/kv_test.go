@@ -142,3 +142,27 @@ func TestKVShortConv(t *testing.T) {
 		t.Errorf("KVCacheBytes with a q8_0 cache: %d, want %d", got, want)
 	}
 }
+
+// TestKVShortConvWindow: an lfm2 file with a sliding window uses it on every attention layer (llama.cpp's
+// is_swa for the layers that are not recurrent), never on the convolutions, whose window stays their taps.
+func TestKVShortConvWindow(t *testing.T) {
+	spec := tinySpec(t, "tiny-lfm2")
+	spec.KV = append(spec.KV, gguf.KV{Key: "lfm2.attention.sliding_window", Value: gguf.NewUint32(16)})
+	path := filepath.Join(t.TempDir(), "m.gguf")
+	if err := gguf.WriteFile(path, spec); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	hp, err := model.Describe(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.KVShape{{Heads: 1, KSize: 256, VInK: true, Window: 3, Conv: true}, {Heads: 2, KSize: 64, VSize: 64, Window: 16}}
+	if fmt.Sprint(hp.KV) != fmt.Sprint(want) {
+		t.Errorf("layer caches %+v, want %+v", hp.KV, want)
+	}
+}
