@@ -37,7 +37,8 @@ type Node struct {
 
 	// Parameters, by op: F is the epsilon of the norms, the factor of OpScale, the cap of OpSoftCap, the least
 	// divisor of OpDivSum and OpSwiGLUOAI's alpha (F2 its limit), OpTempScale's scale. I holds OpSlice's start
-	// and count, OpRows's start and count, OpPermute's axes, OpTopK's k, OpTempScale's floor.
+	// and count, OpRows's start and count, OpPermute's axes, OpTopK's k, OpTempScale's floor,
+	// OpShortConv's page size (none: the single-sequence form).
 	F, F2 float32
 	I     []int
 	RoPE  RoPEParams

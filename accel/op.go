@@ -45,13 +45,14 @@ const (
 	OpWeightedSum // Σ_j w_j·a_j over each row's experts
 	OpConcat      // the last dimensions of a and b, side by side
 	OpTempScale   // each row times 1 + s·ln(⌊pos/floor⌋ + 1): attention temperature by position
+	OpShortConv   // causal depthwise convolution over a sequence's last cells of a cache (lfm2)
 	numOps
 )
 
 var opNames = [numOps]string{"invalid", "input", "weight", "buffer", "reshape", "rows", "get_rows", "mat_mul",
 	"add", "mul", "scale", "rms_norm", "layer_norm", "softmax", "silu", "gelu", "swiglu", "geglu", "softcap",
 	"slice", "permute", "rope", "kv_store", "attention", "sigmoid", "top_k", "pick", "div_sum", "mat_mul_id", "add_id",
-	"swiglu_oai", "weighted_sum", "concat", "temp_scale"}
+	"swiglu_oai", "weighted_sum", "concat", "temp_scale", "short_conv"}
 
 func (o Op) String() string {
 	if o < numOps {

@@ -1,6 +1,10 @@
 package model
 
-import "github.com/forma-llm/forma/accel"
+import (
+	"fmt"
+
+	"github.com/forma-llm/forma/accel"
+)
 
 // Attention is a block's attention part: from the normed input x of layer l it computes q, k and v, writes k
 // and v to the layer's cache, attends, and projects back to the embedding. An architecture chooses one per
@@ -93,6 +97,10 @@ type gqaSpec struct {
 // loadGQA loads layer l's attention: the projections, their biases when present, and what spec asks for.
 func loadGQA(ld *Loader, l int, spec gqaSpec) *GQA {
 	hp := ld.HP
+	if hp.KVHeadsL[l] == 0 {
+		ld.fail(fmt.Errorf("layer %d: %s.attention.head_count_kv is 0: the layer has no attention", l, hp.Arch))
+		return &GQA{}
+	}
 	a := &GQA{Heads: hp.HeadsL[l], KVHeads: hp.KVHeadsL[l], HeadDim: hp.HeadDim, HeadDimV: hp.HeadDimV,
 		RoPE: hp.layerRoPE(l), Window: hp.layerWindow(l)}
 	e, qd, kd, vd := hp.Embd, a.Heads*a.HeadDim, a.KVHeads*a.HeadDim, a.KVHeads*a.HeadDimV

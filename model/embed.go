@@ -100,13 +100,27 @@ func (m *Transformer) Embed(b *accel.Builder, in Inputs, rank bool) accel.Tensor
 }
 
 // NewPassKV allocates the cache of an embedding pass of rows tokens: one F32 key and one F32 value buffer that
-// every layer uses in turn (a pass keeps nothing between passes, and each layer's attention has read them before
-// the next layer writes). The caller closes them (CloseKV); BindPassKV makes them usable in a graph.
+// every attention layer uses in turn (a pass keeps nothing between passes, and each layer's attention has read
+// them before the next layer writes), and, for a model with short-convolution layers (lfm2), one F32 buffer of
+// their inputs that they share alike. The caller closes them (CloseKV); BindPassKV makes them usable in a graph.
 func NewPassKV(be accel.Backend, hp *HParams, rows int) ([]accel.Buffer, error) {
+	heads, conv := hp.KVHeads, 0
+	for l, s := range hp.kvShapes() {
+		switch {
+		case s.Conv:
+			conv = s.KSize
+		case heads == 0:
+			heads = hp.KVHeadsL[l] // the first layer is a convolution
+		}
+	}
+	shapes := [][]int{{rows, heads, hp.HeadDim}, {rows, heads, hp.HeadDimV}}
+	if conv > 0 {
+		shapes = append(shapes, []int{rows, 1, conv})
+	}
 	var bufs []accel.Buffer
-	for i, hd := range []int{hp.HeadDim, hp.HeadDimV} {
-		buf, err := be.NewBuffer(accel.TensorDesc{Name: fmt.Sprintf("pass_cache_%c", "kv"[i]), Type: accel.F32,
-			Shape: []int{rows, hp.KVHeads, hd}})
+	for i, shape := range shapes {
+		buf, err := be.NewBuffer(accel.TensorDesc{Name: []string{"pass_cache_k", "pass_cache_v", "pass_cache_conv"}[i],
+			Type: accel.F32, Shape: shape})
 		if err != nil {
 			CloseKV(bufs)
 			return nil, fmt.Errorf("model: allocating an embedding pass's cache: %w", err)
@@ -119,7 +133,12 @@ func NewPassKV(be accel.Backend, hp *HParams, rows int) ([]accel.Buffer, error) 
 // BindPassKV makes the buffers of NewPassKV every layer's cache in a graph.
 func BindPassKV(b *accel.Builder, hp *HParams, bufs []accel.Buffer) []LayerKV {
 	kv := make([]LayerKV, hp.Layers)
+	shapes := hp.kvShapes()
 	for l := range kv {
+		if shapes[l].Conv && len(bufs) > 2 {
+			kv[l] = LayerKV{K: b.Buffer(bufs[2])}
+			continue
+		}
 		kv[l] = LayerKV{K: b.Buffer(bufs[0]), V: b.Buffer(bufs[1])}
 	}
 	return kv

@@ -196,7 +196,10 @@ func ReadHParams(f *gguf.File, arch string, embdRows int) (*HParams, error) {
 		return nil, err
 	}
 	for l := range hp.HeadsL {
-		if hp.HeadsL[l] == 0 || hp.KVHeadsL[l] == 0 || hp.HeadsL[l]%hp.KVHeadsL[l] != 0 || hp.HeadDim == 0 || hp.HeadDimV == 0 {
+		if hp.KVHeadsL[l] == 0 { // a layer without attention (lfm2's short convolutions); loadGQA refuses it
+			continue
+		}
+		if hp.HeadsL[l] == 0 || hp.HeadsL[l]%hp.KVHeadsL[l] != 0 || hp.HeadDim == 0 || hp.HeadDimV == 0 {
 			return nil, fmt.Errorf("%s: layer %d: %d heads, %d kv heads, head size %d/%d do not form a valid attention", arch,
 				l, hp.HeadsL[l], hp.KVHeadsL[l], hp.HeadDim, hp.HeadDimV)
 		}

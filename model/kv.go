@@ -10,12 +10,18 @@ import (
 // elements. Multi-head latent attention keeps one compressed row per cell whose first VSize elements are also
 // the value (VInK: no value buffer). A layer with a Window attends only to its last Window cells, so a cache
 // may drop the older ones (llama.cpp's SWA cache).
+//
+// A Conv layer (lfm2's short convolution) keeps no keys or values but the inputs of its convolution, one row
+// of KSize elements per cell (Heads 1, VInK), in F32 whatever the cache's type, as llama.cpp keeps that state;
+// its Window is the convolution's taps, the cells a token reads. Its state thereby lives in the pages of the
+// attention layers' cells and follows their sequences, shared prefixes and evictions.
 type KVShape struct {
 	Heads  int  `json:"heads"`
 	KSize  int  `json:"k_size"`
 	VSize  int  `json:"v_size"`
 	VInK   bool `json:"v_in_k,omitempty"`
 	Window int  `json:"window,omitempty"`
+	Conv   bool `json:"conv,omitempty"`
 }
 
 // elems returns the key and value elements one cell of the layer holds.
@@ -25,6 +31,14 @@ func (s KVShape) elems() (k, v int) {
 		v = s.Heads * s.VSize
 	}
 	return k, v
+}
+
+// cacheType is the element type of the layer's cache in a KV cache of type dt.
+func (s KVShape) cacheType(dt accel.DType) accel.DType {
+	if s.Conv {
+		return accel.F32
+	}
+	return dt
 }
 
 // NewKVCache allocates each layer's caches in be, of rows cache rows, of a KV cache type (accel.IsKVCacheType; a
@@ -42,7 +56,7 @@ func NewKVCacheSWA(be accel.Backend, hp *HParams, rows, swaRows int, dt accel.DT
 			if i == 1 && s.VInK {
 				continue
 			}
-			if err := accel.CheckKVCache(dt, size); err != nil {
+			if err := accel.CheckKVCache(s.cacheType(dt), size); err != nil {
 				return nil, fmt.Errorf("model: %w", err)
 			}
 		}
@@ -59,7 +73,10 @@ func NewKVCacheSWA(be accel.Backend, hp *HParams, rows, swaRows int, dt accel.DT
 				continue
 			}
 			name := fmt.Sprintf("cache_%c_l%d", "kv"[i], l)
-			buf, err := be.NewBuffer(accel.TensorDesc{Name: name, Type: dt, Shape: []int{rows, s.Heads, size}})
+			if s.Conv {
+				name = fmt.Sprintf("cache_conv_l%d", l)
+			}
+			buf, err := be.NewBuffer(accel.TensorDesc{Name: name, Type: s.cacheType(dt), Shape: []int{rows, s.Heads, size}})
 			if err != nil {
 				CloseKV(bufs)
 				return nil, fmt.Errorf("model: allocating the KV cache: %w", err)
@@ -126,7 +143,7 @@ func KVCacheBytes(hp *HParams, rows, swaRows int, dt accel.DType) int64 {
 			if i == 1 && s.VInK {
 				continue
 			}
-			b, err := dt.RowBytes(size)
+			b, err := s.cacheType(dt).RowBytes(size)
 			if err != nil {
 				return 0
 			}
@@ -141,12 +158,16 @@ func KVCacheBytes(hp *HParams, rows, swaRows int, dt accel.DType) int64 {
 // settings allocate it: the context padded to 256 cells and split into one stream per sequence; every layer
 // keeps each stream's cells, but a sliding-window layer keeps only min(stream, window + ubatch) of them, padded
 // to 256 (llama_kv_cache_iswa without swa_full), and a layer whose values live in its keys keeps no values
-// (multi-head latent attention).
+// (multi-head latent attention). A short-convolution layer keeps nothing there (its state is llama.cpp's
+// recurrent memory, apart from the KV cache).
 func KVMemory(hp *HParams, ctx, seqs, ubatch, elemBytes int) (k, v int64) {
 	const pad = 256
 	padUp := func(n int) int { return (n + pad - 1) / pad * pad }
 	stream := padUp(ctx) / seqs
 	for _, s := range hp.kvShapes() {
+		if s.Conv {
+			continue
+		}
 		cells := stream
 		if s.Window > 0 {
 			cells = padUp(min(stream, s.Window+ubatch))

@@ -118,3 +118,51 @@ func loadHParams(t *testing.T, opts synth.Options) *model.HParams {
 	}
 	return m.HParams()
 }
+
+// TestKVShortConv checks the caches of lfm2's layers: its short convolutions keep one F32 row of their inputs
+// per cell, read 3 cells back (the window of their taps), whatever the cache's type, and count nothing in
+// llama.cpp's KV cache (their state is its recurrent memory), which holds the two attention layers' cells.
+func TestKVShortConv(t *testing.T) {
+	hp := loadHParams(t, synth.Options{Preset: "tiny-lfm2", Type: quant.F16, Seed: 1})
+	conv := model.KVShape{Heads: 1, KSize: 256, VInK: true, Window: 3, Conv: true}
+	attn := model.KVShape{Heads: 2, KSize: 64, VSize: 64}
+	if want := []model.KVShape{conv, attn, conv, attn, conv}; fmt.Sprint(hp.KV) != fmt.Sprint(want) {
+		t.Errorf("layer caches %+v, want %+v", hp.KV, want)
+	}
+	if w := hp.MaxWindow(); w != 3 {
+		t.Errorf("MaxWindow %d, want the convolutions' 3 taps", w)
+	}
+	k, v := model.KVMemory(hp, 32768, 1, 512, 2)
+	if want := int64(32768 * 2 * 64 * 2 * 2); k != want || v != want {
+		t.Errorf("KVMemory: K %d V %d bytes, want %d each (the attention layers only)", k, v, want)
+	}
+	// 64 rows everywhere; the convolutions' rows are F32 in a Q8_0 cache: 3·64·256·4 bytes, and 2·64·2·(2·34)
+	// for the attention layers' keys and values.
+	if got, want := model.KVCacheBytes(hp, 64, 64, quant.Q8_0), int64(3*64*256*4+2*2*64*2*68); got != want {
+		t.Errorf("KVCacheBytes with a q8_0 cache: %d, want %d", got, want)
+	}
+}
+
+// TestKVShortConvWindow: an lfm2 file with a sliding window uses it on every attention layer (llama.cpp's
+// is_swa for the layers that are not recurrent), never on the convolutions, whose window stays their taps.
+func TestKVShortConvWindow(t *testing.T) {
+	spec := tinySpec(t, "tiny-lfm2")
+	spec.KV = append(spec.KV, gguf.KV{Key: "lfm2.attention.sliding_window", Value: gguf.NewUint32(16)})
+	path := filepath.Join(t.TempDir(), "m.gguf")
+	if err := gguf.WriteFile(path, spec); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	hp, err := model.Describe(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.KVShape{{Heads: 1, KSize: 256, VInK: true, Window: 3, Conv: true}, {Heads: 2, KSize: 64, VSize: 64, Window: 16}}
+	if fmt.Sprint(hp.KV) != fmt.Sprint(want) {
+		t.Errorf("layer caches %+v, want %+v", hp.KV, want)
+	}
+}

@@ -41,8 +41,8 @@ func load(t *testing.T, spec gguf.Spec) error {
 
 func tinySpec(t *testing.T, preset string) gguf.Spec {
 	layers := 1
-	if preset == "tiny-deepseek2" {
-		layers = 2 // its first layer is dense
+	if preset == "tiny-deepseek2" || preset == "tiny-lfm2" {
+		layers = 2 // deepseek2's first layer is dense; lfm2's is a short convolution, its second attention
 	}
 	spec, err := synth.Spec(synth.Options{Preset: preset, Type: quant.Q8_0, Seed: 1, NumLayers: layers})
 	if err != nil {
@@ -55,7 +55,7 @@ func tinySpec(t *testing.T, preset string) gguf.Spec {
 func TestLoadArchitectures(t *testing.T) {
 	for _, p := range []string{"tiny-llama", "tiny-qwen2", "tiny-qwen3", "tiny-gemma3", "tiny-phi3", "tiny-qwen3moe",
 		"tiny-gpt-oss", "tiny-deepseek2", "tiny-mistral3", "tiny-granite", "tiny-olmo2", "tiny-smollm3",
-		"tiny-gemma2"} {
+		"tiny-gemma2", "tiny-lfm2"} {
 		t.Run(p, func(t *testing.T) {
 			if err := load(t, tinySpec(t, p)); err != nil {
 				t.Fatal(err)
@@ -88,6 +88,14 @@ func TestLoadErrors(t *testing.T) {
 		{"missing shared expert", func(s *gguf.Spec) { drop(s, "blk.1.ffn_up_shexp.weight") },
 			[]string{`"blk.1.ffn_up_shexp.weight"`}, "tiny-deepseek2"},
 		{"olmo2 without output", func(s *gguf.Spec) { drop(s, "output.weight") }, []string{`"output.weight"`}, "tiny-olmo2"},
+		{"lfm2 without l_cache", func(s *gguf.Spec) { dropKV(s, ".shortconv.l_cache") }, []string{"shortconv.l_cache"},
+			"tiny-lfm2"},
+		{"lfm2 with a quantized kernel", func(s *gguf.Spec) { retype(s, "blk.0.shortconv.conv.weight", quant.F16) },
+			[]string{`"blk.0.shortconv.conv.weight"`, "f32"}, "tiny-lfm2"},
+		{"lfm2 without its final norm", func(s *gguf.Spec) { drop(s, "token_embd_norm.weight") },
+			[]string{`"token_embd_norm.weight"`}, "tiny-lfm2"},
+		{"kv heads 0 outside lfm2", func(s *gguf.Spec) { setKV(s, "llama.attention.head_count_kv", gguf.NewInt32s([]int32{0})) },
+			[]string{"layer 0", "head_count_kv"}, ""},
 		{"granite without logit scale", func(s *gguf.Spec) { dropKV(s, ".logit_scale") }, []string{"logit_scale"},
 			"tiny-granite"},
 	}

@@ -25,6 +25,13 @@ func (ld *Loader) Tensor(name string, shape ...int) accel.Weight {
 	return ld.tensor(name, true, shape)
 }
 
+// fail records err unless an error came first.
+func (ld *Loader) fail(err error) {
+	if ld.err == nil {
+		ld.err = err
+	}
+}
+
 // Optional uploads the named tensor if the file has it; nil otherwise.
 func (ld *Loader) Optional(name string, shape ...int) accel.Weight {
 	return ld.tensor(name, false, shape)

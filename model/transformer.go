@@ -143,6 +143,8 @@ type layerSpec struct {
 	ffn  func(ld *Loader, l int) FFN
 	// ffnNorm names the norm before the FFN ("ffn_norm" when empty).
 	ffnNorm string
+	// outNorm names the final norm ("output_norm" when empty).
+	outNorm string
 }
 
 // invSqrtf is llama.cpp's 1.0f/sqrtf(float(n)): the square root rounded to float32 before the float32
@@ -159,7 +161,11 @@ func loadTransformer(ld *Loader, spec layerSpec) *Transformer {
 	}
 	m := &Transformer{HP: hp, Layers: make([]Layer, hp.Layers)}
 	m.Embd = ld.Tensor("token_embd.weight", hp.Vocab, e)
-	m.OutNorm = ld.Tensor("output_norm.weight", e)
+	outNorm := spec.outNorm
+	if outNorm == "" {
+		outNorm = "output_norm"
+	}
+	m.OutNorm = ld.Tensor(outNorm+".weight", e)
 	if m.Output = ld.Optional("output.weight", hp.Vocab, e); m.Output == nil {
 		m.Output = m.Embd
 	}

@@ -19,10 +19,20 @@ import (
 // pages: the logits must be the same bits, while the first holds only the window's pages. The sequences share
 // a prompt prefix (pages from the prefix tree, window cells held by two sequences), evaluate prompts in
 // chunks longer than the window, decode past several pages, and go back before what they let go (the
-// released window is computed again).
+// released window is computed again). tiny-lfm2 does the same with its short convolutions' inputs, whose
+// cells a token reads 3 back (the cells of its attention layers are all kept).
 func TestSWARelease(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tiny-gpt-oss.gguf")
-	if err := synth.Write(path, synth.Options{Preset: "tiny-gpt-oss", Type: quant.Q8_0, Seed: 3}); err != nil {
+	for _, c := range []struct {
+		preset string
+		window int
+	}{{"tiny-gpt-oss", 8}, {"tiny-lfm2", 3}} {
+		t.Run(c.preset, func(t *testing.T) { swaRelease(t, c.preset, c.window) })
+	}
+}
+
+func swaRelease(t *testing.T, preset string, window int) {
+	path := filepath.Join(t.TempDir(), preset+".gguf")
+	if err := synth.Write(path, synth.Options{Preset: preset, Type: quant.Q8_0, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	be, err := cpu.New(cpu.Options{Threads: 1})
@@ -34,8 +44,8 @@ func TestSWARelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if w := m.HParams().MaxWindow(); w != 8 {
-		t.Fatalf("tiny-gpt-oss has a window of %d, the test expects 8", w)
+	if w := m.HParams().MaxWindow(); w != window {
+		t.Fatalf("%s has a window of %d, the test expects %d", preset, w, window)
 	}
 	cfg := engineConfig{ctx: 256, nctx: 256, slots: 3 * 256, seqs: 3, batch: 40, maxQueue: 4, kv: accel.F32}
 	keep := cfg
@@ -50,7 +60,7 @@ func TestSWARelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer kept.close()
-	if released.window != 8 || kept.window != 0 || released.stats.SWAPages >= released.stats.Pages {
+	if released.window != window || kept.window != 0 || released.stats.SWAPages >= released.stats.Pages {
 		t.Fatalf("window %d/%d, %d sliding-window pages of %d", released.window, kept.window, released.stats.SWAPages,
 			released.stats.Pages)
 	}
@@ -87,8 +97,8 @@ func TestSWARelease(t *testing.T) {
 		same("sequence "+string(rune('0'+i)), a, b)
 		return a
 	}
-	// The window's pages per sequence: the pages of cells held-7…held, and one allocated ahead.
-	limit := len(prompts) * ((8-1+PageSize-1)/PageSize + 2)
+	// The window's pages per sequence: the pages of cells held-window+1…held, and one allocated ahead.
+	limit := len(prompts) * ((window-1+PageSize-1)/PageSize + 2)
 	next := make([]int32, len(prompts))
 	for i, p := range prompts {
 		lg := eval(i, 0, p, true)

@@ -64,7 +64,7 @@ func TestGolden(t *testing.T) {
 }
 
 // TestGoldenSynth runs the synth golden cases — mixtures of experts (qwen3moe, gpt-oss, deepseek2) and dense
-// families (mistral3, granite, olmo2, smollm3, gemma2), models that forma synth writes again for the test
+// families (mistral3, granite, olmo2, smollm3, gemma2, lfm2), models that forma synth writes again for the test
 // (internal/golden/testdata/synth: llama.cpp's logits at every prompt position and 48 greedy steps) — on the CPU
 // backend under golden.Strict (but golden.SynthDeviations) with an F32 KV cache and golden.SynthF16Cache with an
 // F16 one (batch cases only).

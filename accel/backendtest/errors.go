@@ -16,6 +16,7 @@ var errorCases = []struct {
 }{
 	{"attention-position-out-of-range", testAttentionPositions},
 	{"kv-store-position-out-of-range", testKVStorePositions},
+	{"short-conv-position-out-of-range", testShortConvPositions},
 	{"get-rows-id-out-of-range", testGetRowsIDs},
 	{"bad-inputs", testBadInputs},
 	{"bad-uploads", testBadUploads},

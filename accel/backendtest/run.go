@@ -39,6 +39,7 @@ var opCases = map[accel.Op]func(e *env){
 	accel.OpWeightedSum: testWeightedSum,
 	accel.OpConcat:      testConcat,
 	accel.OpTempScale:   testTempScale,
+	accel.OpShortConv:   testShortConv,
 }
 
 // TB is what the suite needs of its test. *testing.T has it; so can a reporter outside `go test` (forma

@@ -56,6 +56,8 @@ func (p *program) newStep(id int) (step, error) {
 		return &weightedSumStep{xID: arg(0), wID: arg(1), yID: id, k: g.Nodes[arg(1)].Shape[1], d: nd.Shape[1]}, nil
 	case accel.OpTempScale:
 		return newTempScale(g, id), nil
+	case accel.OpShortConv:
+		return newShortConv(g, id), nil
 	case accel.OpConcat:
 		a, b := g.Nodes[arg(0)].Shape, g.Nodes[arg(1)].Shape
 		return &concatStep{xID: arg(0), yID: arg(1), zID: id, a: a[len(a)-1], b: b[len(b)-1]}, nil

@@ -57,6 +57,7 @@ var lowerings = map[accel.Op]func(r *recorder, id int){
 		nd := &r.p.g.Nodes[id]
 		r.elementwise("temp_scale", id, nd.Args[0].ID(), nd.Args[1].ID(), nd.F, float32(nd.I[0]))
 	},
+	accel.OpShortConv: (*recorder).shortConv,
 }
 
 // recorder records a program's dispatches.

@@ -341,3 +341,27 @@ func (r *recorder) refuse(err error) {
 		r.err = err
 	}
 }
+
+// shortConv records short_conv.comp, one invocation per (token, channel); the positions and pages are checked
+// before every run as an attention's are (accel.ConvLayoutOf).
+func (r *recorder) shortConv(id int) {
+	p := r.p
+	nd := &p.g.Nodes[id]
+	l := accel.ConvLayoutOf(p.g, id)
+	cache, w := r.operand(nd.Args[0].ID()), r.operand(nd.Args[1].ID())
+	pos, pv := r.shadow(id, 2, "position")
+	seq, pages := pos, pos // unused by the single-sequence form
+	var paged uint32
+	var sv, tv []int32
+	if l.Paged {
+		paged = 1
+		seq, sv = r.shadow(id, 3, "sequence")
+		pages, tv = r.shadow(id, 4, "page table")
+	}
+	p.attnChecks = append(p.attnChecks, attnCheck{node: id, lay: l, pos: pv, seq: sv, pages: tv})
+	y := r.operand(id)
+	n := l.Queries * l.Size
+	pc := push(nil).u(uint32(l.Queries), uint32(l.Size), uint32(l.Window), uint32(accel.ShortConvUnfused(l.Window)), paged,
+		uint32(l.PageSize), uint32(l.MaxPages), cache.elem, w.elem, pos.elem, seq.elem, pages.elem, y.elem)
+	r.dispatch("short_conv", wgElementwise, nil, groupsFor(n, wgElementwise), pc, []binding{cache, w, pos, seq, pages}, []binding{y})
+}

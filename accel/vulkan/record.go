@@ -302,6 +302,8 @@ func (r *recorder) node(id int) error {
 		r.matMulID(id)
 	case accel.OpTempScale:
 		r.elementwise("temp_scale", id, arg(0), arg(1), nd.F, float32(nd.I[0]))
+	case accel.OpShortConv:
+		r.shortConv(id)
 	default:
 		return fmt.Errorf("op %s is not supported by the Vulkan backend", nd.Op)
 	}

@@ -226,6 +226,35 @@ func TestSameBitsAsCPU(t *testing.T) {
 			}
 		}
 	})
+	t.Run("short_conv", func(t *testing.T) {
+		// LFM2's 3 taps (fused multiply-adds only) and 25 (16 and 8 products rounded first, then one fused),
+		// over a cache of two pages of 8 rows whose table lists them the other way round; tokens near the
+		// start (zero cells) and on both sides of the page boundary.
+		const rows, d, page = 16, 40, 8
+		in := normal(rows*d, 1)
+		slots := make([]int32, rows)
+		for i := range slots {
+			slots[i] = int32(i)
+		}
+		pos := []int32{0, 2, 7, 8, 9, 15}
+		for _, taps := range []int{3, 25} {
+			w := normal(d*taps, 0.5)
+			same(t, fmt.Sprintf("%d taps", taps), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+				buf, err := be.NewBuffer(accel.TensorDesc{Name: "conv", Type: quant.F32, Shape: []int{rows, 1, d}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { buf.Close() })
+				data := make([]byte, 4*len(w))
+				quant.QuantizeF32(w, data)
+				xt, st := g.Input("in", accel.F32, rows, 1, d), g.Input("slots", accel.I32, rows)
+				pt, qt, tt := g.Input("pos", accel.I32, len(pos)), g.Input("seq", accel.I32, len(pos)), g.Input("pages", accel.I32, 1, 2)
+				y := g.PagedShortConv(g.KVStore(g.Buffer(buf), xt, st), g.Weight(upload(be, quant.F32, []int{d, taps}, data)), pt, qt, tt, page)
+				return y, map[accel.Tensor][]float32{xt: in}, map[accel.Tensor][]int32{st: slots, pt: pos, qt: make([]int32, len(pos)),
+					tt: {1, 0}}
+			})
+		}
+	})
 	t.Run("moe", func(t *testing.T) { sameMoE(t, r, same, upload) })
 }
 

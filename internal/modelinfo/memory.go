@@ -27,7 +27,8 @@ const (
 //	cells    = ctx, or for a sliding-window layer min(ctx, window + ub) rounded up to 256 (llama.cpp's SWA cache)
 //
 // with the layers' caches as the architecture loads them (Info.KV): a latent-attention layer keeps one row of
-// kv_lora_rank + rope dims per cell and no values.
+// kv_lora_rank + rope dims per cell and no values; a short-convolution layer (lfm2) keeps llama.cpp's
+// recurrent state instead, the last taps − 1 inputs of one sequence in F32, whatever the context.
 //
 //	compute  = ub * (n_vocab + 4*n_embd + 2*n_ff + n_heads*ctx) * 4 bytes, ub = min(512, ctx)
 //
@@ -46,6 +47,10 @@ func (in *Info) Estimate(ctx int) Memory {
 			kv = in.KVHeadsLayer[l]
 		}
 		perCell, cells := uint64(kv)*uint64(in.HeadDim+in.HeadDimV), uint64(ctx)
+		if l < len(in.KV) && in.KV[l].Conv {
+			m.KVCache += uint64(in.KV[l].Window-1) * uint64(in.KV[l].KSize) * 4
+			continue
+		}
 		if l < len(in.KV) {
 			s := in.KV[l]
 			perCell = uint64(s.Heads * s.KSize)

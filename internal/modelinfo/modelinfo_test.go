@@ -264,3 +264,25 @@ func TestReadMoE(t *testing.T) {
 		})
 	}
 }
+
+// TestReadLFM2 checks lfm2's estimate: the KV cache of its two attention layers (2 KV heads of 64, K and V in
+// F16, 32768 cells) and, for its three short-convolution layers, llama.cpp's recurrent state (2 rows of 256
+// F32 each), not a cache per cell.
+func TestReadLFM2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tiny-lfm2.gguf")
+	if err := synth.Write(path, synth.Options{Preset: "tiny-lfm2", Type: quant.Q8_0, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := gguf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in, err := Read(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := in.Estimate(32768).KVCache, uint64(2*32768*2*(64+64)*2+3*2*256*4); got != want {
+		t.Errorf("KV cache at 32k: %d bytes, want %d", got, want)
+	}
+}

@@ -53,6 +53,16 @@ func (b *builder) metadata() []gguf.KV {
 		u32("attention.value_length_mla", p.VHead)
 		u32("attention.kv_lora_rank", p.KVLoraRank)
 		u32("attention.q_lora_rank", 0) // q is not compressed (V2-Lite); llama.cpp wants the key unless 27 layers
+	} else if p.Arch == LFM2 {
+		kvHeads := make([]int32, p.Layers)
+		for l := range kvHeads {
+			if !p.convLayer(l) {
+				kvHeads[l] = int32(p.KVHeads)
+			}
+		}
+		kv = append(kv, gguf.KV{Key: a + "attention.head_count_kv", Value: gguf.NewInt32s(kvHeads)})
+		u32("rope.dimension_count", p.HeadDim)
+		u32("shortconv.l_cache", p.ConvTaps)
 	} else {
 		u32("attention.head_count_kv", p.KVHeads)
 		u32("rope.dimension_count", p.HeadDim)

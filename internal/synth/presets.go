@@ -2,6 +2,7 @@ package synth
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -28,6 +29,8 @@ const (
 	OLMo2    Arch = "olmo2"
 	SmolLM3  Arch = "smollm3"
 	Gemma2   Arch = "gemma2"
+	// Short convolutions mixed with attention.
+	LFM2 Arch = "lfm2"
 )
 
 // encoder reports whether a is a BERT-style encoder (no output head, post-norm blocks with layer norms).
@@ -103,7 +106,14 @@ type Preset struct {
 	AttnSoftCap, FinalSoftCap float64
 	// mistral3: attention.temperature_scale (written when > 0; its floor scale is YaRNOrigCtx).
 	TemperatureScale float64
+	// lfm2: the layers with attention (head_count_kv is written per layer, 0 for the others, which are short
+	// convolutions of ConvTaps taps: shortconv.l_cache).
+	AttnLayers []int
+	ConvTaps   int
 }
+
+// convLayer reports whether layer l is a short convolution (lfm2's layers without attention).
+func (p Preset) convLayer(l int) bool { return p.Arch == LFM2 && !slices.Contains(p.AttnLayers, l) }
 
 // phi3Specials are Phi-3's added tokens (ids 32000…32010 in the real model); llama.cpp looks some of them up by
 // text when loading a vocabulary whose model name says phi3.

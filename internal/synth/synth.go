@@ -105,9 +105,11 @@ func (b *builder) tensors() {
 		if p.Arch != OLMo2 { // olmo2 normalises after attention and FFN only
 			b.vec(pre+"attn_norm.weight", norm, p.Embd)
 		}
-		switch p.Arch {
-		case DeepSeek2:
+		switch {
+		case p.Arch == DeepSeek2:
 			b.latentAttention(pre)
+		case p.convLayer(l):
+			b.shortConv(pre)
 		default:
 			b.attention(pre)
 		}
@@ -131,7 +133,11 @@ func (b *builder) tensors() {
 			b.denseFFN(pre)
 		}
 	}
-	b.vec("output_norm.weight", norm, p.Embd)
+	outNorm := "output_norm.weight"
+	if p.Arch == LFM2 {
+		outNorm = "token_embd_norm.weight" // llama.cpp's name for lfm2's final norm
+	}
+	b.vec(outNorm, norm, p.Embd)
 	if !p.Tied {
 		b.mat("output.weight", p.Embd, p.VocabSize)
 	}
@@ -153,7 +159,7 @@ func (b *builder) attention(pre string) {
 		b.vec(pre+"attn_k.bias", bias, kv)
 		b.vec(pre+"attn_v.bias", bias, kv)
 	}
-	if p.Arch == Qwen3 || p.Arch == Gemma3 || p.Arch == Qwen3MoE {
+	if p.Arch == Qwen3 || p.Arch == Gemma3 || p.Arch == Qwen3MoE || p.Arch == LFM2 {
 		b.vec(pre+"attn_q_norm.weight", norm, p.HeadDim)
 		b.vec(pre+"attn_k_norm.weight", norm, p.HeadDim)
 	}
@@ -169,6 +175,16 @@ func (b *builder) attention(pre string) {
 	if p.Arch == Gemma3 || p.Arch == Gemma2 || p.Arch == OLMo2 {
 		b.vec(pre+"post_attention_norm.weight", norm, p.Embd)
 	}
+}
+
+// shortConv adds lfm2's short-convolution block: in_proj to b, c and x, the kernel (F32: llama.cpp's
+// quantizer keeps it, and ggml_ssm_conv reads only F32), out_proj.
+func (b *builder) shortConv(pre string) {
+	p := b.p
+	b.mat(pre+"shortconv.in_proj.weight", p.Embd, 3*p.Embd)
+	b.add(pre+"shortconv.conv.weight", quant.F32, b.random(pre+"shortconv.conv.weight", matrix, quant.F32, p.ConvTaps, p.Embd),
+		p.ConvTaps, p.Embd)
+	b.mat(pre+"shortconv.out_proj.weight", p.Embd, p.Embd)
 }
 
 // latentAttention adds deepseek2's multi-head latent attention in the form llama.cpp runs with a compressed

@@ -67,9 +67,10 @@ func TestTinyPresets(t *testing.T) {
 			}
 			for _, ti := range f.Tensors {
 				// An encoder's position and token-type embeddings stay F32, as llama.cpp's tools keep them; so do
-				// vectors, biases and MoE routers.
+				// vectors, biases, MoE routers and lfm2's convolution kernels.
 				f32 := len(ti.Dims) == 1 || strings.Contains(ti.Name, "ffn_gate_inp") || strings.HasSuffix(ti.Name, ".bias") ||
-					ti.Name == "position_embd.weight" || ti.Name == "token_types.weight"
+					ti.Name == "position_embd.weight" || ti.Name == "token_types.weight" ||
+					strings.HasSuffix(ti.Name, "shortconv.conv.weight")
 				if f32 && ti.Type != quant.F32 || !f32 && ti.Type != quant.Q8_0 {
 					t.Errorf("%s: %s %v", ti.Name, ti.Type, ti.Dims)
 				}

@@ -31,6 +31,8 @@ cases=(
   "tiny-smollm3 q8_0 24 seq"
   "tiny-gemma2 q4_k 25 long"
   "tiny-gemma2 q8_0 25 seq"
+  "tiny-lfm2 q4_k 26 long"
+  "tiny-lfm2 q8_0 26 seq"
 )
 go build -o "$models/forma" ./cmd/forma
 for c in "${cases[@]}"; do
