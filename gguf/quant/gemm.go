@@ -37,6 +37,11 @@ type Gemm struct {
 	// packing; Mul uses it for fewer than minCols activation rows.
 	vec     func(nb int, w []byte, wStride, rows int, a []byte, out []float32)
 	minCols int
+	// storedBlock, if not 0, is the bytes per block of a group of GemmRows rows in the Gemm's stored layout
+	// (see gemm_stored.go): store writes one group of rows in it, storedMul multiplies one stored group.
+	storedBlock int
+	store       func(nb int, w []byte, wStride, rows int, dst []byte)
+	storedMul   func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int)
 }
 
 // gemms holds the kernels this CPU has per order, filled during initialisation (gemm_amd64.go). Read-only
