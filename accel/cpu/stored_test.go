@@ -1,0 +1,127 @@
+package cpu
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// TestStoredWeight multiplies by a Q4_0 matrix and a stack of Q4_0 experts of 40 rows (repacked order; the
+// last group of 16 rows is partial) through programs of several batch sizes, and checks every product bit for
+// bit against quant.RefDot on the original rows, GetRows of the same weight against its original rows, and
+// where this CPU stores such weights (quant.Gemm.Pack), that the copy is made once, shared by the programs
+// and freed by Close.
+func TestStoredWeight(t *testing.T) {
+	const rows, in, experts, k = 40, 96, 3, 2
+	r := rand.New(rand.NewPCG(5, 6))
+	quantized := func(n int) []byte {
+		rb, _ := quant.Q4_0.RowBytes(in)
+		data := make([]byte, n*rb)
+		x := make([]float32, in)
+		for i := 0; i < n; i++ {
+			for j := range x {
+				x[j] = float32(r.NormFloat64())
+			}
+			quant.QuantizeQ4_0(x, data[i*rb:(i+1)*rb])
+		}
+		return data
+	}
+	wData, eData := quantized(rows), quantized(experts*rows)
+	rb, _ := quant.Q4_0.RowBytes(in)
+	b := newTestBackend(t, 3)
+	b.eager = true
+	wu, err := b.Upload(accel.WeightData{Name: "w", Type: quant.Q4_0, Shape: []int{rows, in}, Data: wData})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eu, err := b.Upload(accel.WeightData{Name: "experts", Type: quant.Q4_0, Shape: []int{experts, rows, in}, Data: eData})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := quant.RefDot(quant.Q4_0, quant.OrderRepacked)
+	act := make([]byte, in/32*34)
+	storing := false
+	if g := quant.GemmFor(quant.Q4_0, quant.OrderRepacked); g != nil && g.PackedBytes(in, rows) > 0 {
+		storing = true
+	}
+	var first []byte
+	for _, n := range []int{1, 3, 8, 11} {
+		bld := accel.NewBuilder()
+		x := bld.Input("x", quant.F32, n, in)
+		ids := bld.Input("ids", quant.I32, n)
+		eids := bld.Input("eids", quant.I32, n, k)
+		y := bld.Output(bld.MatMul(bld.Weight(wu), x))
+		rowsOut := bld.Output(bld.GetRows(bld.Weight(wu), ids))
+		ye := bld.Output(bld.MatMulID(bld.Weight(eu), x, eids))
+		g, err := bld.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		prog, err := b.Compile(g, accel.CompileOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs := make([]float32, n*in)
+		for i := range xs {
+			xs[i] = float32(r.NormFloat64())
+		}
+		idv, eidv := make([]int32, n), make([]int32, n*k)
+		for i := range idv {
+			idv[i] = int32(r.IntN(rows))
+			eidv[2*i], eidv[2*i+1] = int32(r.IntN(experts)), int32(r.IntN(experts))
+		}
+		prog.SetFloat32(x, xs)
+		prog.SetInt32(ids, idv)
+		prog.SetInt32(eids, eidv)
+		if err := prog.Run(); err != nil {
+			t.Fatal(err)
+		}
+		got, gotRows, gotE := make([]float32, n*rows), make([]float32, n*in), make([]float32, n*k*rows)
+		prog.Read(y, got)
+		prog.Read(rowsOut, gotRows)
+		prog.Read(ye, gotE)
+		table := make([]float32, rows*in)
+		quant.DequantizeQ4_0(wData, table)
+		for i := 0; i < n; i++ {
+			if err := quant.QuantizeActivation(quant.ActivationType(quant.Q4_0), xs[i*in:(i+1)*in], act); err != nil {
+				t.Fatal(err)
+			}
+			for o := 0; o < rows; o++ {
+				want := ref(in, wData[o*rb:(o+1)*rb], act)
+				if math.Float32bits(got[i*rows+o]) != math.Float32bits(want) {
+					t.Fatalf("n=%d: y[%d][%d] = %v, reference %v", n, i, o, got[i*rows+o], want)
+				}
+				for j := 0; j < k; j++ {
+					e := int(eidv[i*k+j])
+					want := ref(in, eData[(e*rows+o)*rb:(e*rows+o+1)*rb], act)
+					if g := gotE[(i*k+j)*rows+o]; math.Float32bits(g) != math.Float32bits(want) {
+						t.Fatalf("n=%d: expert %d: y[%d][%d][%d] = %v, reference %v", n, e, i, j, o, g, want)
+					}
+				}
+			}
+			if fmt.Sprint(gotRows[i*in:(i+1)*in]) != fmt.Sprint(table[int(idv[i])*in:(int(idv[i])+1)*in]) {
+				t.Fatalf("n=%d: GetRows of row %d differs from the original row", n, idv[i])
+			}
+		}
+		mem := wu.(*weight).stored.mem
+		if storing != (mem != nil) || storing != (eu.(*weight).stored.mem != nil) {
+			t.Fatalf("n=%d: stored copies %v, %v; this CPU stores Q4_0: %v", n, mem != nil, eu.(*weight).stored.mem != nil, storing)
+		}
+		if first == nil {
+			first = mem
+		} else if unsafe.SliceData(mem) != unsafe.SliceData(first) {
+			t.Fatalf("n=%d: a second stored copy of the same weight", n)
+		}
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if wu.(*weight).stored.mem != nil || eu.(*weight).stored.mem != nil {
+		t.Error("Close left a stored copy")
+	}
+}
