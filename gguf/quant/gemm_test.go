@@ -212,8 +212,8 @@ func BenchmarkGemmPack(b *testing.B) {
 	}
 }
 
-// BenchmarkGemmSmall compares, for small batches, the dot-product loop with the Gemm's packed kernel and its
-// vector kernel (Gemm.minCols picks between those two): 256 rows of 2048 against 1…32 activation rows, MACs
+// BenchmarkGemmSmall compares, for small batches, the dot-product loop with the Gemm's packed kernel, its
+// vector kernel (Gemm.minCols picks between those two) and its kernels on the stored layout: 256 rows of 2048 against 1…32 activation rows, MACs
 // per second as bytes.
 func BenchmarkGemmSmall(b *testing.B) {
 	const n, rows = 2048, 256
@@ -260,6 +260,14 @@ func BenchmarkGemmSmall(b *testing.B) {
 				b.Run(fmt.Sprintf("%s/cols=%d/%s", benchName(wt), cols, path.name), func(b *testing.B) {
 					b.SetBytes(int64(rows * n * cols))
 					loopCPU(b, func() { gp.Mul(n, w, wRow, rows, ga, gRow, cols, out, rows, scratch) })
+				})
+			}
+			if g.storedBlock != 0 {
+				packed := make([]byte, g.PackedBytes(n, rows))
+				g.Pack(n, w, wRow, rows, packed)
+				b.Run(fmt.Sprintf("%s/cols=%d/stored", benchName(wt), cols), func(b *testing.B) {
+					b.SetBytes(int64(rows * n * cols))
+					loopCPU(b, func() { g.MulPacked(n, packed, rows, ga, gRow, cols, out, rows) })
 				})
 			}
 		}
