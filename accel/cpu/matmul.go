@@ -82,7 +82,8 @@ const matGrain = 1 << 16
 // matMulStep computes y = x·Wᵀ: first every activation row is converted to the kernel's activation type (in the
 // workspace), then each worker takes an equal range of weight rows and dots each with every activation row —
 // or, with a batched kernel (quant.Gemm), multiplies its groups of quant.GemmRows weight rows with all
-// activation rows at once, with scratch of its own in the workspace.
+// activation rows at once: from the weight's stored copy where the kernel has a stored layout (stored.go),
+// else packing each group into scratch of its own in the workspace.
 type matMulStep struct {
 	wID, xID, yID int
 	w             []byte

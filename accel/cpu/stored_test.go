@@ -11,42 +11,52 @@ import (
 	"github.com/forma-llm/forma/gguf/quant"
 )
 
-// TestStoredWeight multiplies by a Q4_0 matrix and a stack of Q4_0 experts of 40 rows (repacked order; the
-// last group of 16 rows is partial) through programs of several batch sizes, and checks every product bit for
-// bit against quant.RefDot on the original rows, GetRows of the same weight against its original rows, and
-// where this CPU stores such weights (quant.Gemm.Pack), that the copy is made once, shared by the programs
-// and freed by Close.
+// TestStoredWeight multiplies by a matrix and a stack of experts of 40 rows (the last group of 16 rows is
+// partial) of each type that has a stored layout somewhere, through programs of several batch sizes, and
+// checks every product bit for bit against quant.RefDot on the original rows, GetRows of the same weight
+// against its original rows, and where this CPU stores such weights (quant.Gemm.Pack), that the copy is made
+// once, shared by the programs and freed by Close.
 func TestStoredWeight(t *testing.T) {
+	for _, typ := range []quant.Type{quant.Q4_0, quant.Q8_0} {
+		t.Run(typ.String(), func(t *testing.T) { testStoredWeight(t, typ) })
+	}
+}
+
+func testStoredWeight(t *testing.T, typ quant.Type) {
 	const rows, in, experts, k = 40, 96, 3, 2
 	r := rand.New(rand.NewPCG(5, 6))
 	quantized := func(n int) []byte {
-		rb, _ := quant.Q4_0.RowBytes(in)
+		rb, _ := typ.RowBytes(in)
 		data := make([]byte, n*rb)
 		x := make([]float32, in)
 		for i := 0; i < n; i++ {
 			for j := range x {
 				x[j] = float32(r.NormFloat64())
 			}
-			quant.QuantizeQ4_0(x, data[i*rb:(i+1)*rb])
+			if err := quant.Quantize(typ, x, data[i*rb:(i+1)*rb]); err != nil {
+				t.Fatal(err)
+			}
 		}
 		return data
 	}
 	wData, eData := quantized(rows), quantized(experts*rows)
-	rb, _ := quant.Q4_0.RowBytes(in)
+	rb, _ := typ.RowBytes(in)
 	b := newTestBackend(t, 3)
 	b.eager = true
-	wu, err := b.Upload(accel.WeightData{Name: "w", Type: quant.Q4_0, Shape: []int{rows, in}, Data: wData})
+	wu, err := b.Upload(accel.WeightData{Name: "w", Type: typ, Shape: []int{rows, in}, Data: wData})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eu, err := b.Upload(accel.WeightData{Name: "experts", Type: quant.Q4_0, Shape: []int{experts, rows, in}, Data: eData})
+	eu, err := b.Upload(accel.WeightData{Name: "experts", Type: typ, Shape: []int{experts, rows, in}, Data: eData})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref := quant.RefDot(quant.Q4_0, quant.OrderRepacked)
-	act := make([]byte, in/32*34)
+	o := orderFor(typ, in, rows)
+	ref := quant.RefDot(typ, o)
+	at := quant.ActivationType(typ)
+	act := make([]byte, storageBytes(at, in))
 	storing := false
-	if g := quant.GemmFor(quant.Q4_0, quant.OrderRepacked); g != nil && g.PackedBytes(in, rows) > 0 {
+	if g := quant.GemmFor(typ, o); g != nil && g.PackedBytes(in, rows) > 0 {
 		storing = true
 	}
 	var first []byte
@@ -86,9 +96,11 @@ func TestStoredWeight(t *testing.T) {
 		prog.Read(rowsOut, gotRows)
 		prog.Read(ye, gotE)
 		table := make([]float32, rows*in)
-		quant.DequantizeQ4_0(wData, table)
+		if err := quant.Dequantize(typ, wData, table); err != nil {
+			t.Fatal(err)
+		}
 		for i := 0; i < n; i++ {
-			if err := quant.QuantizeActivation(quant.ActivationType(quant.Q4_0), xs[i*in:(i+1)*in], act); err != nil {
+			if err := quant.QuantizeActivation(at, xs[i*in:(i+1)*in], act); err != nil {
 				t.Fatal(err)
 			}
 			for o := 0; o < rows; o++ {
@@ -110,7 +122,7 @@ func TestStoredWeight(t *testing.T) {
 		}
 		mem := wu.(*weight).stored.mem
 		if storing != (mem != nil) || storing != (eu.(*weight).stored.mem != nil) {
-			t.Fatalf("n=%d: stored copies %v, %v; this CPU stores Q4_0: %v", n, mem != nil, eu.(*weight).stored.mem != nil, storing)
+			t.Fatalf("n=%d: stored copies %v, %v; this CPU stores %s: %v", n, mem != nil, eu.(*weight).stored.mem != nil, typ, storing)
 		}
 		if first == nil {
 			first = mem

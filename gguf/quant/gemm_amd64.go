@@ -16,6 +16,7 @@ func init() {
 	gemms[OrderVecDot][Q8_0] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, packBlock: q8PackBlock,
 		quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128), pack: gatherPack(packQ8_0G, packQ8_0, 34), kernel: gemmCols(gemm2Q8G, gemm1Q8G, 2),
 		vec: gemvQ8G, minCols: 2}
+	storedQ8_0(gemms[OrderVecDot][Q8_0])
 	gemms[OrderRepacked][Q4_K] = &Gemm{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, packBlock: q4kPackBlock,
 		extra: q4kAccCols * q4kAccBytes, quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_K,
 		kernel: gemmQ4_K, vec: gemvQ4_K, minCols: 12}

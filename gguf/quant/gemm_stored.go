@@ -16,9 +16,18 @@ import (
 //	qs [4][GemmRows][4]uint8 dword k (quant bytes 4k…4k+3) of every row: lane r of a 512-bit load is row r
 //
 // which is what the gathers of gemvQ4_0R16 and packQ4_0G assemble in registers, read with plain loads.
+//
+// Q8_0 in the vec_dot order ("Q8_0x16"): per block, the 16 rows' blocks of 34 bytes rearranged into 544
+//
+//	d  [GemmRows]uint16      the rows' f16 scales
+//	qs [8][GemmRows][4]uint8 dword g (quants 4g…4g+3) of every row, each quant stored unsigned (q+128)
+//
+// which is packQ8_0's layout with f16 scales.
 const (
 	q4xQs    = 2 * GemmRows
 	q4xBlock = q4xQs + 16*GemmRows
+	q8xQs    = 2 * GemmRows
+	q8xBlock = q8xQs + 32*GemmRows
 )
 
 // PackedBytes returns the size of rows weight rows of n elements in the Gemm's stored layout (rows rounded up
@@ -131,6 +140,52 @@ func mulQ4_0x16Ref(nb int, p, a []byte, aStride, cols int, out []float32, outStr
 				acc = fma32(float32(s), f16at(x, 2*r)*f32at(y, 0), acc)
 			}
 			out[c*outStride+r] = acc
+		}
+	}
+}
+
+// packQ8_0x16 stores one group of rows (at most GemmRows) of nb Q8_0 blocks in the Q8_0x16 layout.
+func packQ8_0x16(nb int, w []byte, wStride, rows int, dst []byte) {
+	le := binary.LittleEndian
+	for r := 0; r < GemmRows; r++ {
+		var row []byte
+		if r < rows {
+			row = w[r*wStride : r*wStride+nb*34]
+		}
+		for b := 0; b < nb; b++ {
+			p := dst[b*q8xBlock : b*q8xBlock+q8xBlock]
+			o := q8xQs + 4*r
+			if row == nil { // a missing row: zero
+				p[2*r], p[2*r+1] = 0, 0
+				for g := 0; g < 8; g++ {
+					le.PutUint32(p[o+g*4*GemmRows:], 0)
+				}
+				continue
+			}
+			blk := row[b*34 : b*34+34]
+			p[2*r], p[2*r+1] = blk[0], blk[1]
+			for g := 0; g < 8; g++ {
+				le.PutUint32(p[o+g*4*GemmRows:], le.Uint32(blk[2+4*g:])^0x80808080)
+			}
+		}
+	}
+}
+
+// mulQ8_0x16Ref is the scalar reference of the Q8_0x16 kernels: DotQ8_0Q8_0 of each of the first rows rows of
+// one stored group (nb blocks) with each of cols Q8_0G rows, read from the stored layout.
+func mulQ8_0x16Ref(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	var q [QK]int32
+	for c := 0; c < cols; c++ {
+		for r := 0; r < rows; r++ {
+			var l lanes8
+			for b := 0; b < nb; b++ {
+				x, y := p[b*q8xBlock:(b+1)*q8xBlock], a[c*aStride+b*q8gBlock:c*aStride+(b+1)*q8gBlock]
+				for j := range q {
+					q[j] = int32(x[q8xQs+j/4*4*GemmRows+4*r+j%4]) - 128
+				}
+				l.add(f16at(x, 2*r)*f32at(y, 0), &q, y[36:])
+			}
+			out[c*outStride+r] = l.sum()
 		}
 	}
 }

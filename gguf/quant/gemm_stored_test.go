@@ -10,9 +10,12 @@ import (
 // replaced by the scalar reference of the layout, and the scalar reference alone (which every platform
 // tests).
 func storedGemms() []*Gemm {
-	refs := map[Type]func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int){Q4_0: mulQ4_0x16Ref}
+	refs := map[Type]func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int){
+		Q4_0: mulQ4_0x16Ref, Q8_0: mulQ8_0x16Ref}
 	gs := []*Gemm{{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, quantize: quantizeQ8S, fromRef: q8sFromQ8_0,
-		storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4_0x16Ref}}
+		storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4_0x16Ref},
+		{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128),
+			storedBlock: q8xBlock, store: packQ8_0x16, storedMul: mulQ8_0x16Ref}}
 	for _, g := range allGemms() {
 		if g.storedBlock != 0 {
 			ref := *g
