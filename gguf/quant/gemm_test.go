@@ -129,7 +129,8 @@ func TestGemmBadShapes(t *testing.T) {
 }
 
 // BenchmarkGemm reports multiply-accumulates per second as bytes (1 "byte" = 1 MAC), for 64 weight rows
-// against 512 activation rows, next to the same product through DotFunc.
+// against 512 activation rows, next to the same product through DotFunc and, where the Gemm has a stored
+// layout, from a stored matrix.
 func BenchmarkGemm(b *testing.B) {
 	const n, rows, cols = 2048, 64, 512
 	for _, g := range allGemms() {
@@ -171,6 +172,19 @@ func BenchmarkGemm(b *testing.B) {
 				g.Mul(n, w, wRow, rows, ga, aRow, cols, out, rows, scratch)
 			})
 		})
+		if g.storedBlock != 0 {
+			b.Run(fmt.Sprintf("%s/%dx%dx%d/stored", benchName(wt), rows, n, cols), func(b *testing.B) {
+				aRow := g.ActivationRowBytes(n)
+				ga := make([]byte, cols*aRow)
+				for c := 0; c < cols; c++ {
+					g.QuantizeActivation(x, ga[c*aRow:])
+				}
+				packed := make([]byte, g.PackedBytes(n, rows))
+				g.Pack(n, w, wRow, rows, packed)
+				b.SetBytes(rows * n * cols)
+				loopCPU(b, func() { g.MulPacked(n, packed, rows, ga, aRow, cols, out, rows) })
+			})
+		}
 	}
 }
 
