@@ -8,8 +8,8 @@ import (
 	"github.com/forma-llm/forma/gguf/quant"
 )
 
-// A weight whose batched kernel has a stored layout (quant.Gemm.Pack: Q4_0 in the repacked order, on CPUs
-// with AVX-512 VNNI) is multiplied from a copy in that layout, made once, the first time a program
+// A weight whose batched kernel has a stored layout (quant.Gemm.Pack: Q4_0 in the repacked order and Q8_0,
+// on CPUs with AVX-512 VNNI) is multiplied from a copy in that layout, made once, the first time a program
 // multiplies by the weight, in native memory freed by Close. The copy saves every pass the rearranging of
 // the rows that the kernels on the original layout do (gathers, or packing into scratch); the original
 // stays for every other use (GetRows of an embedding, views). The layout never leaves the backend.
@@ -39,7 +39,16 @@ func storedWeight(g *accel.Graph, id int, gm *quant.Gemm) ([]byte, error) {
 	if c.gemm != gm {
 		return nil, nil
 	}
-	return c.mem, c.err
+	if c.err != nil {
+		return nil, c.err
+	}
+	// Read the copy under the lock that Close takes before it frees the weights.
+	w.b.mu.Lock()
+	defer w.b.mu.Unlock()
+	if w.b.closed {
+		return nil, accel.ErrClosed
+	}
+	return c.mem, nil
 }
 
 // storeWeight makes w's copy in gm's stored layout, each matrix PackedBytes(in, rows) bytes, its groups of
