@@ -7,7 +7,7 @@
 // weight whose data is not 4-byte aligned (a GGUF file always aligns tensors, hand-made data may not), and a
 // matrix whose batched kernel has a stored layout (quant.Gemm.Pack: Q4_0 on CPUs with AVX-512 VNNI), which the
 // first program that multiplies by it rearranges into that layout (stored.go) while other ops keep reading the
-// original.
+// original (unless the copy would take more than half of the memory available: then it is multiplied in place).
 // Buffers (KV caches) and each program's scratch arena are allocated outside the Go heap with internal/osmem and
 // freed by Close, never by a finalizer. The arena holds every intermediate at the offset accel.NewPlan gives it,
 // followed by a workspace shared by the steps (quantized activations, attention scores, RoPE tables). Under the

@@ -2,6 +2,9 @@ package cpu
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/forma-llm/forma/accel"
@@ -13,6 +16,11 @@ import (
 // multiplies by the weight, in native memory freed by Close. The copy saves every pass the rearranging of
 // the rows that the kernels on the original layout do (gathers, or packing into scratch); the original
 // stays for every other use (GetRows of an embedding, views). The layout never leaves the backend.
+//
+// The copy is anonymous memory that stays resident, where the mapping's pages can be dropped and read again
+// (and a mixture of experts' unchosen experts are never read at all): a weight whose copy would take more
+// than half of the memory the system has available (memAvailable) is multiplied in place instead, so that a
+// model that fits in memory only through its mapping still runs.
 type storedCopy struct {
 	once sync.Once
 	gemm *quant.Gemm // the kernel the copy is laid out for
@@ -63,6 +71,9 @@ func (b *Backend) storeWeight(w *weight, gm *quant.Gemm) error {
 	}
 	wRow := storageBytes(w.desc.Type, in)
 	mBytes := gm.PackedBytes(in, rows)
+	if avail, ok := memAvailable(); ok && int64(mats)*int64(mBytes) > avail/2 {
+		return nil // no copy: the kernels on the original layout
+	}
 	mem, err := allocNative(mats * mBytes)
 	if err != nil {
 		return fmt.Errorf("cpu: weight %q: stored copy: %w", w.desc.Name, err)
@@ -92,4 +103,20 @@ func (b *Backend) storeWeight(w *weight, gm *quant.Gemm) error {
 	}
 	w.stored.mem = mem
 	return nil
+}
+
+// memAvailable returns the memory the system can give without swapping (Linux's MemAvailable), or false
+// where it is not known. A variable for tests.
+var memAvailable = func() (int64, bool) {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
 }

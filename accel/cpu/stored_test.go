@@ -16,13 +16,24 @@ import (
 // checks every product bit for bit against quant.RefDot on the original rows, GetRows of the same weight
 // against its original rows, and where this CPU stores such weights (quant.Gemm.Pack), that the copy is made
 // once, shared by the programs and freed by Close.
+//
+// With too little memory available for the copies, the same programs multiply in place.
 func TestStoredWeight(t *testing.T) {
+	if avail, ok := memAvailable(); ok && avail < 1<<20 {
+		t.Fatalf("memAvailable = %d bytes", avail)
+	}
 	for _, typ := range []quant.Type{quant.Q4_0, quant.Q8_0} {
-		t.Run(typ.String(), func(t *testing.T) { testStoredWeight(t, typ) })
+		t.Run(typ.String(), func(t *testing.T) { testStoredWeight(t, typ, true) })
+	}
+	saved := memAvailable
+	defer func() { memAvailable = saved }()
+	memAvailable = func() (int64, bool) { return 1 << 10, true }
+	for _, typ := range []quant.Type{quant.Q4_0, quant.Q8_0} {
+		t.Run(typ.String()+"/little-memory", func(t *testing.T) { testStoredWeight(t, typ, false) })
 	}
 }
 
-func testStoredWeight(t *testing.T, typ quant.Type) {
+func testStoredWeight(t *testing.T, typ quant.Type, roomy bool) {
 	const rows, in, experts, k = 40, 96, 3, 2
 	r := rand.New(rand.NewPCG(5, 6))
 	quantized := func(n int) []byte {
@@ -56,7 +67,7 @@ func testStoredWeight(t *testing.T, typ quant.Type) {
 	at := quant.ActivationType(typ)
 	act := make([]byte, storageBytes(at, in))
 	storing := false
-	if g := quant.GemmFor(typ, o); g != nil && g.PackedBytes(in, rows) > 0 {
+	if g := quant.GemmFor(typ, o); g != nil && g.PackedBytes(in, rows) > 0 && roomy {
 		storing = true
 	}
 	var first []byte
