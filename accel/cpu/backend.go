@@ -79,12 +79,14 @@ func (b *Backend) Caps() accel.Caps {
 	}
 }
 
-// weight is an uploaded weight: a reference to the caller's data (or, rarely, an aligned native copy).
+// weight is an uploaded weight: a reference to the caller's data (or, rarely, an aligned native copy), and
+// the copy its matrix kernel reads, where it has one (stored.go).
 type weight struct {
-	b     *Backend
-	desc  accel.TensorDesc
-	data  []byte
-	owned []byte // native copy to free, when the data had to be realigned
+	b      *Backend
+	desc   accel.TensorDesc
+	data   []byte
+	owned  []byte // native copy to free, when the data had to be realigned
+	stored storedCopy
 }
 
 func (w *weight) Desc() accel.TensorDesc { return w.desc }
@@ -119,6 +121,10 @@ func (w *weight) free() {
 	if w.owned != nil {
 		osmem.Free(w.owned)
 		w.owned = nil
+	}
+	if w.stored.mem != nil {
+		_ = freeNative(w.stored.mem)
+		w.stored.mem = nil
 	}
 	w.data = nil
 }

@@ -68,7 +68,8 @@ const matGrain = 1 << 16
 // matMulStep computes y = x·Wᵀ: first every activation row is converted to the kernel's activation type (in the
 // workspace), then each worker takes an equal range of weight rows and dots each with every activation row —
 // or, with a batched kernel (quant.Gemm), multiplies its groups of quant.GemmRows weight rows with all
-// activation rows at once, with scratch of its own in the workspace.
+// activation rows at once: from the weight's stored copy where the kernel has a stored layout (stored.go),
+// else packing each group into scratch of its own in the workspace.
 type matMulStep struct {
 	wID, xID, yID int
 	w             []byte
@@ -80,14 +81,15 @@ type matMulStep struct {
 	act           []byte
 	quantize      quantizePhase
 	gemm          *quant.Gemm // nil: dot products
-	packBytes     int         // scratch of one worker for gemm
+	stored        []byte      // the weight in gemm's stored layout (stored.go), or nil
+	packBytes     int         // scratch of one worker for gemm on the original layout
 	pack          []byte      // the workers' scratch, packBytes each
 }
 
 // quantizePhase is the first phase of a matMulStep, a task of its own.
 type quantizePhase struct{ s *matMulStep }
 
-func newMatMul(g *accel.Graph, id int) *matMulStep {
+func newMatMul(g *accel.Graph, id int) (*matMulStep, error) {
 	nd := &g.Nodes[id]
 	w := &g.Nodes[nd.Args[0].ID()]
 	s := &matMulStep{wID: nd.Args[0].ID(), xID: nd.Args[1].ID(), yID: id, k: matKernels[w.Type],
@@ -96,13 +98,19 @@ func newMatMul(g *accel.Graph, id int) *matMulStep {
 	s.aRow = storageBytes(s.k.act, s.in)
 	o := orderFor(w.Type, s.in, s.out)
 	s.dot = quant.Dot(w.Type, o)
-	if g := quant.GemmFor(w.Type, o); g != nil {
-		s.gemm = g
-		s.aRow = g.ActivationRowBytes(s.in)
-		s.packBytes = alignUp(g.ScratchBytes(s.in))
+	if gm := quant.GemmFor(w.Type, o); gm != nil {
+		s.gemm = gm
+		s.aRow = gm.ActivationRowBytes(s.in)
+		var err error
+		if s.stored, err = storedWeight(g, s.wID, gm); err != nil {
+			return nil, err
+		}
+		if s.stored == nil {
+			s.packBytes = alignUp(gm.ScratchBytes(s.in))
+		}
 	}
 	s.quantize.s = s
-	return s
+	return s, nil
 }
 
 func (s *matMulStep) check() error { return nil }
@@ -150,7 +158,9 @@ func (s *matMulStep) run(w, nw int) {
 		groups := (s.out + quant.GemmRows - 1) / quant.GemmRows
 		glo, ghi := split(groups, w, nw)
 		lo, hi := glo*quant.GemmRows, min(s.out, ghi*quant.GemmRows)
-		if lo < hi {
+		if lo < hi && s.stored != nil {
+			s.gemm.MulPacked(s.in, s.stored[s.gemm.PackedBytes(s.in, lo):], hi-lo, s.act, s.aRow, s.n, s.y[lo:], s.out)
+		} else if lo < hi {
 			s.gemm.Mul(s.in, s.w[lo*s.wRow:hi*s.wRow], s.wRow, hi-lo, s.act, s.aRow, s.n, s.y[lo:], s.out,
 				s.pack[w*s.packBytes:(w+1)*s.packBytes])
 		}

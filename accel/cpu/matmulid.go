@@ -30,6 +30,8 @@ type matMulIDStep struct {
 	k                    matKernel
 	dot                  quant.DotFn
 	gemm                 *quant.Gemm
+	stored               []byte // the experts in gemm's stored layout (stored.go), or nil
+	sBytes               int    // bytes of an expert's stored matrix
 	experts, out, in     int
 	n, slots             int  // rows and slots per row
 	bcast                bool // x is [n, in]: every slot of a row reads the row
@@ -84,7 +86,14 @@ func newMatMulID(g *accel.Graph, id int) (*matMulIDStep, error) {
 	if gm := quant.GemmFor(w.Type, o); gm != nil {
 		s.gemm = gm
 		s.aRow = gm.ActivationRowBytes(s.in)
-		s.packBytes = alignUp(gm.ScratchBytes(s.in))
+		var err error
+		if s.stored, err = storedWeight(g, s.wID, gm); err != nil {
+			return nil, err
+		}
+		if s.stored == nil {
+			s.packBytes = alignUp(gm.ScratchBytes(s.in))
+		}
+		s.sBytes = gm.PackedBytes(s.in, s.out)
 	}
 	pairs := s.n * s.slots
 	s.tmpFloats = pairs * idChunk
@@ -217,7 +226,11 @@ func (s *matMulIDStep) multiply(e, r0, r1 int, tmp []float32, pack []byte) {
 	act := s.act[first*s.aRow:]
 	rows := r1 - r0
 	if s.gemm != nil {
-		s.gemm.Mul(s.in, wm[r0*s.wRow:r1*s.wRow], s.wRow, rows, act, s.aRow, cnt, tmp, rows, pack)
+		if s.stored != nil {
+			s.gemm.MulPacked(s.in, s.stored[e*s.sBytes+s.gemm.PackedBytes(s.in, r0):], rows, act, s.aRow, cnt, tmp, rows)
+		} else {
+			s.gemm.Mul(s.in, wm[r0*s.wRow:r1*s.wRow], s.wRow, rows, act, s.aRow, cnt, tmp, rows, pack)
+		}
 		for c := 0; c < cnt; c++ {
 			p := int(s.order[first+c])
 			copy(s.y[p*s.out+r0:p*s.out+r1], tmp[c*rows:(c+1)*rows])

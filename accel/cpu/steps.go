@@ -16,7 +16,7 @@ func (p *program) newStep(id int) (step, error) {
 		if w := &g.Nodes[arg(0)]; !matKernels[w.Type].ok() {
 			return nil, fmt.Errorf("no matrix kernel for weight type %s", w.Type)
 		}
-		return newMatMul(g, id), nil
+		return newMatMul(g, id)
 	case accel.OpGetRows:
 		return newGetRows(g, id), nil
 	case accel.OpAdd, accel.OpMul:

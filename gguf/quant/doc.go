@@ -38,8 +38,9 @@
 // Dot(w, o) returns, per weight type and accumulation Order, an assembly kernel for this CPU (AVX2, AVX-512
 // and VNNI on amd64: dot*_amd64.s; NEON and SDOT on arm64: dot*_arm64.s) that returns the bits of its
 // reference RefDot(w, o) for every input, or the reference itself; GemmFor(w, o) returns a batched kernel
-// with the same bits (gemm*.go) that multiplies many activation rows at once. TestDotExact and TestGemmExact
-// check every variant bit for bit. The noasm build tag leaves only the references; the environment variable
-// FORMA_CPU, read once at start-up (ForcedCPU, CPUPath), caps the kernels at AVX2 ("avx2") or at the
-// references ("generic"), to measure a lesser CPU's path.
+// with the same bits (gemm*.go) that multiplies many activation rows at once, some also from a matrix stored
+// once in a layout of their own (Gemm.Pack, Gemm.MulPacked). TestDotExact, TestGemmExact and
+// TestGemmStoredExact check every variant bit for bit. The noasm build tag leaves only the references; the
+// environment variable FORMA_CPU, read once at start-up (ForcedCPU, CPUPath), caps the kernels at AVX2
+// ("avx2") or at the references ("generic"), to measure a lesser CPU's path.
 package quant

@@ -4,13 +4,18 @@ package quant
 // reference build's orders (see Order), with the reference's bits.
 //
 // A Gemm packs GemmRows weight rows at a time into a scratch buffer, transposed so that each SIMD lane holds
-// one weight row (the layout of ggml's "repack" CPU buffers, built on the fly per group rather than stored),
-// and runs a register-tiled kernel over the activation rows: each 4-byte group of an activation block is
-// broadcast to all lanes and multiplied into all rows at once. Because every lane is one weight row, each
-// lane can follow the reference's float32 operations for its (row, column) pair exactly: the integer sums
-// are exact, and the float work is done in the same order with the same roundings as RefDot(w, o). For few
-// activation rows (decoding) packing does not pay; a Gemm then streams the weights through a multi-row
-// kernel of the same arithmetic where it has one, else through Dot(w, o).
+// one weight row (the layout of ggml's "repack" CPU buffers), and runs a register-tiled kernel over the
+// activation rows: each 4-byte group of an activation block is broadcast to all lanes and multiplied into all
+// rows at once. Because every lane is one weight row, each lane can follow the reference's float32
+// operations for its (row, column) pair exactly: the integer sums are exact, and the float work is done in
+// the same order with the same roundings as RefDot(w, o). For few activation rows (decoding) packing does not
+// pay; a Gemm then streams the weights through a multi-row kernel of the same arithmetic where it has one,
+// else through Dot(w, o).
+//
+// Mul packs on the fly, per group and per call. A Gemm with a stored layout (gemm_stored.go: Q4_0 in the
+// repacked order) also rearranges a whole matrix once (Pack, when a backend loads it) into interleaved
+// groups of the original's size, and MulPacked multiplies from those with the same bits and no per-pass
+// packing, for one activation row or many.
 //
 // The activations are quantized with Gemm.QuantizeActivation into a layout of the Gemm's own: the same
 // quants and scales as QuantizeActivation(ActivationType(w)), with the scale widened to float32 and integer
@@ -37,6 +42,11 @@ type Gemm struct {
 	// packing; Mul uses it for fewer than minCols activation rows.
 	vec     func(nb int, w []byte, wStride, rows int, a []byte, out []float32)
 	minCols int
+	// storedBlock, if not 0, is the bytes per block of a group of GemmRows rows in the Gemm's stored layout
+	// (see gemm_stored.go): store writes one group of rows in it, storedMul multiplies one stored group.
+	storedBlock int
+	store       func(nb int, w []byte, wStride, rows int, dst []byte)
+	storedMul   func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int)
 }
 
 // GemmFor returns the batched kernel for weight type w in order o on this CPU, or nil when there is none

@@ -12,9 +12,11 @@ func init() {
 	typeTraits[Q4_0].gemm[OrderRepacked] = &Gemm{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, packBlock: q8PackBlock,
 		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: gatherPack(packQ4_0G, packQ4_0, 18), kernel: gemmCols(gemm8Q8S, gemm1Q8S, 8),
 		vec: gemvQ4_0R, minCols: 2}
+	storedQ4_0(typeTraits[Q4_0].gemm[OrderRepacked])
 	typeTraits[Q8_0].gemm[OrderVecDot] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, packBlock: q8PackBlock,
 		quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128), pack: gatherPack(packQ8_0G, packQ8_0, 34), kernel: gemmCols(gemm2Q8G, gemm1Q8G, 2),
 		vec: gemvQ8G, minCols: 2}
+	storedQ8_0(typeTraits[Q8_0].gemm[OrderVecDot])
 	typeTraits[Q4_K].gemm[OrderRepacked] = &Gemm{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, packBlock: q4kPackBlock,
 		extra: q4kAccCols * q4kAccBytes, quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_K,
 		kernel: gemmQ4_K, vec: gemvQ4_K, minCols: 12}

@@ -129,7 +129,8 @@ func TestGemmBadShapes(t *testing.T) {
 }
 
 // BenchmarkGemm reports multiply-accumulates per second as bytes (1 "byte" = 1 MAC), for 64 weight rows
-// against 512 activation rows, next to the same product through DotFunc.
+// against 512 activation rows, next to the same product through DotFunc and, where the Gemm has a stored
+// layout, from a stored matrix.
 func BenchmarkGemm(b *testing.B) {
 	const n, rows, cols = 2048, 64, 512
 	for _, g := range allGemms() {
@@ -171,6 +172,19 @@ func BenchmarkGemm(b *testing.B) {
 				g.Mul(n, w, wRow, rows, ga, aRow, cols, out, rows, scratch)
 			})
 		})
+		if g.storedBlock != 0 {
+			b.Run(fmt.Sprintf("%s/%dx%dx%d/stored", benchName(wt), rows, n, cols), func(b *testing.B) {
+				aRow := g.ActivationRowBytes(n)
+				ga := make([]byte, cols*aRow)
+				for c := 0; c < cols; c++ {
+					g.QuantizeActivation(x, ga[c*aRow:])
+				}
+				packed := make([]byte, g.PackedBytes(n, rows))
+				g.Pack(n, w, wRow, rows, packed)
+				b.SetBytes(rows * n * cols)
+				loopCPU(b, func() { g.MulPacked(n, packed, rows, ga, aRow, cols, out, rows) })
+			})
+		}
 	}
 }
 
@@ -212,8 +226,8 @@ func BenchmarkGemmPack(b *testing.B) {
 	}
 }
 
-// BenchmarkGemmSmall compares, for small batches, the dot-product loop with the Gemm's packed kernel and its
-// vector kernel (Gemm.minCols picks between those two): 256 rows of 2048 against 1…32 activation rows, MACs
+// BenchmarkGemmSmall compares, for small batches, the dot-product loop with the Gemm's packed kernel, its
+// vector kernel (Gemm.minCols picks between those two) and its kernels on the stored layout: 256 rows of 2048 against 1…32 activation rows, MACs
 // per second as bytes.
 func BenchmarkGemmSmall(b *testing.B) {
 	const n, rows = 2048, 256
@@ -260,6 +274,14 @@ func BenchmarkGemmSmall(b *testing.B) {
 				b.Run(fmt.Sprintf("%s/cols=%d/%s", benchName(wt), cols, path.name), func(b *testing.B) {
 					b.SetBytes(int64(rows * n * cols))
 					loopCPU(b, func() { gp.Mul(n, w, wRow, rows, ga, gRow, cols, out, rows, scratch) })
+				})
+			}
+			if g.storedBlock != 0 {
+				packed := make([]byte, g.PackedBytes(n, rows))
+				g.Pack(n, w, wRow, rows, packed)
+				b.Run(fmt.Sprintf("%s/cols=%d/stored", benchName(wt), cols), func(b *testing.B) {
+					b.SetBytes(int64(rows * n * cols))
+					loopCPU(b, func() { g.MulPacked(n, packed, rows, ga, gRow, cols, out, rows) })
 				})
 			}
 		}

@@ -1,0 +1,31 @@
+//go:build amd64 && !noasm
+
+package quant
+
+// storedQ4_0 gives the repacked-order Q4_0 Gemm its stored layout (called from gemm_amd64.go's init).
+func storedQ4_0(g *Gemm) {
+	g.storedBlock, g.store, g.storedMul = q4xBlock, packQ4_0x16, gemmCols(gemm8Q4x, gemv1Q4x, 8)
+}
+
+// storedQ8_0 gives the vec_dot-order Q8_0 Gemm its stored layout.
+func storedQ8_0(g *Gemm) {
+	g.storedBlock, g.store, g.storedMul = q8xBlock, packQ8_0x16, gemmCols(gemm2Q8x, gemm1Q8x, 2)
+}
+
+// Kernels (gemm_stored_amd64.s) on one stored Q4_0x16 group of nb blocks at p, against 8 or 1 Q8_0S
+// activation rows; the rows selected by mask of out[c*outStride+r] are written.
+
+//go:noescape
+func gemm8Q4x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+
+//go:noescape
+func gemv1Q4x(nb int, p, a *byte, out *float32, mask int)
+
+// The same on one stored Q8_0x16 group against 2 or 1 Q8_0G rows (gemm_amd64.s, beside the kernels on
+// packed groups whose macros they share).
+
+//go:noescape
+func gemm2Q8x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+
+//go:noescape
+func gemm1Q8x(nb int, p, a *byte, out *float32, mask int)

@@ -1,0 +1,182 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// Kernels on stored Q4_0x16 groups (gemm_stored.go), AVX-512 VNNI: the loads give lane r = row r directly,
+// so nothing is gathered or packed per pass. Each lane does the float operations of
+// DotQ4_0Q8_0Interleaved for its (row, column) pair, as the kernels of gemm_amd64.s.
+
+DATA sNib<>+0(SB)/4, $0x0f0f0f0f
+GLOBL sNib<>(SB), RODATA|NOPTR, $4
+
+// SUNPACK loads the current stored block at SI: its scales as float32 in Z24, the low nibbles of quant
+// dwords 0…3 in Z16…Z19 (elements 4k…4k+3) and the high ones in Z20…Z23 (elements 16+4k…); Z30 holds the
+// nibble mask.
+#define SUNPACK \
+	VCVTPH2PS (SI), Z24      \
+	VMOVDQU32 32(SI), Z26    \
+	VMOVDQU32 96(SI), Z27    \
+	VMOVDQU32 160(SI), Z28   \
+	VMOVDQU32 224(SI), Z29   \
+	VPANDD    Z30, Z26, Z16  \
+	VPSRLD    $4, Z26, Z20   \
+	VPANDD    Z30, Z20, Z20  \
+	VPANDD    Z30, Z27, Z17  \
+	VPSRLD    $4, Z27, Z21   \
+	VPANDD    Z30, Z21, Z21  \
+	VPANDD    Z30, Z28, Z18  \
+	VPSRLD    $4, Z28, Z22   \
+	VPANDD    Z30, Z22, Z22  \
+	VPANDD    Z30, Z29, Z19  \
+	VPSRLD    $4, Z29, Z23   \
+	VPANDD    Z30, Z23, Z23
+
+// SSUM leaves the exact block sums Σ (q−8)·y of the column at R (block at offset DX) in T: the column's
+// correction plus the unsigned quants times its broadcast quant groups.
+#define SSUM(R, T) \
+	VPBROADCASTD  4(R)(DX*1), T        \
+	VPDPBUSD.BCST 8(R)(DX*1), Z16, T   \
+	VPDPBUSD.BCST 12(R)(DX*1), Z17, T  \
+	VPDPBUSD.BCST 16(R)(DX*1), Z18, T  \
+	VPDPBUSD.BCST 20(R)(DX*1), Z19, T  \
+	VPDPBUSD.BCST 24(R)(DX*1), Z20, T  \
+	VPDPBUSD.BCST 28(R)(DX*1), Z21, T  \
+	VPDPBUSD.BCST 32(R)(DX*1), Z22, T  \
+	VPDPBUSD.BCST 36(R)(DX*1), Z23, T  \
+	VCVTDQ2PS     T, T
+
+// SCOL: ACC = fma(s, dw·da, ACC), the reference's step; Z24 holds dw.
+#define SCOL(R, T, ACC) \
+	SSUM(R, T)                      \
+	VMULPS.BCST (R)(DX*1), Z24, Z25 \
+	VFMADD231PS Z25, T, ACC
+
+// func gemm8Q4x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+//
+// Reference: DotQ4_0Q8_0Interleaved for each of the 16×8 (row, column) pairs of one stored group; the
+// nibbles are unpacked once per block for the 8 columns.
+TEXT ·gemm8Q4x(SB), NOSPLIT, $0-56
+	MOVQ         nb+0(FP), CX
+	MOVQ         p+8(FP), SI
+	MOVQ         a+16(FP), R8
+	MOVQ         aStride+24(FP), AX
+	LEAQ         (R8)(AX*1), R9
+	LEAQ         (R9)(AX*1), R10
+	LEAQ         (R10)(AX*1), R11
+	LEAQ         (R11)(AX*1), R12
+	LEAQ         (R12)(AX*1), R13
+	LEAQ         (R13)(AX*1), BX
+	LEAQ         (BX)(AX*1), DI
+	XORQ         DX, DX
+	VPBROADCASTD sNib<>(SB), Z30
+	VPXORD       Z0, Z0, Z0
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPXORD       Z5, Z5, Z5
+	VPXORD       Z6, Z6, Z6
+	VPXORD       Z7, Z7, Z7
+
+s8loop:
+	SUNPACK
+	SCOL(R8, Z8, Z0)
+	SCOL(R9, Z9, Z1)
+	SCOL(R10, Z10, Z2)
+	SCOL(R11, Z11, Z3)
+	SCOL(R12, Z12, Z4)
+	SCOL(R13, Z13, Z5)
+	SCOL(BX, Z14, Z6)
+	SCOL(DI, Z15, Z7)
+	ADDQ $288, SI
+	ADDQ $40, DX
+	DECQ CX
+	JNZ  s8loop
+
+	MOVQ    mask+48(FP), AX
+	KMOVW   AX, K1
+	MOVQ    out+32(FP), DI
+	MOVQ    outStride+40(FP), AX
+	SHLQ    $2, AX
+	VMOVUPS Z0, K1, (DI)
+	ADDQ    AX, DI
+	VMOVUPS Z1, K1, (DI)
+	ADDQ    AX, DI
+	VMOVUPS Z2, K1, (DI)
+	ADDQ    AX, DI
+	VMOVUPS Z3, K1, (DI)
+	ADDQ    AX, DI
+	VMOVUPS Z4, K1, (DI)
+	ADDQ    AX, DI
+	VMOVUPS Z5, K1, (DI)
+	ADDQ    AX, DI
+	VMOVUPS Z6, K1, (DI)
+	ADDQ    AX, DI
+	VMOVUPS Z7, K1, (DI)
+	VZEROUPPER
+	RET
+
+// SPFD is the prefetch distance of the single-column kernel: 24 stored blocks (BenchmarkGemmStored, one
+// column: ~20 GB/s at 8 blocks, ~25–30 at 24 and more).
+#define SPFD 6912
+
+// func gemv1Q4x(nb int, p, a *byte, out *float32, mask int)
+//
+// Reference: DotQ4_0Q8_0Interleaved for the 16 rows of one stored group against one column: the stream of
+// stored blocks is prefetched SPFD bytes ahead, and the block sum runs in two dependency chains (low and
+// high nibbles; the integer sums are exact, so their order does not matter).
+TEXT ·gemv1Q4x(SB), NOSPLIT, $0-40
+	MOVQ         nb+0(FP), CX
+	MOVQ         p+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD sNib<>(SB), Z30
+	VPXORD       Z0, Z0, Z0
+
+s1loop:
+	PREFETCHT0    SPFD(SI)
+	PREFETCHT0    SPFD+64(SI)
+	PREFETCHT0    SPFD+128(SI)
+	PREFETCHT0    SPFD+192(SI)
+	PREFETCHT0    SPFD+256(SI)
+	VCVTPH2PS     (SI), Z1
+	VMOVDQU32     32(SI), Z2
+	VMOVDQU32     96(SI), Z3
+	VMOVDQU32     160(SI), Z4
+	VMOVDQU32     224(SI), Z5
+	VMULPS.BCST   0(DI), Z1, Z1
+	VPBROADCASTD  4(DI), Z6
+	VPXORD        Z8, Z8, Z8
+	VPANDD        Z30, Z2, Z7
+	VPDPBUSD.BCST 8(DI), Z7, Z6
+	VPSRLD        $4, Z2, Z2
+	VPANDD        Z30, Z2, Z2
+	VPDPBUSD.BCST 24(DI), Z2, Z8
+	VPANDD        Z30, Z3, Z7
+	VPDPBUSD.BCST 12(DI), Z7, Z6
+	VPSRLD        $4, Z3, Z3
+	VPANDD        Z30, Z3, Z3
+	VPDPBUSD.BCST 28(DI), Z3, Z8
+	VPANDD        Z30, Z4, Z7
+	VPDPBUSD.BCST 16(DI), Z7, Z6
+	VPSRLD        $4, Z4, Z4
+	VPANDD        Z30, Z4, Z4
+	VPDPBUSD.BCST 32(DI), Z4, Z8
+	VPANDD        Z30, Z5, Z7
+	VPDPBUSD.BCST 20(DI), Z7, Z6
+	VPSRLD        $4, Z5, Z5
+	VPANDD        Z30, Z5, Z5
+	VPDPBUSD.BCST 36(DI), Z5, Z8
+	VPADDD        Z8, Z6, Z6
+	VCVTDQ2PS     Z6, Z6
+	VFMADD231PS   Z1, Z6, Z0
+	ADDQ          $288, SI
+	ADDQ          $40, DI
+	DECQ          CX
+	JNZ           s1loop
+
+	MOVQ    mask+32(FP), AX
+	KMOVW   AX, K1
+	MOVQ    out+24(FP), DI
+	VMOVUPS Z0, K1, (DI)
+	VZEROUPPER
+	RET

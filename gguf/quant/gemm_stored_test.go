@@ -1,0 +1,171 @@
+package quant
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// storedGemms lists the batched kernels of this CPU that have a stored layout, each also with its kernels
+// replaced by the scalar reference of the layout, and the scalar reference alone (which every platform
+// tests).
+func storedGemms() []*Gemm {
+	refs := map[Type]func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int){
+		Q4_0: mulQ4_0x16Ref, Q8_0: mulQ8_0x16Ref}
+	gs := []*Gemm{{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, quantize: quantizeQ8S, fromRef: q8sFromQ8_0,
+		storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4_0x16Ref},
+		{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128),
+			storedBlock: q8xBlock, store: packQ8_0x16, storedMul: mulQ8_0x16Ref}}
+	for _, g := range allGemms() {
+		if g.storedBlock != 0 {
+			ref := *g
+			ref.storedMul = refs[g.w]
+			gs = append(gs, g, &ref)
+		}
+	}
+	return gs
+}
+
+// checkStored packs rows×n weights with the Gemm, multiplies them (all rows, and the rows from the second
+// group on) with cols activation rows through MulPacked, and compares every output with the reference dot
+// product bit for bit.
+func checkStored(t *testing.T, g *Gemm, n, rows, cols int, w, aRef []byte, what string) {
+	t.Helper()
+	wt := g.Weight()
+	wRow, _ := wt.RowBytes(n)
+	aRow, _ := ActivationType(wt).RowBytes(n)
+	gRow := g.ActivationRowBytes(n)
+	ga := make([]byte, cols*gRow)
+	for c := 0; c < cols; c++ {
+		g.fromRef(aRef[c*aRow:(c+1)*aRow], ga[c*gRow:(c+1)*gRow])
+	}
+	packed := make([]byte, g.PackedBytes(n, rows))
+	g.Pack(n, unaligned(w, rows%5), wRow, rows, packed)
+	ref := RefDot(wt, g.Order())
+	for _, r0 := range []int{0, GemmRows} {
+		if r0 >= rows {
+			continue
+		}
+		outStride := rows - r0 + 3
+		out := make([]float32, cols*outStride)
+		for i := range out {
+			out[i] = -7 // sentinel: what MulPacked must not touch
+		}
+		g.MulPacked(n, packed[g.PackedBytes(n, r0):], rows-r0, ga, gRow, cols, out, outStride)
+		for c := 0; c < cols; c++ {
+			for r := 0; r < outStride; r++ {
+				got := out[c*outStride+r]
+				if r >= rows-r0 {
+					if got != -7 {
+						t.Fatalf("%s: out[%d][%d] past the rows was written", what, c, r)
+					}
+					continue
+				}
+				o := (r0 + r) * wRow
+				want := ref(n, w[o:o+wRow], aRef[c*aRow:(c+1)*aRow])
+				if !sameBits(got, want) {
+					t.Fatalf("%s, n=%d %dx%d from row %d: out[%d][%d] = %v, reference %v", what, n, rows, cols, r0, c, r, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestGemmStoredExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	for i, g := range storedGemms() {
+		wt := g.Weight()
+		t.Run(fmt.Sprintf("%d/%s/%s", i, g.Order(), wt), func(t *testing.T) {
+			be, at := wt.BlockElems(), ActivationType(wt)
+			for _, shape := range [][3]int{{1, 1, 1}, {2, 8, 8}, {8, 5, 3}, {16, 13, 9}, {64, 16, 17}, {3, 40, 24}, {5, 33, 2}, {2, 17, 70}, {7, 48, 16}} {
+				n, rows, cols := shape[0]*be, shape[1], shape[2]
+				var w, a []byte
+				for i := 0; i < rows; i++ {
+					w = append(w, mustQuantizeB(wt, randRow(r, n))...)
+				}
+				for i := 0; i < cols; i++ {
+					a = append(a, mustQuantizeA(at, randRow(r, n))...)
+				}
+				checkStored(t, g, n, rows, cols, w, a, "quantized rows")
+			}
+			// Random bytes (every quant value) with random finite scales.
+			for trial := 0; trial < 20; trial++ {
+				n, rows, cols := be*(1+r.IntN(9)), 1+r.IntN(40), 1+r.IntN(19)
+				checkStored(t, g, n, rows, cols, randScaled(r, wt, n*rows/be), randScaled(r, at, n*cols/be),
+					fmt.Sprintf("random bytes %d", trial))
+			}
+		})
+	}
+}
+
+func TestGemmStoredBadShapes(t *testing.T) {
+	for _, g := range storedGemms() {
+		wt := g.Weight()
+		n := 2 * wt.BlockElems()
+		wRow, _ := wt.RowBytes(n)
+		aRow := g.ActivationRowBytes(n)
+		mustPanic := func(what string, f func()) {
+			t.Helper()
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s %s: no panic", wt, what)
+				}
+			}()
+			f()
+		}
+		const rows = 19
+		w, p := make([]byte, rows*wRow), make([]byte, g.PackedBytes(n, rows))
+		g.Pack(n, w, wRow, rows, p) // fits exactly
+		mustPanic("short weights", func() { g.Pack(n, w[:rows*wRow-1], wRow, rows, p) })
+		mustPanic("short stored matrix", func() { g.Pack(n, w, wRow, rows, p[:len(p)-1]) })
+		mustPanic("partial block", func() { g.Pack(n+1, w, wRow, rows, p) })
+		for _, cols := range []int{2, 40} {
+			a, out := make([]byte, cols*aRow), make([]float32, rows*cols)
+			g.MulPacked(n, p, rows, a, aRow, cols, out, rows) // fits exactly
+			mustPanic("short stored rows", func() { g.MulPacked(n, p[:len(p)-1], rows, a, aRow, cols, out, rows) })
+			mustPanic("short activations", func() { g.MulPacked(n, p, rows, a[:cols*aRow-1], aRow, cols, out, rows) })
+			mustPanic("short output", func() { g.MulPacked(n, p, rows, a, aRow, cols, out[:rows*cols-1], rows) })
+			mustPanic("partial block", func() { g.MulPacked(n+1, p, rows, a, aRow, cols, out, rows) })
+		}
+	}
+}
+
+// BenchmarkGemmStored streams a matrix larger than the development machine's L3 (16384 rows of 4096: 37.7 MB
+// of Q4_0) through the stored kernels and through Mul on the original rows, for 1 and 8 activation rows;
+// bytes are weight bytes, to set beside the memory bandwidth of `go test -bench Stream ./internal/membw`.
+func BenchmarkGemmStored(b *testing.B) {
+	const n, rows = 4096, 16384
+	for _, g := range allGemms() {
+		if g.storedBlock == 0 {
+			continue
+		}
+		wt := g.Weight()
+		r := rand.New(rand.NewPCG(1, 1))
+		wRow, _ := wt.RowBytes(n)
+		w := randScaled(r, wt, rows*n/wt.BlockElems())
+		packed := make([]byte, g.PackedBytes(n, rows))
+		g.Pack(n, w, wRow, rows, packed)
+		x := randRow(r, n)
+		gRow := g.ActivationRowBytes(n)
+		for _, cols := range []int{1, 8} {
+			ga := make([]byte, cols*gRow)
+			for c := 0; c < cols; c++ {
+				g.QuantizeActivation(x, ga[c*gRow:])
+			}
+			out := make([]float32, rows*cols)
+			scratch := make([]byte, g.ScratchBytes(n))
+			b.Run(fmt.Sprintf("%s/cols=%d/mul", benchName(wt), cols), func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				loopCPU(b, func() { g.Mul(n, w, wRow, rows, ga, gRow, cols, out, rows, scratch) })
+			})
+			b.Run(fmt.Sprintf("%s/cols=%d/stored", benchName(wt), cols), func(b *testing.B) {
+				b.SetBytes(int64(len(w)))
+				loopCPU(b, func() { g.MulPacked(n, packed, rows, ga, gRow, cols, out, rows) })
+			})
+		}
+		b.Run(fmt.Sprintf("%s/pack", benchName(wt)), func(b *testing.B) {
+			b.SetBytes(int64(len(w)))
+			loopCPU(b, func() { g.Pack(n, w, wRow, rows, packed) })
+		})
+	}
+}
