@@ -11,11 +11,13 @@ import (
 // tests).
 func storedGemms() []*Gemm {
 	refs := map[Type]func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int){
-		Q4_0: mulQ4_0x16Ref, Q8_0: mulQ8_0x16Ref}
+		Q4_0: mulQ4_0x16Ref, Q8_0: mulQ8_0x16Ref, Q4_K: mulQ4_Kx16Ref}
 	gs := []*Gemm{{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, quantize: quantizeQ8S, fromRef: q8sFromQ8_0,
 		storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4_0x16Ref},
 		{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128),
-			storedBlock: q8xBlock, store: packQ8_0x16, storedMul: mulQ8_0x16Ref}}
+			storedBlock: q8xBlock, store: packQ8_0x16, storedMul: mulQ8_0x16Ref},
+		{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K,
+			storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4_Kx16Ref}}
 	for _, g := range allGemms() {
 		if g.storedBlock != 0 {
 			ref := *g
@@ -72,8 +74,26 @@ func checkStored(t *testing.T, g *Gemm, n, rows, cols int, w, aRef []byte, what 
 }
 
 func TestGemmStoredExact(t *testing.T) {
+	testGemmStoredExact(t, storedGemms())
+}
+
+// TestGemmStoredQ4_KOrders checks the scalar Q4_Kx16 reference with Q8_KW's quants in both orders (the one
+// this CPU does not use included): its packer must follow q8kwPermute.
+func TestGemmStoredQ4_KOrders(t *testing.T) {
+	saved := q8kwPermute
+	defer func() { q8kwPermute = saved }()
+	for _, perm := range []bool{false, true} {
+		q8kwPermute = perm
+		t.Run(fmt.Sprint("permute=", perm), func(t *testing.T) {
+			testGemmStoredExact(t, []*Gemm{{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, quantize: quantizeQ8KW,
+				fromRef: q8kwFromQ8_K, storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4_Kx16Ref}})
+		})
+	}
+}
+
+func testGemmStoredExact(t *testing.T, gs []*Gemm) {
 	r := rand.New(rand.NewPCG(31, 32))
-	for i, g := range storedGemms() {
+	for i, g := range gs {
 		wt := g.Weight()
 		t.Run(fmt.Sprintf("%d/%s/%s", i, g.Order(), wt), func(t *testing.T) {
 			be, at := wt.BlockElems(), ActivationType(wt)
