@@ -28,6 +28,7 @@ func init() {
 			q8kwPermuted(&q[0])
 		}
 	}
+	storedQ4_K(typeTraits[Q4_K].gemm[OrderRepacked])
 	packLane = func(p, qs []byte, scales *[8]uint16) {
 		_, _ = p[q4kPackD-4*GemmRows+3], qs[127] // the last dword written, the last byte read
 		packQ4KLane(&p[0], &qs[0], scales)

@@ -29,3 +29,21 @@ func gemm2Q8x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int
 
 //go:noescape
 func gemm1Q8x(nb int, p, a *byte, out *float32, mask int)
+
+// storedQ4_K gives the repacked-order Q4_K Gemm its stored layout where Q8_KW's quants are in the order its
+// kernels read (q8kwPermute, AVX-512 VBMI).
+func storedQ4_K(g *Gemm) {
+	if !q8kwPermute {
+		return
+	}
+	g.storedBlock, g.store, g.storedMul = k4xBlock, packQ4_Kx16, gemmCols(gemm4Q4Kx, gemv1Q4Kx, 4)
+}
+
+// Kernels (gemm_stored_k4_amd64.s) on one stored Q4_Kx16 group of nb super-blocks at p, against 4 or 1 Q8_KW
+// activation rows (quants permuted); the rows selected by mask of out[c*outStride+r] are written.
+
+//go:noescape
+func gemm4Q4Kx(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+
+//go:noescape
+func gemv1Q4Kx(nb int, p, a *byte, out *float32, mask int)

@@ -1,0 +1,236 @@
+//go:build amd64 && !noasm
+
+#include "go_asm.h"
+#include "textflag.h"
+
+// Kernels on stored Q4_Kx16 groups (gemm_stored_k4.go), AVX-512 VNNI, with Q8_KW's quants in the permuted
+// order (q8kwPermute): activation dword t of group 2i starts at quant 128·(i/2) + 32·(i%2) + 4t, and that of
+// group 2i+1 64 bytes further. Lane r of every vector is row r; per super-block each lane sums its groups
+// exactly (VPDPBUSD of the unpacked nibbles with the broadcast activation dwords), scales them (VPMULLD) and
+// does DotQ4_KQ8_KRepacked's float operations: per pair of groups, acc = fma(float32(sum), d·yd, acc) and
+// accMin = fma(float32(mins), dmin·yd, accMin), and acc − accMin at the end.
+
+DATA k4xNib<>+0(SB)/4, $0x0f0f0f0f
+GLOBL k4xNib<>(SB), RODATA|NOPTR, $4
+
+// K4XPFD is the single-column kernel's prefetch distance: 3 stored super-blocks.
+#define K4XPFD 7104
+
+// X1 adds stored dword so (its offset in the quants) of the super-block at SI into the group sums ZL (low
+// nibbles, activation dword at lo(DI)) and ZH (high nibbles, at hi(DI)), prefetching K4XPFD ahead.
+#define X1(so, lo, hi, ZL, ZH) \
+	PREFETCHT0    K4XPFD+const_k4xQs+so(SI) \
+	VMOVDQU32     const_k4xQs+so(SI), Z10   \
+	VPANDD        Z31, Z10, Z11             \
+	VPSRLD        $4, Z10, Z12              \
+	VPANDD        Z31, Z12, Z12             \
+	VPDPBUSD.BCST lo(DI), Z11, ZL           \
+	VPDPBUSD.BCST hi(DI), Z12, ZH
+
+// XP1 adds the eight stored dwords of chunk i (quant offset so = 512·i, activation dwords of its low group
+// from lo) into ZL and ZH.
+#define XP1(so, lo, ZL, ZH) \
+	X1(so, lo, lo+64, ZL, ZH)                \
+	X1(so+64, lo+4, lo+68, ZL, ZH)           \
+	X1(so+128, lo+8, lo+72, ZL, ZH)          \
+	X1(so+192, lo+12, lo+76, ZL, ZH)         \
+	X1(so+256, lo+16, lo+80, ZL, ZH)         \
+	X1(so+320, lo+20, lo+84, ZL, ZH)         \
+	X1(so+384, lo+24, lo+88, ZL, ZH)         \
+	X1(so+448, lo+28, lo+92, ZL, ZH)
+
+// XSCALE multiplies group sum Z by group j's scales.
+#define XSCALE(j, Z) \
+	VPMOVZXBD const_k4xScales+16*j(SI), Z13 \
+	VPMULLD   Z13, Z, Z
+
+// XMIN1 fuses pair i's minimum term (the minimums times the bsum pairs at DI) times dmin·yd (Z15) into Z9.
+#define XMIN1(i) \
+	VPMOVZXBW    const_k4xMins+32*i(SI), Z16 \
+	VPBROADCASTD const_q8kwBP+4*i(DI), Z17   \
+	VPMADDWD     Z17, Z16, Z16               \
+	VCVTDQ2PS    Z16, Z16                    \
+	VFMADD231PS  Z15, Z16, Z9
+
+// func gemv1Q4Kx(nb int, p, a *byte, out *float32, mask int)
+//
+// Reference: DotQ4_KQ8_KRepacked for the 16 rows of one stored group against one Q8_KW column; the eight
+// group sums of a super-block are eight dependency chains.
+TEXT ·gemv1Q4Kx(SB), NOSPLIT, $0-40
+	MOVQ         nb+0(FP), CX
+	MOVQ         p+8(FP), SI
+	MOVQ         a+16(FP), DI
+	VPBROADCASTD k4xNib<>(SB), Z31
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+
+x1loop:
+	PREFETCHT0  K4XPFD(SI)
+	PREFETCHT0  K4XPFD+64(SI)
+	PREFETCHT0  K4XPFD+128(SI)
+	PREFETCHT0  K4XPFD+192(SI)
+	PREFETCHT0  K4XPFD+256(SI)
+	VPXORD      Z0, Z0, Z0
+	VPXORD      Z1, Z1, Z1
+	VPXORD      Z2, Z2, Z2
+	VPXORD      Z3, Z3, Z3
+	VPXORD      Z4, Z4, Z4
+	VPXORD      Z5, Z5, Z5
+	VPXORD      Z6, Z6, Z6
+	VPXORD      Z7, Z7, Z7
+	XP1(0, 4, Z0, Z1)
+	XP1(512, 36, Z2, Z3)
+	XP1(1024, 132, Z4, Z5)
+	XP1(1536, 164, Z6, Z7)
+	XSCALE(0, Z0)
+	XSCALE(1, Z1)
+	XSCALE(2, Z2)
+	XSCALE(3, Z3)
+	XSCALE(4, Z4)
+	XSCALE(5, Z5)
+	XSCALE(6, Z6)
+	XSCALE(7, Z7)
+	VPADDD      Z1, Z0, Z0
+	VPADDD      Z3, Z2, Z2
+	VPADDD      Z5, Z4, Z4
+	VPADDD      Z7, Z6, Z6
+	VCVTDQ2PS   Z0, Z0
+	VCVTDQ2PS   Z2, Z2
+	VCVTDQ2PS   Z4, Z4
+	VCVTDQ2PS   Z6, Z6
+	VCVTPH2PS   (SI), Z14
+	VMULPS.BCST (DI), Z14, Z14
+	VFMADD231PS Z14, Z0, Z8
+	VFMADD231PS Z14, Z2, Z8
+	VFMADD231PS Z14, Z4, Z8
+	VFMADD231PS Z14, Z6, Z8
+	VCVTPH2PS   const_k4xDmin(SI), Z15
+	VMULPS.BCST (DI), Z15, Z15
+	XMIN1(0)
+	XMIN1(1)
+	XMIN1(2)
+	XMIN1(3)
+	ADDQ        $const_k4xBlock, SI
+	ADDQ        $const_q8kwBlock, DI
+	DECQ        CX
+	JNZ         x1loop
+
+	VSUBPS  Z9, Z8, Z8
+	MOVQ    mask+32(FP), AX
+	KMOVW   AX, K1
+	MOVQ    out+24(FP), DI
+	VMOVUPS Z8, K1, (DI)
+	VZEROUPPER
+	RET
+
+// X4 adds stored dword so of the super-block at SI, for the four columns at R8…R11 (block offset DX), into
+// their group sums Z0/Z1, Z2/Z3, Z4/Z5, Z6/Z7 (low/high nibbles; activation dwords at lo and hi).
+#define X4(so, lo, hi) \
+	VMOVDQU32     const_k4xQs+so(SI), Z16 \
+	VPANDD        Z31, Z16, Z17           \
+	VPSRLD        $4, Z16, Z18            \
+	VPANDD        Z31, Z18, Z18           \
+	VPDPBUSD.BCST lo(R8)(DX*1), Z17, Z0   \
+	VPDPBUSD.BCST hi(R8)(DX*1), Z18, Z1   \
+	VPDPBUSD.BCST lo(R9)(DX*1), Z17, Z2   \
+	VPDPBUSD.BCST hi(R9)(DX*1), Z18, Z3   \
+	VPDPBUSD.BCST lo(R10)(DX*1), Z17, Z4  \
+	VPDPBUSD.BCST hi(R10)(DX*1), Z18, Z5  \
+	VPDPBUSD.BCST lo(R11)(DX*1), Z17, Z6  \
+	VPDPBUSD.BCST hi(R11)(DX*1), Z18, Z7
+
+// XF4 finishes pair i for the column at R (group sums ZL, ZH; accumulators ACC, ACCMIN): scales from Z21,
+// Z22, minimum pairs from Z23, d in Z19 and dmin in Z20.
+#define XF4(i, R, ZL, ZH, ACC, ACCMIN) \
+	VPMULLD      Z21, ZL, ZL                 \
+	VPMULLD      Z22, ZH, ZH                 \
+	VPADDD       ZH, ZL, ZL                  \
+	VCVTDQ2PS    ZL, ZL                      \
+	VMULPS.BCST  (R)(DX*1), Z19, Z24         \
+	VFMADD231PS  Z24, ZL, ACC                \
+	VPBROADCASTD const_q8kwBP+4*i(R)(DX*1), Z25 \
+	VPMADDWD     Z25, Z23, Z25               \
+	VCVTDQ2PS    Z25, Z25                    \
+	VMULPS.BCST  (R)(DX*1), Z20, Z26         \
+	VFMADD231PS  Z26, Z25, ACCMIN
+
+// XP4 adds pair i (quant offset so = 512·i, low group's activation dwords from lo) of the four columns into
+// their accumulators Z8…Z11 and Z12…Z15.
+#define XP4(i, so, lo) \
+	VPXORD    Z0, Z0, Z0                          \
+	VPXORD    Z1, Z1, Z1                          \
+	VPXORD    Z2, Z2, Z2                          \
+	VPXORD    Z3, Z3, Z3                          \
+	VPXORD    Z4, Z4, Z4                          \
+	VPXORD    Z5, Z5, Z5                          \
+	VPXORD    Z6, Z6, Z6                          \
+	VPXORD    Z7, Z7, Z7                          \
+	X4(so, lo, lo+64)                             \
+	X4(so+64, lo+4, lo+68)                        \
+	X4(so+128, lo+8, lo+72)                       \
+	X4(so+192, lo+12, lo+76)                      \
+	X4(so+256, lo+16, lo+80)                      \
+	X4(so+320, lo+20, lo+84)                      \
+	X4(so+384, lo+24, lo+88)                      \
+	X4(so+448, lo+28, lo+92)                      \
+	VPMOVZXBD const_k4xScales+32*i(SI), Z21       \
+	VPMOVZXBD const_k4xScales+32*i+16(SI), Z22    \
+	VPMOVZXBW const_k4xMins+32*i(SI), Z23         \
+	XF4(i, R8, Z0, Z1, Z8, Z12)                   \
+	XF4(i, R9, Z2, Z3, Z9, Z13)                   \
+	XF4(i, R10, Z4, Z5, Z10, Z14)                 \
+	XF4(i, R11, Z6, Z7, Z11, Z15)
+
+// func gemm4Q4Kx(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+//
+// Reference: DotQ4_KQ8_KRepacked for each of the 16×4 (row, column) pairs of one stored group; each stored
+// dword is unpacked once for the four columns.
+TEXT ·gemm4Q4Kx(SB), NOSPLIT, $0-56
+	MOVQ         nb+0(FP), CX
+	MOVQ         p+8(FP), SI
+	MOVQ         a+16(FP), R8
+	MOVQ         aStride+24(FP), AX
+	LEAQ         (R8)(AX*1), R9
+	LEAQ         (R9)(AX*1), R10
+	LEAQ         (R10)(AX*1), R11
+	XORQ         DX, DX
+	VPBROADCASTD k4xNib<>(SB), Z31
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+	VPXORD       Z10, Z10, Z10
+	VPXORD       Z11, Z11, Z11
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPXORD       Z14, Z14, Z14
+	VPXORD       Z15, Z15, Z15
+
+x4loop:
+	VCVTPH2PS (SI), Z19
+	VCVTPH2PS const_k4xDmin(SI), Z20
+	XP4(0, 0, 4)
+	XP4(1, 512, 36)
+	XP4(2, 1024, 132)
+	XP4(3, 1536, 164)
+	ADDQ      $const_k4xBlock, SI
+	ADDQ      $const_q8kwBlock, DX
+	DECQ      CX
+	JNZ       x4loop
+
+	MOVQ    mask+48(FP), AX
+	KMOVW   AX, K1
+	MOVQ    out+32(FP), DI
+	MOVQ    outStride+40(FP), AX
+	SHLQ    $2, AX
+	VSUBPS  Z12, Z8, Z8
+	VMOVUPS Z8, K1, (DI)
+	ADDQ    AX, DI
+	VSUBPS  Z13, Z9, Z9
+	VMOVUPS Z9, K1, (DI)
+	ADDQ    AX, DI
+	VSUBPS  Z14, Z10, Z10
+	VMOVUPS Z10, K1, (DI)
+	ADDQ    AX, DI
+	VSUBPS  Z15, Z11, Z11
+	VMOVUPS Z11, K1, (DI)
+	VZEROUPPER
+	RET
