@@ -12,7 +12,7 @@ import (
 )
 
 // TestStoredWeight multiplies by a matrix and a stack of experts of 40 rows (the last group of 16 rows is
-// partial) of each type that has a stored layout somewhere, through programs of several batch sizes, and
+// partial) of three blocks of each type that has a stored layout somewhere, through programs of several batch sizes, and
 // checks every product bit for bit against quant.RefDot on the original rows, GetRows of the same weight
 // against its original rows, and where this CPU stores such weights (quant.Gemm.Pack), that the copy is made
 // once, shared by the programs and freed by Close.
@@ -22,19 +22,20 @@ func TestStoredWeight(t *testing.T) {
 	if avail, ok := memAvailable(); ok && avail < 1<<20 {
 		t.Fatalf("memAvailable = %d bytes", avail)
 	}
-	for _, typ := range []quant.Type{quant.Q4_0, quant.Q8_0} {
+	for _, typ := range []quant.Type{quant.Q4_0, quant.Q8_0, quant.Q4_K} {
 		t.Run(typ.String(), func(t *testing.T) { testStoredWeight(t, typ, true) })
 	}
 	saved := memAvailable
 	defer func() { memAvailable = saved }()
 	memAvailable = func() (int64, bool) { return 1 << 10, true }
-	for _, typ := range []quant.Type{quant.Q4_0, quant.Q8_0} {
+	for _, typ := range []quant.Type{quant.Q4_0, quant.Q8_0, quant.Q4_K} {
 		t.Run(typ.String()+"/little-memory", func(t *testing.T) { testStoredWeight(t, typ, false) })
 	}
 }
 
 func testStoredWeight(t *testing.T, typ quant.Type, roomy bool) {
-	const rows, in, experts, k = 40, 96, 3, 2
+	const rows, experts, k = 40, 3, 2
+	in := 3 * typ.BlockElems()
 	r := rand.New(rand.NewPCG(5, 6))
 	quantized := func(n int) []byte {
 		rb, _ := typ.RowBytes(in)
