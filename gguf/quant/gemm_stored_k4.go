@@ -1,5 +1,7 @@
 package quant
 
+import "encoding/binary"
+
 // Q4_K in the repacked order ("Q4_Kx16", see gemm_stored.go): per super-block of 256 elements, the 16 rows'
 // blocks of 144 bytes rearranged into 2368 (2.8% more than the original)
 //
@@ -37,25 +39,22 @@ func k4xQuant(g, t, m int) (at, place int) {
 
 // packQ4_Kx16 stores one group of rows (at most GemmRows) of nb Q4_K super-blocks in the Q4_Kx16 layout.
 func packQ4_Kx16(nb int, w []byte, wStride, rows int, dst []byte) {
+	var zero [144]byte
 	for r := 0; r < GemmRows; r++ {
-		var row []byte
-		if r < rows {
-			row = w[r*wStride : r*wStride+nb*144]
-		}
 		for b := 0; b < nb; b++ {
-			p := dst[b*k4xBlock : (b+1)*k4xBlock]
-			if row == nil {
-				var zero [144]byte
-				packQ4_Kx16Lane(p, r, zero[:])
-				continue
+			x := zero[:]
+			if r < rows {
+				x = w[r*wStride+b*144 : r*wStride+b*144+144]
 			}
-			packQ4_Kx16Lane(p, r, row[b*144:(b+1)*144])
+			packQ4_Kx16Lane(dst[b*k4xBlock:(b+1)*k4xBlock], r, x, q8kwPermute)
 		}
 	}
 }
 
-// packQ4_Kx16Lane writes lane r of stored super-block p from the Q4_K block x.
-func packQ4_Kx16Lane(p []byte, r int, x []byte) {
+// packQ4_Kx16Lane writes lane r of stored super-block p from the Q4_K block x, its quant dwords in the
+// order of k4xQuant (with permuted: dword t of a chunk is its bytes t, t+8, t+16 and t+24).
+func packQ4_Kx16Lane(p []byte, r int, x []byte, permuted bool) {
+	le := binary.LittleEndian
 	p[2*r], p[2*r+1] = x[0], x[1]
 	p[k4xDmin+2*r], p[k4xDmin+2*r+1] = x[2], x[3]
 	for j := 0; j < 8; j++ {
@@ -63,11 +62,16 @@ func packQ4_Kx16Lane(p []byte, r int, x []byte) {
 		p[k4xScales+j*GemmRows+r] = s
 		p[k4xMins+(j/2*GemmRows+r)*2+j%2] = m
 	}
-	for s := 0; s < 32; s++ {
-		i, t := s/8, s%8
-		for m := 0; m < 4; m++ {
-			_, place := k4xQuant(2*i, t, m)
-			p[k4xQs+(s*GemmRows+r)*4+m] = x[16+32*i+place]
+	for i := 0; i < 4; i++ {
+		ch := x[16+32*i : 16+32*i+32]
+		c0, c1, c2, c3 := le.Uint64(ch), le.Uint64(ch[8:]), le.Uint64(ch[16:]), le.Uint64(ch[24:])
+		for t := 0; t < 8; t++ {
+			v := le.Uint32(ch[4*t:])
+			if permuted {
+				sh := 8 * uint(t)
+				v = uint32(byte(c0>>sh)) | uint32(byte(c1>>sh))<<8 | uint32(byte(c2>>sh))<<16 | uint32(byte(c3>>sh))<<24
+			}
+			le.PutUint32(p[k4xQs+((8*i+t)*GemmRows+r)*4:], v)
 		}
 	}
 }
