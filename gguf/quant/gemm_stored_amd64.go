@@ -37,6 +37,10 @@ func storedQ4_K(g *Gemm) {
 		return
 	}
 	g.storedBlock, g.store, g.storedMul = k4xBlock, packQ4_Kx16, gemmCols(gemm4Q4Kx, gemv1Q4Kx, 4)
+	k4xLane = func(dst, qs []byte) {
+		_, _ = dst[31*4*GemmRows+3], qs[127] // the last dword written, the last byte read
+		k4xQuants(&dst[0], &qs[0])
+	}
 }
 
 // Kernels (gemm_stored_k4_amd64.s) on one stored Q4_Kx16 group of nb super-blocks at p, against 4 or 1 Q8_KW
@@ -47,3 +51,9 @@ func gemm4Q4Kx(nb int, p, a *byte, aStride int, out *float32, outStride, mask in
 
 //go:noescape
 func gemv1Q4Kx(nb int, p, a *byte, out *float32, mask int)
+
+// k4xQuants writes the 128 quant bytes of one Q4_K super-block at qs into the 32 slots of one lane of a stored
+// super-block at dst, in the permuted order (VBMI).
+//
+//go:noescape
+func k4xQuants(dst, qs *byte)

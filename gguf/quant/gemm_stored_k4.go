@@ -51,6 +51,10 @@ func packQ4_Kx16(nb int, w []byte, wStride, rows int, dst []byte) {
 	}
 }
 
+// k4xLane, where the CPU has it, does packQ4_Kx16Lane's quant loop in the permuted order: the 128 quant
+// bytes qs of one super-block into the lane whose first slot is dst[0:4].
+var k4xLane func(dst, qs []byte)
+
 // packQ4_Kx16Lane writes lane r of stored super-block p from the Q4_K block x, its quant dwords in the
 // order of k4xQuant (with permuted: dword t of a chunk is its bytes t, t+8, t+16 and t+24).
 func packQ4_Kx16Lane(p []byte, r int, x []byte, permuted bool) {
@@ -61,6 +65,10 @@ func packQ4_Kx16Lane(p []byte, r int, x []byte, permuted bool) {
 		s, m := scaleMinK4(j, x[4:16])
 		p[k4xScales+j*GemmRows+r] = s
 		p[k4xMins+(j/2*GemmRows+r)*2+j%2] = m
+	}
+	if permuted && k4xLane != nil {
+		k4xLane(p[k4xQs+4*r:], x[16:144])
+		return
 	}
 	for i := 0; i < 4; i++ {
 		ch := x[16+32*i : 16+32*i+32]

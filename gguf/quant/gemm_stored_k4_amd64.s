@@ -234,3 +234,46 @@ x4loop:
 	VMOVUPS Z11, K1, (DI)
 	VZEROUPPER
 	RET
+
+// Byte permutation of k4xQuants: output dword 8c+t (chunk c of the vector, t = 0…7) takes bytes t, t+8,
+// t+16 and t+24 of the chunk.
+DATA k4xPerm<>+0(SB)/8, $0x1911090118100800
+DATA k4xPerm<>+8(SB)/8, $0x1b130b031a120a02
+DATA k4xPerm<>+16(SB)/8, $0x1d150d051c140c04
+DATA k4xPerm<>+24(SB)/8, $0x1f170f071e160e06
+DATA k4xPerm<>+32(SB)/8, $0x3931292138302820
+DATA k4xPerm<>+40(SB)/8, $0x3b332b233a322a22
+DATA k4xPerm<>+48(SB)/8, $0x3d352d253c342c24
+DATA k4xPerm<>+56(SB)/8, $0x3f372f273e362e26
+GLOBL k4xPerm<>(SB), RODATA|NOPTR, $64
+
+// Scatter offsets: dword s of a vector goes to stored slot s, s·GemmRows·4 bytes on.
+DATA k4xScat<>+0(SB)/8, $0x0000004000000000
+DATA k4xScat<>+8(SB)/8, $0x000000c000000080
+DATA k4xScat<>+16(SB)/8, $0x0000014000000100
+DATA k4xScat<>+24(SB)/8, $0x000001c000000180
+DATA k4xScat<>+32(SB)/8, $0x0000024000000200
+DATA k4xScat<>+40(SB)/8, $0x000002c000000280
+DATA k4xScat<>+48(SB)/8, $0x0000034000000300
+DATA k4xScat<>+56(SB)/8, $0x000003c000000380
+GLOBL k4xScat<>(SB), RODATA|NOPTR, $64
+
+// func k4xQuants(dst, qs *byte)
+//
+// packQ4_Kx16Lane's quant loop in the permuted order: the 128 quant bytes of one Q4_K super-block at qs into
+// the 32 slots of one lane (dst: the lane's first slot in a stored super-block).
+TEXT ·k4xQuants(SB), NOSPLIT, $0-16
+	MOVQ        dst+0(FP), DI
+	MOVQ        qs+8(FP), SI
+	VMOVDQU64   k4xPerm<>(SB), Z31
+	VMOVDQU32   k4xScat<>(SB), Z30
+	VMOVDQU64   0(SI), Z0
+	VMOVDQU64   64(SI), Z1
+	VPERMB      Z0, Z31, Z0
+	VPERMB      Z1, Z31, Z1
+	KXNORW      K1, K1, K1
+	VPSCATTERDD Z0, K1, (DI)(Z30*1)
+	KXNORW      K1, K1, K1
+	VPSCATTERDD Z1, K1, 1024(DI)(Z30*1)
+	VZEROUPPER
+	RET

@@ -77,17 +77,41 @@ func TestGemmStoredExact(t *testing.T) {
 	testGemmStoredExact(t, storedGemms())
 }
 
-// TestGemmStoredQ4_KOrders checks the scalar Q4_Kx16 reference with Q8_KW's quants in both orders (the one
-// this CPU does not use included): its packer must follow q8kwPermute.
+// TestGemmStoredQ4_KOrders checks the scalar Q4_Kx16 reference and the portable packer with Q8_KW's quants in
+// both orders (the one this CPU does not use included): the packer must follow q8kwPermute.
 func TestGemmStoredQ4_KOrders(t *testing.T) {
-	saved := q8kwPermute
-	defer func() { q8kwPermute = saved }()
+	saved, savedLane := q8kwPermute, k4xLane
+	defer func() { q8kwPermute, k4xLane = saved, savedLane }()
+	k4xLane = nil // the portable quant loop
 	for _, perm := range []bool{false, true} {
 		q8kwPermute = perm
 		t.Run(fmt.Sprint("permute=", perm), func(t *testing.T) {
 			testGemmStoredExact(t, []*Gemm{{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, quantize: quantizeQ8KW,
 				fromRef: q8kwFromQ8_K, storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4_Kx16Ref}})
 		})
+	}
+}
+
+// TestPackQ4_Kx16Lane checks the CPU's lane packer (k4xLane) against the portable loop byte for byte, on
+// random blocks and for every lane.
+func TestPackQ4_Kx16Lane(t *testing.T) {
+	if k4xLane == nil {
+		t.Skip("no lane packer on this CPU")
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	saved := k4xLane
+	defer func() { k4xLane = saved }()
+	const nb, rows = 3, 13
+	w := randScaled(r, Q4_K, nb*rows)
+	got, want := make([]byte, nb*k4xBlock), make([]byte, nb*k4xBlock)
+	for i := range got {
+		got[i], want[i] = 0xaa, 0x55 // different backgrounds: equal only where both wrote every byte
+	}
+	packQ4_Kx16(nb, w, nb*144, rows, got)
+	k4xLane = nil
+	packQ4_Kx16(nb, w, nb*144, rows, want)
+	if string(got) != string(want) {
+		t.Fatal("the lane packer's stored blocks differ from the portable packer's")
 	}
 }
 
