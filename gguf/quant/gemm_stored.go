@@ -7,7 +7,8 @@ import (
 
 // Stored layouts: a Gemm that has one multiplies weights rearranged once (Gemm.Pack, when a matrix is
 // loaded) instead of packing each group of rows on every pass. A stored matrix is its groups of GemmRows
-// rows one after another, the last padded with zero rows; the layout of a group is the Gemm's own.
+// rows one after another, the last padded with zero rows; the layout of a group is the Gemm's own (Q4_K's
+// in gemm_stored_k4.go).
 //
 // Q4_0 in the repacked order ("Q4_0x16"): per block of 32 elements, the 16 rows' blocks of 18 bytes
 // rearranged into 288 bytes (the size of the original, so decoding reads as many bytes as before)
