@@ -86,6 +86,7 @@ type weight struct {
 	desc   accel.TensorDesc
 	data   []byte
 	owned  []byte // native copy to free, when the data had to be realigned
+	mapped bool   // data is a part of a read-only file mapping (WeightData.Mapping)
 	stored storedCopy
 }
 
@@ -97,7 +98,8 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 		return nil, err
 	}
 	var err error
-	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, data: w.Data}
+	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, data: w.Data,
+		mapped: w.Mapping != nil}
 	if w.Type == quant.F32 && uintptr(unsafe.Pointer(unsafe.SliceData(w.Data)))%4 != 0 {
 		// Kernels view F32 weights as []float32; realign the (rare) unaligned ones outside the Go heap. (Weights
 		// are only read, so the race detector has nothing to watch here.)

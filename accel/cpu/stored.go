@@ -9,13 +9,18 @@ import (
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/internal/osmem"
 )
 
 // A weight whose batched kernel has a stored layout (quant.Gemm.Pack: Q4_0 in the repacked order and Q8_0,
-// on CPUs with AVX-512 VNNI; Q4_K in the repacked order where they also have VBMI) is multiplied from a copy in that layout, made once, the first time a program
-// multiplies by the weight, in native memory freed by Close. The copy saves every pass the rearranging of
+// on CPUs with AVX-512 VNNI; Q4_K in the repacked order where they also have VBMI) is multiplied from a copy
+// in that layout, made once, the first time a program multiplies by the weight, in native memory freed by
+// Close. The copy saves every pass the rearranging of
 // the rows that the kernels on the original layout do (gathers, or packing into scratch); the original
 // stays for every other use (GetRows of an embedding, views). The layout never leaves the backend.
+//
+// Once the copy is made, the original's pages (of a file mapping) are released from the resident set
+// (osmem.Release): they are read from the file again only if something else reads them.
 //
 // The copy is anonymous memory that stays resident, where the mapping's pages can be dropped and read again
 // (and a mixture of experts' unchosen experts are never read at all): a weight whose copy would take more
@@ -102,6 +107,12 @@ func (b *Backend) storeWeight(w *weight, gm *quant.Gemm) error {
 		return accel.ErrClosed
 	}
 	w.stored.mem = mem
+	if w.mapped && w.owned == nil {
+		// The kernels read the copy from now on: the original's pages leave the resident set (other uses,
+		// such as GetRows of a tied embedding, read them from the file again), so that the model is not
+		// resident twice.
+		_ = osmem.Release(w.data)
+	}
 	return nil
 }
 

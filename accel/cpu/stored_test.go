@@ -4,38 +4,46 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 	"unsafe"
 
 	"github.com/forma-llm/forma/accel"
 	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/internal/osmem"
 )
 
 // TestStoredWeight multiplies by a matrix and a stack of experts of 40 rows (the last group of 16 rows is
-// partial) of three blocks of each type that has a stored layout somewhere, through programs of several batch sizes, and
-// checks every product bit for bit against quant.RefDot on the original rows, GetRows of the same weight
-// against its original rows, and where this CPU stores such weights (quant.Gemm.Pack), that the copy is made
-// once, shared by the programs and freed by Close.
+// partial) of three blocks each, of each type that has a stored layout somewhere, through programs of several
+// batch sizes, and checks every product bit for bit against quant.RefDot on the original rows, GetRows of the
+// same weight against its original rows, and where this CPU stores such weights (quant.Gemm.Pack), that the
+// copy is made once, shared by the programs and freed by Close.
 //
-// With too little memory available for the copies, the same programs multiply in place.
+// With too little memory available for the copies, the same programs multiply in place. Weights in a file
+// mapping (several pages long) are checked the same way after their pages were released (osmem.Release).
 func TestStoredWeight(t *testing.T) {
 	if avail, ok := memAvailable(); ok && avail < 1<<20 {
 		t.Fatalf("memAvailable = %d bytes", avail)
 	}
 	for _, typ := range []quant.Type{quant.Q4_0, quant.Q8_0, quant.Q4_K} {
-		t.Run(typ.String(), func(t *testing.T) { testStoredWeight(t, typ, true) })
+		t.Run(typ.String(), func(t *testing.T) { testStoredWeight(t, typ, true, false) })
+		t.Run(typ.String()+"/mapped", func(t *testing.T) { testStoredWeight(t, typ, true, true) })
 	}
 	saved := memAvailable
 	defer func() { memAvailable = saved }()
 	memAvailable = func() (int64, bool) { return 1 << 10, true }
 	for _, typ := range []quant.Type{quant.Q4_0, quant.Q8_0, quant.Q4_K} {
-		t.Run(typ.String()+"/little-memory", func(t *testing.T) { testStoredWeight(t, typ, false) })
+		t.Run(typ.String()+"/little-memory", func(t *testing.T) { testStoredWeight(t, typ, false, false) })
 	}
 }
 
-func testStoredWeight(t *testing.T, typ quant.Type, roomy bool) {
+func testStoredWeight(t *testing.T, typ quant.Type, roomy, mapped bool) {
 	const rows, experts, k = 40, 3, 2
 	in := 3 * typ.BlockElems()
+	if mapped {
+		in = 1024 // rows of several pages
+	}
 	r := rand.New(rand.NewPCG(5, 6))
 	quantized := func(n int) []byte {
 		rb, _ := typ.RowBytes(in)
@@ -55,11 +63,16 @@ func testStoredWeight(t *testing.T, typ quant.Type, roomy bool) {
 	rb, _ := typ.RowBytes(in)
 	b := newTestBackend(t, 3)
 	b.eager = true
-	wu, err := b.Upload(accel.WeightData{Name: "w", Type: typ, Shape: []int{rows, in}, Data: wData})
+	wIn, eIn, mapping := wData, eData, []byte(nil)
+	if mapped {
+		mapping = mapFile(t, append(append([]byte{1, 2, 3}, wData...), eData...)) // not page-aligned
+		wIn, eIn = mapping[3:3+len(wData)], mapping[3+len(wData):]
+	}
+	wu, err := b.Upload(accel.WeightData{Name: "w", Type: typ, Shape: []int{rows, in}, Data: wIn, Mapping: mapping})
 	if err != nil {
 		t.Fatal(err)
 	}
-	eu, err := b.Upload(accel.WeightData{Name: "experts", Type: typ, Shape: []int{experts, rows, in}, Data: eData})
+	eu, err := b.Upload(accel.WeightData{Name: "experts", Type: typ, Shape: []int{experts, rows, in}, Data: eIn, Mapping: mapping})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,4 +161,24 @@ func testStoredWeight(t *testing.T, typ quant.Type, roomy bool) {
 	if wu.(*weight).stored.mem != nil || eu.(*weight).stored.mem != nil {
 		t.Error("Close left a stored copy")
 	}
+}
+
+// mapFile writes data to a temporary file and maps it read-only for the test.
+func mapFile(t *testing.T, data []byte) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "weights")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	m, err := osmem.MapFile(f, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { osmem.Unmap(m) })
+	return m
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // MapFile maps size bytes of f read-only. A zero size returns an empty, non-nil slice that needs no Unmap.
@@ -49,3 +52,21 @@ func Alloc(n int) ([]byte, error) {
 
 // Free releases memory from Alloc.
 func Free(b []byte) error { return Unmap(b) }
+
+// Release tells the system that the whole pages inside b, a part of a read-only file mapping (MapFile), are
+// not needed for now: they leave the process's resident memory and are read from the file again at the next
+// access. Never call it on memory of any other kind: anonymous memory would read back as zeros.
+func Release(b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	addr := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := int((addr+pageMask)&^pageMask - addr)        // the first whole page
+	hi := int((addr+uintptr(len(b)))&^pageMask - addr) // the end of the last whole page
+	if hi <= lo {
+		return nil
+	}
+	return unix.Madvise(b[lo:hi], unix.MADV_DONTNEED)
+}
+
+var pageMask = uintptr(os.Getpagesize() - 1)

@@ -83,3 +83,6 @@ func Free(b []byte) error {
 
 // ptrFromAddr turns an address the OS returned for memory outside the Go heap into a pointer.
 func ptrFromAddr(addr uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&addr)) }
+
+// Release does nothing on Windows: the pages of a mapping stay in the working set until the system trims it.
+func Release(b []byte) error { return nil }
