@@ -100,13 +100,9 @@ func newMatMul(g *accel.Graph, id int) (*matMulStep, error) {
 	s.dot = quant.Dot(w.Type, o)
 	if gm := quant.GemmFor(w.Type, o); gm != nil {
 		s.gemm = gm
-		s.aRow = gm.ActivationRowBytes(s.in)
 		var err error
-		if s.stored, err = storedWeight(g, s.wID, gm); err != nil {
+		if s.aRow, s.stored, s.packBytes, err = gemmSetup(g, s.wID, gm, s.in); err != nil {
 			return nil, err
-		}
-		if s.stored == nil {
-			s.packBytes = alignUp(gm.ScratchBytes(s.in))
 		}
 	}
 	s.quantize.s = s
@@ -174,4 +170,17 @@ func (s *matMulStep) run(w, nw int) {
 			s.y[i*s.out+o] = dot(s.in, wr, s.act[i*s.aRow:(i+1)*s.aRow])
 		}
 	}
+}
+
+// gemmSetup returns what a product by weight node wID through the batched kernel gm (rows of in elements)
+// needs: the bytes of a converted activation row, the weight's stored copy (nil: packed per pass) and the
+// scratch of each worker for that packing.
+func gemmSetup(g *accel.Graph, wID int, gm *quant.Gemm, in int) (aRow int, stored []byte, packBytes int, err error) {
+	if stored, err = storedWeight(g, wID, gm); err != nil {
+		return 0, nil, 0, err
+	}
+	if stored == nil {
+		packBytes = alignUp(gm.ScratchBytes(in))
+	}
+	return gm.ActivationRowBytes(in), stored, packBytes, nil
 }

@@ -85,13 +85,9 @@ func newMatMulID(g *accel.Graph, id int) (*matMulIDStep, error) {
 	s.aRow = storageBytes(s.k.act, s.in)
 	if gm := quant.GemmFor(w.Type, o); gm != nil {
 		s.gemm = gm
-		s.aRow = gm.ActivationRowBytes(s.in)
 		var err error
-		if s.stored, err = storedWeight(g, s.wID, gm); err != nil {
+		if s.aRow, s.stored, s.packBytes, err = gemmSetup(g, s.wID, gm, s.in); err != nil {
 			return nil, err
-		}
-		if s.stored == nil {
-			s.packBytes = alignUp(gm.ScratchBytes(s.in))
 		}
 		s.sBytes = gm.PackedBytes(s.in, s.out)
 	}
