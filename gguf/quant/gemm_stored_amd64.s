@@ -9,6 +9,10 @@
 DATA sNib<>+0(SB)/4, $0x0f0f0f0f
 GLOBL sNib<>(SB), RODATA|NOPTR, $4
 
+// SPFD is the prefetch distance of the kernels: 24 stored blocks (BenchmarkGemmStored, one
+// column: ~20 GB/s at 8 blocks, ~25–30 at 24 and more).
+#define SPFD 6912
+
 // SUNPACK loads the current stored block at SI: its scales as float32 in Z24, the low nibbles of quant
 // dwords 0…3 in Z16…Z19 (elements 4k…4k+3) and the high ones in Z20…Z23 (elements 16+4k…); Z30 holds the
 // nibble mask.
@@ -31,25 +35,24 @@ GLOBL sNib<>(SB), RODATA|NOPTR, $4
 	VPSRLD    $4, Z29, Z23   \
 	VPANDD    Z30, Z23, Z23
 
-// SSUM leaves the exact block sums Σ (q−8)·y of the column at R (block at offset DX) in T: the column's
-// correction plus the unsigned quants times its broadcast quant groups.
-#define SSUM(R, T) \
-	VPBROADCASTD  4(R)(DX*1), T        \
-	VPDPBUSD.BCST 8(R)(DX*1), Z16, T   \
-	VPDPBUSD.BCST 12(R)(DX*1), Z17, T  \
-	VPDPBUSD.BCST 16(R)(DX*1), Z18, T  \
-	VPDPBUSD.BCST 20(R)(DX*1), Z19, T  \
-	VPDPBUSD.BCST 24(R)(DX*1), Z20, T  \
-	VPDPBUSD.BCST 28(R)(DX*1), Z21, T  \
-	VPDPBUSD.BCST 32(R)(DX*1), Z22, T  \
-	VPDPBUSD.BCST 36(R)(DX*1), Z23, T  \
-	VCVTDQ2PS     T, T
+// SDP8 adds quant group OFF of the 8 columns (R8…R13, BX, DI) times the unsigned quants Q into their block
+// sums Z8…Z15: one step of 8 independent chains, so that the VPDPBUSD latency is hidden (the integer sums are
+// exact, so the order of the steps does not matter).
+#define SDP8(OFF, Q) \
+	VPDPBUSD.BCST OFF(R8)(DX*1), Q, Z8   \
+	VPDPBUSD.BCST OFF(R9)(DX*1), Q, Z9   \
+	VPDPBUSD.BCST OFF(R10)(DX*1), Q, Z10 \
+	VPDPBUSD.BCST OFF(R11)(DX*1), Q, Z11 \
+	VPDPBUSD.BCST OFF(R12)(DX*1), Q, Z12 \
+	VPDPBUSD.BCST OFF(R13)(DX*1), Q, Z13 \
+	VPDPBUSD.BCST OFF(BX)(DX*1), Q, Z14  \
+	VPDPBUSD.BCST OFF(DI)(DX*1), Q, Z15
 
-// SCOL: ACC = fma(s, dw·da, ACC), the reference's step; Z24 holds dw.
-#define SCOL(R, T, ACC) \
-	SSUM(R, T)                      \
-	VMULPS.BCST (R)(DX*1), Z24, Z25 \
-	VFMADD231PS Z25, T, ACC
+// SFIN: ACC = fma(float(T), dw·da, ACC), the reference's step for the column at R; Z24 holds dw.
+#define SFIN(R, T, ACC) \
+	VCVTDQ2PS       T, T              \
+	VMULPS.BCST     (R)(DX*1), Z24, Z25 \
+	VFMADD231PS     Z25, T, ACC
 
 // func gemm8Q4x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
 //
@@ -79,15 +82,36 @@ TEXT ·gemm8Q4x(SB), NOSPLIT, $0-56
 	VPXORD       Z7, Z7, Z7
 
 s8loop:
+	PREFETCHT0   SPFD(SI)
+	PREFETCHT0   SPFD+64(SI)
+	PREFETCHT0   SPFD+128(SI)
+	PREFETCHT0   SPFD+192(SI)
+	PREFETCHT0   SPFD+256(SI)
 	SUNPACK
-	SCOL(R8, Z8, Z0)
-	SCOL(R9, Z9, Z1)
-	SCOL(R10, Z10, Z2)
-	SCOL(R11, Z11, Z3)
-	SCOL(R12, Z12, Z4)
-	SCOL(R13, Z13, Z5)
-	SCOL(BX, Z14, Z6)
-	SCOL(DI, Z15, Z7)
+	VPBROADCASTD 4(R8)(DX*1), Z8
+	VPBROADCASTD 4(R9)(DX*1), Z9
+	VPBROADCASTD 4(R10)(DX*1), Z10
+	VPBROADCASTD 4(R11)(DX*1), Z11
+	VPBROADCASTD 4(R12)(DX*1), Z12
+	VPBROADCASTD 4(R13)(DX*1), Z13
+	VPBROADCASTD 4(BX)(DX*1), Z14
+	VPBROADCASTD 4(DI)(DX*1), Z15
+	SDP8(8, Z16)
+	SDP8(12, Z17)
+	SDP8(16, Z18)
+	SDP8(20, Z19)
+	SDP8(24, Z20)
+	SDP8(28, Z21)
+	SDP8(32, Z22)
+	SDP8(36, Z23)
+	SFIN(R8, Z8, Z0)
+	SFIN(R9, Z9, Z1)
+	SFIN(R10, Z10, Z2)
+	SFIN(R11, Z11, Z3)
+	SFIN(R12, Z12, Z4)
+	SFIN(R13, Z13, Z5)
+	SFIN(BX, Z14, Z6)
+	SFIN(DI, Z15, Z7)
 	ADDQ $288, SI
 	ADDQ $40, DX
 	DECQ CX
@@ -115,10 +139,6 @@ s8loop:
 	VMOVUPS Z7, K1, (DI)
 	VZEROUPPER
 	RET
-
-// SPFD is the prefetch distance of the single-column kernel: 24 stored blocks (BenchmarkGemmStored, one
-// column: ~20 GB/s at 8 blocks, ~25–30 at 24 and more).
-#define SPFD 6912
 
 // func gemv1Q4x(nb int, p, a *byte, out *float32, mask int)
 //

@@ -13,7 +13,7 @@
 DATA k4xNib<>+0(SB)/4, $0x0f0f0f0f
 GLOBL k4xNib<>(SB), RODATA|NOPTR, $4
 
-// K4XPFD is the single-column kernel's prefetch distance: 3 stored super-blocks.
+// K4XPFD is the kernels' prefetch distance: 3 stored super-blocks.
 #define K4XPFD 7104
 
 // X1 adds stored dword so (its offset in the quants) of the super-block at SI into the group sums ZL (low
@@ -123,9 +123,10 @@ x1loop:
 	VZEROUPPER
 	RET
 
-// X4 adds stored dword so of the super-block at SI, for the four columns at R8…R11 (block offset DX), into
+// X4 adds stored dword so of the super-block at SI (prefetching K4XPFD ahead), for the four columns at R8…R11 (block offset DX), into
 // their group sums Z0/Z1, Z2/Z3, Z4/Z5, Z6/Z7 (low/high nibbles; activation dwords at lo and hi).
 #define X4(so, lo, hi) \
+	PREFETCHT0    K4XPFD+const_k4xQs+so(SI) \
 	VMOVDQU32     const_k4xQs+so(SI), Z16 \
 	VPANDD        Z31, Z16, Z17           \
 	VPSRLD        $4, Z16, Z18            \
@@ -205,6 +206,11 @@ TEXT ·gemm4Q4Kx(SB), NOSPLIT, $0-56
 	VPXORD       Z15, Z15, Z15
 
 x4loop:
+	PREFETCHT0  K4XPFD(SI)
+	PREFETCHT0  K4XPFD+64(SI)
+	PREFETCHT0  K4XPFD+128(SI)
+	PREFETCHT0  K4XPFD+192(SI)
+	PREFETCHT0  K4XPFD+256(SI)
 	VCVTPH2PS (SI), Z19
 	VCVTPH2PS const_k4xDmin(SI), Z20
 	XP4(0, 0, 4)
