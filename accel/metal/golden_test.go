@@ -176,7 +176,7 @@ func TestViews(t *testing.T) {
 				views += len(m.views)
 			}
 			for w := range be.weights {
-				if w.parts[0].owned {
+				if w.copied {
 					copied++
 				}
 			}

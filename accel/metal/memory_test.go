@@ -85,7 +85,7 @@ func TestSplitWeights(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if parts := len(ws.(*weight).parts); parts < 2 {
+			if parts := len(ws.(*weight).Parts); parts < 2 {
 				t.Fatalf("%d part(s) with buffers of %d bytes", parts, split.partBytes)
 			}
 			a, b := evalWeight(t, whole, ww, rows, cols, x, ids), evalWeight(t, split, ws, rows, cols, x, ids)

@@ -100,7 +100,7 @@ func TestSplitWeights(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if parts := len(ws.(*weight).parts); parts < 2 {
+			if parts := len(ws.(*weight).Parts); parts < 2 {
 				t.Fatalf("%d part(s) in a binding range of %d bytes", parts, split.partBytes)
 			}
 			a, b := evalWeight(t, whole, ww, rows, cols, x, ids), evalWeight(t, split, ws, rows, cols, x, ids)
@@ -148,7 +148,7 @@ func TestLargeTensor(t *testing.T) {
 	if ms.HeapAlloc > 64<<20 {
 		t.Errorf("Go heap %d MiB after uploading a 1 GiB weight", ms.HeapAlloc>>20)
 	}
-	t.Logf("%d parts; Go heap %d MiB", len(w.(*weight).parts), ms.HeapAlloc>>20)
+	t.Logf("%d parts; Go heap %d MiB", len(w.(*weight).Parts), ms.HeapAlloc>>20)
 	g := accel.NewBuilder()
 	it := g.Input("ids", accel.I32, len(ids))
 	y := g.Output(g.GetRows(g.Weight(w), it))

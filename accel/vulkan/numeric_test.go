@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/forma-llm/forma/accel/internal/gpulower"
 	"github.com/forma-llm/forma/gguf/quant"
 	"github.com/forma-llm/forma/internal/libm"
 )
@@ -137,7 +138,7 @@ func runNumeric(t *testing.T, d *Device, fn uint32, a, b, c []float32) []float32
 	cmds := mustCommands(t, d, CommandsOptions{Name: "numeric"})
 	defer cmds.Close()
 	record(t, cmds, func() {
-		cmds.Dispatch(p, flat((len(a)+63)/64), PushUint32(uint32(len(a))), ab.All(), bb.All(), cb.All(), yb.All())
+		cmds.Dispatch(p, gpulower.Flat((len(a)+63)/64), PushUint32(uint32(len(a))), ab.All(), bb.All(), cb.All(), yb.All())
 	})
 	if err := cmds.Run(); err != nil {
 		t.Fatal(err)
