@@ -180,21 +180,13 @@ func (p *program) planDebug() {
 		if nd.Name == "" || nd.Op.IsLeaf() || kind == accel.LocNone || kind == accel.LocWeight {
 			continue
 		}
-		if s, ok := p.stepAfter[p.producer(i)]; ok {
+		if s, ok := p.stepAfter[gpulower.Producer(p.g, i)]; ok {
 			p.debugAfter = append(p.debugAfter, debugPoint{step: s, id: i})
 			most = max(most, nd.Elements())
 		}
 	}
 	sort.SliceStable(p.debugAfter, func(i, j int) bool { return p.debugAfter[i].step < p.debugAfter[j].step })
 	p.debugBuf = make([]float32, most)
-}
-
-// producer returns the computed node whose step writes node i's memory (i itself, or the root of a view).
-func (p *program) producer(i int) int {
-	for p.g.Nodes[i].Op.IsView() {
-		i = p.g.Nodes[i].Args[0].ID()
-	}
-	return i
 }
 
 // input returns the memory of input t after checking its type and length (nil when no output depends on it).
@@ -321,19 +313,7 @@ func (p *program) values(id int, dst []float32) error {
 	if buf == nil || len(dst) == 0 {
 		return nil
 	}
-	m := buf.contents()[off:]
-	switch nd.Type {
-	case quant.F16:
-		for i, h := range unsafe.Slice((*uint16)(unsafe.Pointer(&m[0])), len(dst)) {
-			dst[i] = quant.F16ToF32(h)
-		}
-	case quant.I32:
-		for i, v := range unsafe.Slice((*int32)(unsafe.Pointer(&m[0])), len(dst)) {
-			dst[i] = float32(v)
-		}
-	default:
-		copy(dst, unsafe.Slice((*float32)(unsafe.Pointer(&m[0])), len(dst)))
-	}
+	gpulower.ReadValues(dst, buf.contents()[off:], nd.Type)
 	return nil
 }
 

@@ -288,19 +288,7 @@ func (p *program) Read(t accel.Tensor, dst []float32) error {
 
 // values converts a slot of the readback buffer to float32.
 func (p *program) values(s outputSlot, dst []float32) {
-	m := p.readback.Mapped()[s.off:]
-	switch s.typ {
-	case quant.F16:
-		for i, h := range unsafe.Slice((*uint16)(unsafe.Pointer(&m[0])), s.n) {
-			dst[i] = quant.F16ToF32(h)
-		}
-	case quant.I32:
-		for i, v := range unsafe.Slice((*int32)(unsafe.Pointer(&m[0])), s.n) {
-			dst[i] = float32(v)
-		}
-	default:
-		copy(dst, unsafe.Slice((*float32)(unsafe.Pointer(&m[0])), s.n))
-	}
+	gpulower.ReadValues(dst[:s.n], p.readback.Mapped()[s.off:], s.typ)
 }
 
 func (p *program) reportDebug() {

@@ -30,7 +30,8 @@ func (p *program) record() error {
 	low := gpulower.New(p.lowering())
 	debugAfter := map[int][]outputSlot{}
 	for _, s := range p.debugNodes {
-		debugAfter[p.producer(s.id)] = append(debugAfter[p.producer(s.id)], s)
+		at := gpulower.Producer(p.g, s.id)
+		debugAfter[at] = append(debugAfter[at], s)
 	}
 	for s, t := range p.plan.Order {
 		ds, err := low.Step(s)
@@ -81,14 +82,6 @@ func (r *recorder) copyOut(s outputSlot) {
 	writes := []region{{r.p.readback, s.off, s.off + size}}
 	r.sync(reads, writes)
 	r.c.Copy(r.p.readback, s.off, src, off, size)
-}
-
-// producer returns the computed node whose step writes node i's memory (i itself, or the root of a view).
-func (p *program) producer(i int) int {
-	for p.g.Nodes[i].Op.IsView() {
-		i = p.g.Nodes[i].Args[0].ID()
-	}
-	return i
 }
 
 // sync records a barrier when a command with these accesses depends on earlier ones, and notes the accesses.
