@@ -26,21 +26,9 @@ func TestProgramRunAllocs(t *testing.T) {
 	gputest.RunAllocs(t, newTestBackend(t, testGPU(t), Options{}))
 }
 
-// BenchmarkDecodeStep measures one recorded decode step of gputest.DecodeProgram's layer: submit, wait, read.
+// BenchmarkDecodeStep measures one recorded decode step of gputest.DecodeProgram's layer (gputest.BenchDecode).
 func BenchmarkDecodeStep(b *testing.B) {
-	be := newTestBackend(b, testGPU(b), Options{})
-	p, x, pos, out := gputest.DecodeProgram(b, be)
-	res := make([]float32, 256)
-	p.SetFloat32(x, make([]float32, 256))
-	p.SetInt32(pos, []int32{3})
-	for b.Loop() {
-		if err := p.Run(); err != nil {
-			b.Fatal(err)
-		}
-		if err := p.Read(out, res); err != nil {
-			b.Fatal(err)
-		}
-	}
+	gputest.BenchDecode(b, newTestBackend(b, testGPU(b), Options{}))
 }
 
 // TestDebug checks CompileOptions.Debug (gputest.Debug).

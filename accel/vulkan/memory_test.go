@@ -89,7 +89,7 @@ func TestProgramRunAllocs(t *testing.T) {
 	gputest.RunAllocs(t, b)
 }
 
-// BenchmarkDecodeStep measures one recorded decode step of gputest.DecodeProgram's layer: submit, wait, read.
+// BenchmarkDecodeStep measures one recorded decode step of gputest.DecodeProgram's layer (gputest.BenchDecode).
 func BenchmarkDecodeStep(b *testing.B) {
 	d := openDevice(b, false)
 	defer d.Close()
@@ -98,18 +98,7 @@ func BenchmarkDecodeStep(b *testing.B) {
 		b.Skip(err)
 	}
 	defer be.Close()
-	p, x, pos, out := gputest.DecodeProgram(b, be)
-	res := make([]float32, 256)
-	p.SetFloat32(x, make([]float32, 256))
-	p.SetInt32(pos, []int32{3})
-	for b.Loop() {
-		if err := p.Run(); err != nil {
-			b.Fatal(err)
-		}
-		if err := p.Read(out, res); err != nil {
-			b.Fatal(err)
-		}
-	}
+	gputest.BenchDecode(b, be)
 }
 
 // TestDebug checks CompileOptions.Debug (gputest.Debug).

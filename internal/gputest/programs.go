@@ -180,6 +180,23 @@ func RunAllocs(t *testing.T, b accel.Backend) {
 	}
 }
 
+// BenchDecode measures one run of DecodeProgram's layer compiled on be: submit, wait, read.
+func BenchDecode(b *testing.B, be accel.Backend) {
+	p, x, pos, out := DecodeProgram(b, be)
+	defer p.Close()
+	res := make([]float32, 256)
+	p.SetFloat32(x, make([]float32, 256))
+	p.SetInt32(pos, []int32{3})
+	for b.Loop() {
+		if err := p.Run(); err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Read(out, res); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // Debug checks b's CompileOptions.Debug: every named computed node is reported after a run with its values,
 // including nodes whose memory later steps reuse.
 func Debug(t *testing.T, b accel.Backend) {
