@@ -38,7 +38,7 @@ func (p *program) addStep(d *gpulower.Dispatch[buffer]) error {
 		return fmt.Errorf("kernel %s takes %d buffers and %d bytes of push constants; the backend binds %d and %d",
 			d.Kernel, len(k.Buffers), k.PushExtent, len(d.Bindings), len(d.Push))
 	}
-	pipe, err := p.b.g.pipeline(k, p.b.spec(d.WG, d.Spec...))
+	pipe, err := p.b.g.pipeline(k, d.Constants(p.b.nativeFMA))
 	if err != nil {
 		return err
 	}
@@ -50,15 +50,4 @@ func (p *program) addStep(d *gpulower.Dispatch[buffer]) error {
 	copy(padded, d.Push)
 	p.steps = append(p.steps, step{pipe: pipe, bufs: bufs, push: padded, groups: d.Groups, wg: d.WG})
 	return nil
-}
-
-// spec returns the function constants of a pipeline: 0 the workgroup size, 1… the kernel's own, NATIVE_FMA.
-func (b *Backend) spec(wg uint32, own ...uint32) [numSpec]uint32 {
-	var s [numSpec]uint32
-	s[0] = wg
-	copy(s[1:specNativeFMA], own)
-	if b.nativeFMA {
-		s[specNativeFMA] = 1
-	}
-	return s
 }

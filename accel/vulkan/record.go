@@ -120,8 +120,9 @@ func (r *recorder) dispatch(d *gpulower.Dispatch[*Buffer]) {
 	if r.err != nil {
 		return
 	}
+	spec := d.Constants(r.p.b.nativeFMA)
 	pipe, err := r.p.b.dev.Pipeline(PipelineDesc{Name: d.Kernel, SPIRV: code, Buffers: len(bufs), PushSize: len(d.Push),
-		Spec: r.p.b.spec(d.WG, d.Spec...)})
+		Spec: spec[:]})
 	if err != nil {
 		r.err = err
 		return
@@ -141,19 +142,4 @@ func (r *recorder) bufferRange(b gpulower.Binding[*Buffer]) BufferRange {
 		r.err = fmt.Errorf("a tensor of %d bytes exceeds the device's binding range of %d", b.Size, r.p.b.maxBind)
 	}
 	return b.Buf.Range(b.Lo, hi-b.Lo)
-}
-
-// specNativeFMA is the specialization constant numeric.glsl's NATIVE_FMA reads.
-const specNativeFMA = 7
-
-// spec returns the specialization constants of a pipeline: 0 the workgroup size, 1… the shader's own, and
-// NATIVE_FMA.
-func (b *Backend) spec(wg uint32, own ...uint32) []uint32 {
-	s := make([]uint32, specNativeFMA+1)
-	s[0] = wg
-	copy(s[1:], own)
-	if b.nativeFMA {
-		s[specNativeFMA] = 1
-	}
-	return s
 }

@@ -78,6 +78,24 @@ type Dispatch[B comparable] struct {
 	Bindings []Binding[B] // one per SPIR-V binding, in binding order
 }
 
+// NumSpec is the number of specialization constant ids the shaders use: 0 the workgroup size, 1… the kernel's
+// own (FORM, FN), 7 NATIVE_FMA (numeric.glsl: whether the GPU's fma() rounds once).
+const NumSpec = 8
+
+const specNativeFMA = NumSpec - 1
+
+// Constants returns the specialization constants of d's pipeline: its workgroup size, its own, and NATIVE_FMA
+// (1 on a device whose fma() is fused).
+func (d *Dispatch[B]) Constants(nativeFMA bool) [NumSpec]uint32 {
+	var s [NumSpec]uint32
+	s[0] = d.WG
+	copy(s[1:specNativeFMA], d.Spec)
+	if nativeFMA {
+		s[specNativeFMA] = 1
+	}
+	return s
+}
+
 // Config is what the lowering needs of a compiled program.
 type Config[B comparable] struct {
 	Name    string // the backend, for error messages

@@ -112,8 +112,12 @@ func TestMatMulLowering(t *testing.T) {
 			if wb.Buf != "w"+string(rune('0'+k)) || !wb.Const || !wb.ToEnd || wb.Write || !y.Write || y.Buf != "arena" {
 				t.Errorf("n=%d parts %v: dispatch %d bindings %+v", c.n, c.parts, k, d.Bindings)
 			}
-			if len(d.Spec) != 1 || d.Spec[0] != layout.Form(quant.Q8_0, c.out) {
+			form := layout.Form(quant.Q8_0, c.out)
+			if len(d.Spec) != 1 || d.Spec[0] != form {
 				t.Errorf("n=%d: spec %v", c.n, d.Spec)
+			}
+			if got, want := d.Constants(true), [NumSpec]uint32{d.WG, form, 0, 0, 0, 0, 0, 1}; got != want || d.WG != 128 {
+				t.Errorf("n=%d: constants %v, want %v with a workgroup of 128", c.n, got, want)
 			}
 			r0 += c.parts[k]
 		}
