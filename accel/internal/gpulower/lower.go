@@ -126,7 +126,8 @@ func New[B comparable](c Config[B]) *Lowerer[B] {
 }
 
 // Step returns the dispatches computing the node of plan step s, in order. Steps must be lowered in plan
-// order (the first product reading converted activations converts them).
+// order (the first product reading converted activations converts them); after an error the lowering is
+// spent, and later steps return that error again.
 func (l *Lowerer[B]) Step(s int) ([]Dispatch[B], error) {
 	l.step, l.out = s, nil
 	id := l.c.Plan.Order[s].ID()
