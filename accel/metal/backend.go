@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/accel/internal/gpulower"
 	"github.com/forma-llm/forma/gguf/quant"
 	"github.com/forma-llm/forma/shaders/layout"
 )
@@ -131,23 +132,13 @@ func checkShape(shape []int) (int64, error) {
 
 // weight is an uploaded weight: whole rows in one or more parts.
 type weight struct {
-	b     *Backend
-	desc  accel.TensorDesc
-	lay   *layout.Layout
-	cols  int64 // elements per row (the last dimension)
-	parts []weightPart
+	b *Backend
+	gpulower.Weight[buffer]
+	cols   int64 // elements per row (the last dimension)
+	copied bool  // the parts are the weight's own buffers (copies); else one no-copy view of the file, the backend's
 }
 
-// weightPart holds elements [first, first+n) of a weight (whole rows), in device layout from byte off of buf.
-// owned parts are the weight's (copies); the others are no-copy views of the file, the backend's.
-type weightPart struct {
-	buf      buffer
-	off      int64
-	first, n int64
-	owned    bool
-}
-
-func (w *weight) Desc() accel.TensorDesc { return w.desc }
+func (w *weight) Desc() accel.TensorDesc { return w.Tensor }
 
 // Upload makes a weight usable by programs. A weight whose type the shaders read as GGUF stores it, given as
 // a slice of a file mapping (WeightData.Mapping), is mapped in place when the backend maps weights (no copy);
@@ -170,7 +161,8 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 	if want := n / cols * int64(rowBytes); int64(len(w.Data)) != want {
 		return nil, fmt.Errorf("metal: weight %q: %d bytes of data, want %d for %s %v", w.Name, len(w.Data), want, w.Type, w.Shape)
 	}
-	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, lay: lay, cols: cols}
+	wt := &weight{b: b, cols: cols}
+	wt.Tensor, wt.Lay = accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, lay
 	placed := false
 	if b.noCopy && lay.Verbatim() {
 		if placed, err = wt.mapInPlace(w, n); err != nil {
@@ -224,65 +216,53 @@ func (w *weight) mapInPlace(src accel.WeightData, n int64) (bool, error) {
 		v, err := b.g.wrap(fmt.Sprintf("file view %d", idx), mem)
 		if err != nil {
 			mp.plan.views = mp.plan.views[:idx]
-			return false, fmt.Errorf("metal: weight %q: %w", w.desc.Name, err)
+			return false, fmt.Errorf("metal: weight %q: %w", w.Tensor.Name, err)
 		}
 		mp.views = append(mp.views, v)
 	}
-	w.parts = []weightPart{{buf: mp.views[idx], off: lo - mp.plan.views[idx].lo, first: 0, n: n}}
+	w.Parts = []gpulower.Part[buffer]{{Buf: mp.views[idx], Off: lo - mp.plan.views[idx].lo, First: 0, N: n}}
 	return true, nil
 }
 
 // copyParts converts rows into shared buffers of at most partBytes each.
 func (w *weight) copyParts(src accel.WeightData, rows, rowBytes int64) error {
-	devRow := w.lay.DeviceBytes(src.Type, w.cols)
+	devRow := w.Lay.DeviceBytes(src.Type, w.cols)
 	rowsPer := w.b.partBytes / devRow
 	if rowsPer == 0 {
-		return fmt.Errorf("metal: weight %q: a row of %d bytes exceeds the device's largest buffer of %d", w.desc.Name, devRow, w.b.partBytes)
+		return fmt.Errorf("metal: weight %q: a row of %d bytes exceeds the device's largest buffer of %d", w.Tensor.Name, devRow, w.b.partBytes)
 	}
-	if len(w.desc.Shape) == 3 { // a matrix per expert: parts hold whole matrices (mat_mul_id binds a part's experts)
-		per := int64(w.desc.Shape[1])
+	if len(w.Tensor.Shape) == 3 { // a matrix per expert: parts hold whole matrices (mat_mul_id binds a part's experts)
+		per := int64(w.Tensor.Shape[1])
 		if rowsPer = rowsPer / per * per; rowsPer == 0 {
 			return fmt.Errorf("metal: weight %q: one matrix of %d rows exceeds the device's largest buffer of %d bytes",
-				w.desc.Name, per, w.b.partBytes)
+				w.Tensor.Name, per, w.b.partBytes)
 		}
 	}
 	for r0 := int64(0); r0 < rows; r0 += rowsPer {
 		r1 := min(rows, r0+rowsPer)
-		name := w.desc.Name
+		name := w.Tensor.Name
 		if r0 > 0 || r1 < rows {
 			name = fmt.Sprintf("%s[%d:%d]", name, r0, r1)
 		}
 		size := ((r1-r0)*devRow + 3) &^ 3
 		buf, err := w.b.g.newBuffer(name, size)
 		if err != nil {
-			return fmt.Errorf("metal: weight %q: %w", w.desc.Name, err)
+			return fmt.Errorf("metal: weight %q: %w", w.Tensor.Name, err)
 		}
-		w.parts = append(w.parts, weightPart{buf: buf, first: r0 * w.cols, n: (r1 - r0) * w.cols, owned: true})
-		w.lay.Fill(src.Type, src.Data[r0*rowBytes:r1*rowBytes], buf.contents()[:size], 0)
+		w.Parts = append(w.Parts, gpulower.Part[buffer]{Buf: buf, First: r0 * w.cols, N: (r1 - r0) * w.cols})
+		w.copied = true
+		w.Lay.Fill(src.Type, src.Data[r0*rowBytes:r1*rowBytes], buf.contents()[:size], 0)
 	}
 	return nil
 }
 
 func (w *weight) free() {
-	for _, p := range w.parts {
-		if p.owned {
-			p.buf.release()
+	for _, p := range w.Parts {
+		if w.copied {
+			p.Buf.release()
 		}
 	}
-	w.parts = nil
-}
-
-// partOf returns the part holding elements [e0, e0+n) of w.
-func (w *weight) partOf(e0, n int64) (weightPart, bool) {
-	for _, p := range w.parts {
-		if e0 >= p.first && e0+n <= p.first+p.n {
-			return p, true
-		}
-	}
-	if len(w.parts) > 0 {
-		return w.parts[0], false
-	}
-	return weightPart{}, false
+	w.Parts = nil
 }
 
 // kvBuffer is a persistent F16 or F32 buffer (a KV cache) in shared memory, F16 packed two to a word.
@@ -305,7 +285,7 @@ func (b *Backend) NewBuffer(d accel.TensorDesc) (accel.Buffer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metal: buffer %q: %w", d.Name, err)
 	}
-	size := (n*int64(elemSize(d.Type)) + 3) &^ 3
+	size := (n*int64(gpulower.ElemSize(d.Type)) + 3) &^ 3
 	if size > b.info.MaxBuffer {
 		return nil, fmt.Errorf("metal: buffer %q: %d bytes exceed the device's largest buffer of %d", d.Name, size, b.info.MaxBuffer)
 	}
@@ -344,12 +324,4 @@ func (k *kvBuffer) isClosed() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return k.closed
-}
-
-// elemSize is the byte size of an element of a computed tensor, input or buffer.
-func elemSize(t accel.DType) int {
-	if t == quant.F16 {
-		return 2
-	}
-	return 4
 }

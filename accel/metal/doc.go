@@ -30,11 +30,12 @@
 //
 // # Execution
 //
-// Compile plans the graph (accel.NewPlan) and records its dispatches once, each op through one entry of the op
-// table (lowerings in record.go) — the same kernels, push constants and grids as accel/vulkan. Run checks ids
-// and positions on the host, then encodes the dispatches into one command buffer with one serial compute
-// encoder (each dispatch sees the previous ones' writes), commits it, waits, and checks its status. Encoding
-// goes through objc_msgSend with argument arrays kept between runs, so Run allocates nothing.
+// Compile plans the graph (accel.NewPlan) and records its dispatches once: accel/internal/gpulower lowers each
+// op into the same kernels, push constants, bindings and grids as for accel/vulkan, and record.go turns each
+// dispatch into a step (a pipeline, buffers bound by the kernel's table, padded push constants). Run checks ids
+// and positions on the host, then encodes the steps into one command buffer with one serial compute encoder
+// (each dispatch sees the previous ones' writes), commits it, waits, and checks its status. Encoding goes
+// through objc_msgSend with argument arrays kept between runs, so Run allocates nothing.
 //
 // # Threads and ownership
 //

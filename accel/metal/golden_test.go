@@ -8,6 +8,7 @@ import (
 
 	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/internal/golden"
+	"github.com/forma-llm/forma/internal/gputest"
 	"github.com/forma-llm/forma/internal/testdir"
 	"github.com/forma-llm/forma/runtime"
 )
@@ -54,22 +55,7 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				be := newTestBackend(t, g, Options{})
-				r, err := golden.Run(c, be, kv.typ, crit)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Log(r.Summary())
-				if len(r.Failures) == 0 {
-					return
-				}
-				if cr := runOnCPU(t, c, kv.typ, crit); len(cr.Failures) > 0 {
-					t.Logf("fails on the CPU as well (%s)", cr.Summary())
-					return
-				}
-				for _, f := range r.Failures {
-					t.Errorf("%s (the CPU passes)", f)
-				}
+				gputest.Golden(t, c, newTestBackend(t, g, Options{}), kv.typ, crit)
 			})
 		}
 	}
@@ -114,38 +100,10 @@ func TestGoldenSynth(t *testing.T) {
 				if err := golden.SynthModel(c, models); err != nil {
 					t.Fatal(err)
 				}
-				r, err := golden.Run(c, newTestBackend(t, g, Options{}), kv.typ, crit)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Log(r.Summary())
-				if len(r.Failures) == 0 {
-					return
-				}
-				if cr := runOnCPU(t, c, kv.typ, crit); len(cr.Failures) > 0 {
-					t.Logf("fails on the CPU as well (%s)", cr.Summary())
-					return
-				}
-				for _, f := range r.Failures {
-					t.Errorf("%s (the CPU passes)", f)
-				}
+				gputest.Golden(t, c, newTestBackend(t, g, Options{}), kv.typ, crit)
 			})
 		}
 	}
-}
-
-func runOnCPU(t *testing.T, c *golden.Case, kv runtime.KVType, crit golden.Criteria) *golden.Report {
-	t.Helper()
-	be, err := cpu.New(cpu.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	r, err := golden.Run(c, be, kv, crit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 // TestViews loads models whose weights are mapped from the file (stories260K in F32 and F16, a random Q4_K
@@ -176,7 +134,7 @@ func TestViews(t *testing.T) {
 				views += len(m.views)
 			}
 			for w := range be.weights {
-				if w.parts[0].owned {
+				if w.copied {
 					copied++
 				}
 			}

@@ -1,6 +1,9 @@
 package metal
 
-import "github.com/forma-llm/forma/shaders"
+import (
+	"github.com/forma-llm/forma/accel/internal/gpulower"
+	"github.com/forma-llm/forma/shaders"
+)
 
 // gpu is what the backend needs of a device. On macOS it is Metal (device_darwin.go); the tests on other
 // systems run the very same backend on a Vulkan device (gpu_vulkan_test.go), which checks everything above
@@ -33,12 +36,8 @@ type pipeline interface {
 	kernel() *shaders.Kernel
 }
 
-// numSpec is the number of function (specialization) constant ids the shaders use: 0 the workgroup size, 1 the
-// shader's own (FORM, FN), 7 NATIVE_FMA.
-const numSpec = 8
-
-// specNativeFMA is the id of numeric.glsl's NATIVE_FMA.
-const specNativeFMA = 7
+// numSpec is the number of function (specialization) constant ids the shaders use (gpulower.NumSpec).
+const numSpec = gpulower.NumSpec
 
 // step is one dispatch: a pipeline, a buffer and offset per SPIR-V binding (the pipeline's kernel table maps
 // them to Metal buffer indices), the push constants padded to the kernel's MSL push size, and the grid.

@@ -166,7 +166,7 @@ var dispatched struct {
 
 // TestMain checks, after a full run of the package's tests, that they dispatched every MSL kernel (but add_f32,
 // which only the Vulkan runtime's own tests use). Each dispatch checks the backend's buffers and push constants
-// against the kernel's table (recorder.dispatch), so every table has met the code that binds it.
+// against the kernel's table (program.addStep), so every table has met the code that binds it.
 func TestMain(m *testing.M) {
 	dispatched.names = map[string]bool{}
 	code := m.Run()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/forma-llm/forma/accel/internal/gpulower"
 	"github.com/forma-llm/forma/shaders"
 )
 
@@ -40,7 +41,7 @@ func runNumeric(g gpu, fn uint32, a, b, c []float32) ([]float32, error) {
 		return nil, err
 	}
 	var spec [numSpec]uint32
-	spec[0], spec[1] = wgElementwise, fn
+	spec[0], spec[1] = gpulower.WGElementwise, fn
 	pipe, err := g.pipeline(k, spec)
 	if err != nil {
 		return nil, err
@@ -68,7 +69,7 @@ func runNumeric(g gpu, fn uint32, a, b, c []float32) ([]float32, error) {
 	}
 	pc := make([]byte, k.PushSize)
 	binary.LittleEndian.PutUint32(pc, uint32(n))
-	st := step{pipe: pipe, push: pc, groups: groupsFor(n, wgElementwise), wg: wgElementwise}
+	st := step{pipe: pipe, push: pc, groups: gpulower.Groups(n, gpulower.WGElementwise), wg: gpulower.WGElementwise}
 	for _, bf := range bufs {
 		st.bufs = append(st.bufs, bound{buf: bf})
 	}

@@ -7,8 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/accel/internal/gpulower"
 	"github.com/forma-llm/forma/gguf/quant"
-	"github.com/forma-llm/forma/shaders/layout"
 )
 
 // program is a compiled graph: one shared arena and the dispatches recorded once, encoded into a command
@@ -23,16 +23,15 @@ type program struct {
 	g    *accel.Graph
 	plan *accel.Plan
 
-	arena  buffer
-	steps  []step
-	places []place     // per node
-	ins    []inputSlot // per node; n == 0 for nodes that are not live inputs
-	checks []rangeCheck
-	// attnChecks validate each attention's positions, sequences and pages (accel.AttnLayout.Check).
-	attnChecks []attnCheck
-	kvs        []*kvBuffer
-	ws         map[wsKey]*interval
-	wsBase     int64
+	arena   buffer
+	steps   []step
+	places  []gpulower.Place[buffer] // per node
+	live    []int                    // per node: the element count of a live input, else 0
+	shadows [][]int32                // per node: the host copy of an I32 input, for the checks
+	checks  gpulower.Checks
+	kvs     []*kvBuffer
+	ws      *gpulower.Workspace
+	wsBase  int64
 
 	debug      func(n *accel.Node, values []float32)
 	stepAfter  map[int]int  // per computed node: the number of steps recorded up to and including it
@@ -43,46 +42,9 @@ type program struct {
 	closed bool
 }
 
-// place is where a node's values live: a byte offset into a buffer, or (weights and their views) an element
-// offset into a weight.
-type place struct {
-	buf buffer
-	off int64
-	w   *weight
-	e0  int64
-}
-
-// inputSlot is a live input: its element count and, for I32 inputs, a host copy for the range checks.
-type inputSlot struct {
-	n      int
-	shadow []int32
-}
-
-// attnCheck is the run-time check of an attention's I32 operands (host copies; seq and pages nil unless paged).
-type attnCheck struct {
-	node            int
-	lay             accel.AttnLayout
-	pos, seq, pages []int32
-}
-
-// rangeCheck is a run-time check of an I32 operand (ids, positions): every value must be in [0, limit).
-type rangeCheck struct {
-	node  int
-	what  string
-	vals  []int32
-	limit int32
-}
-
 // debugPoint: after steps[:step] have run, report node id.
 type debugPoint struct {
 	step, id int
-}
-
-// wsKey identifies converted activations: the same input converted to the same type is shared by matrix
-// products (q, k and v projections of one normed input).
-type wsKey struct {
-	x   int
-	act quant.Type
 }
 
 // bindAlign is the alignment of every buffer offset bound (and of the arena's offsets): Metal needs at most 16
@@ -114,17 +76,17 @@ func (b *Backend) compile(g *accel.Graph, opt accel.CompileOptions) (*program, e
 		return nil, err
 	}
 	n := len(g.Nodes)
-	p := &program{b: b, g: g, plan: plan, places: make([]place, n), ins: make([]inputSlot, n), ws: map[wsKey]*interval{},
-		debug: opt.Debug}
+	p := &program{b: b, g: g, plan: plan, places: make([]gpulower.Place[buffer], n), live: make([]int, n),
+		shadows: make([][]int32, n), debug: opt.Debug}
 	if err := p.checkLeaves(); err != nil {
 		return nil, err
 	}
 	if err := p.layoutInputs(); err != nil {
 		return nil, err
 	}
-	wsBytes := p.planWorkspace()
+	p.ws = gpulower.PlanWorkspace(g, plan, bindAlign)
 	p.wsBase = alignUp(plan.Scratch, bindAlign)
-	size := max(4, p.wsBase+wsBytes)
+	size := max(4, p.wsBase+p.ws.Size)
 	if size > b.info.MaxBuffer {
 		return nil, fmt.Errorf("metal: the program needs %d bytes of scratch, more than the device's largest buffer of %d", size, b.info.MaxBuffer)
 	}
@@ -178,49 +140,12 @@ func (p *program) layoutInputs() error {
 		if nd.Type != quant.I32 && nd.Type != quant.F32 {
 			return fmt.Errorf("metal: input %s: type %s", nd.Label(i), nd.Type)
 		}
-		s := inputSlot{n: nd.Elements()}
+		p.live[i] = nd.Elements()
 		if nd.Type == quant.I32 {
-			s.shadow = make([]int32, s.n)
+			p.shadows[i] = make([]int32, nd.Elements())
 		}
-		p.ins[i] = s
 	}
 	return nil
-}
-
-// planWorkspace sizes the converted activations of every matrix product and packs them by lifetime.
-func (p *program) planWorkspace() int64 {
-	var all []*interval
-	for s, t := range p.plan.Order {
-		nd := p.g.Node(t)
-		if nd.Op != accel.OpMatMul && nd.Op != accel.OpMatMulID {
-			continue
-		}
-		w := p.g.Node(nd.Args[0])
-		lay := layout.Lookup(w.Type)
-		if lay == nil || lay.Act == quant.F32 {
-			continue
-		}
-		x := nd.Args[1].ID()
-		key := wsKey{x, lay.Act}
-		if iv := p.ws[key]; iv != nil {
-			iv.last = s
-			continue
-		}
-		xn := p.g.Nodes[x]
-		cols := xn.Shape[len(xn.Shape)-1]
-		iv := &interval{first: s, last: s, size: actBytes(lay.Act, xn.Elements()/cols, cols)}
-		p.ws[key] = iv
-		all = append(all, iv)
-	}
-	return packIntervals(all, bindAlign)
-}
-
-// actBytes is the workspace size of n activation rows of cols elements converted to act.
-func actBytes(act quant.Type, n, cols int) int64 {
-	if act == quant.F16 || act == quant.BF16 {
-		return int64(n) * int64(cols) * 4
-	}
-	return int64(n) * int64(cols/32) * 40
 }
 
 // resolvePlaces finds every live node's memory.
@@ -229,15 +154,21 @@ func (p *program) resolvePlaces() {
 		loc := p.plan.Loc[i]
 		switch loc.Kind {
 		case accel.LocScratch:
-			p.places[i] = place{buf: p.arena, off: loc.Offset}
+			p.places[i] = gpulower.Place[buffer]{Buf: p.arena, Off: loc.Offset}
 		case accel.LocBuffer:
-			p.places[i] = place{buf: p.g.Nodes[loc.Root.ID()].Buffer.(*kvBuffer).buf, off: loc.Offset}
+			p.places[i] = gpulower.Place[buffer]{Buf: p.g.Nodes[loc.Root.ID()].Buffer.(*kvBuffer).buf, Off: loc.Offset}
 		case accel.LocWeight:
 			w := p.g.Nodes[loc.Root.ID()].Weight.(*weight)
-			t := w.desc.Type
-			p.places[i] = place{w: w, e0: loc.Offset / int64(t.BlockBytes()) * int64(t.BlockElems())}
+			t := w.Tensor.Type
+			p.places[i] = gpulower.Place[buffer]{W: &w.Weight, E0: loc.Offset / int64(t.BlockBytes()) * int64(t.BlockElems())}
 		}
 	}
+}
+
+// lowering describes the program to gpulower: its places, input copies and workspace.
+func (p *program) lowering() gpulower.Config[buffer] {
+	return gpulower.Config[buffer]{Name: "metal", Graph: p.g, Plan: p.plan, Places: p.places, Shadows: p.shadows, Align: bindAlign,
+		Work: p.ws, WorkBuf: p.arena, WorkBase: p.wsBase}
 }
 
 // planDebug lists, for every named computed node, the step after which its values are final.
@@ -249,7 +180,7 @@ func (p *program) planDebug() {
 		if nd.Name == "" || nd.Op.IsLeaf() || kind == accel.LocNone || kind == accel.LocWeight {
 			continue
 		}
-		if s, ok := p.stepAfter[p.producer(i)]; ok {
+		if s, ok := p.stepAfter[gpulower.Producer(p.g, i)]; ok {
 			p.debugAfter = append(p.debugAfter, debugPoint{step: s, id: i})
 			most = max(most, nd.Elements())
 		}
@@ -258,54 +189,45 @@ func (p *program) planDebug() {
 	p.debugBuf = make([]float32, most)
 }
 
-// producer returns the computed node whose step writes node i's memory (i itself, or the root of a view).
-func (p *program) producer(i int) int {
-	for p.g.Nodes[i].Op.IsView() {
-		i = p.g.Nodes[i].Args[0].ID()
-	}
-	return i
-}
-
-// input returns the slot of input t after checking its type and length.
-func (p *program) input(t accel.Tensor, typ accel.DType, n int) (*inputSlot, []byte, error) {
+// input returns the memory of input t after checking its type and length (nil when no output depends on it).
+func (p *program) input(t accel.Tensor, typ accel.DType, n int) ([]byte, error) {
 	if p.isClosed() {
-		return nil, nil, accel.ErrClosed
+		return nil, accel.ErrClosed
 	}
 	if !t.Valid() || t.ID() >= len(p.g.Nodes) {
-		return nil, nil, fmt.Errorf("metal: tensor %d is not in the program's graph", t.ID())
+		return nil, fmt.Errorf("metal: tensor %d is not in the program's graph", t.ID())
 	}
 	nd := &p.g.Nodes[t.ID()]
 	if nd.Op != accel.OpInput {
-		return nil, nil, fmt.Errorf("metal: node %s is not an input", nd.Label(t.ID()))
+		return nil, fmt.Errorf("metal: node %s is not an input", nd.Label(t.ID()))
 	}
 	if nd.Type != typ {
-		return nil, nil, fmt.Errorf("metal: input %s is %s, not %s", nd.Label(t.ID()), nd.Type, typ)
+		return nil, fmt.Errorf("metal: input %s is %s, not %s", nd.Label(t.ID()), nd.Type, typ)
 	}
 	if n != nd.Elements() {
-		return nil, nil, fmt.Errorf("metal: input %s takes %d values, got %d", nd.Label(t.ID()), nd.Elements(), n)
+		return nil, fmt.Errorf("metal: input %s takes %d values, got %d", nd.Label(t.ID()), nd.Elements(), n)
 	}
-	s := &p.ins[t.ID()]
-	if s.n == 0 {
-		return s, nil, nil // no output depends on the input
+	if p.live[t.ID()] == 0 {
+		return nil, nil // no output depends on the input
 	}
 	pl := p.places[t.ID()]
-	return s, pl.buf.contents()[pl.off : pl.off+int64(4*n)], nil
+	return pl.Buf.contents()[pl.Off : pl.Off+int64(4*n)], nil
 }
 
 // SetInt32 sets an I32 input (written straight into the shared arena).
 func (p *program) SetInt32(t accel.Tensor, data []int32) error {
-	s, mem, err := p.input(t, quant.I32, len(data))
+	mem, err := p.input(t, quant.I32, len(data))
 	if err != nil || mem == nil {
 		return err
 	}
-	copy(s.shadow, data)
+	copy(p.shadows[t.ID()], data)
 	copy(unsafe.Slice((*int32)(unsafe.Pointer(&mem[0])), len(data)), data)
 	return nil
 }
 
 // SetFloat32 sets an F32 input.
 func (p *program) SetFloat32(t accel.Tensor, data []float32) error {
-	_, mem, err := p.input(t, quant.F32, len(data))
+	mem, err := p.input(t, quant.F32, len(data))
 	if err != nil || mem == nil {
 		return err
 	}
@@ -326,19 +248,8 @@ func (p *program) Run() error {
 	}
 	// Every id and position is an input known before anything runs: check them all first, so a bad run changes
 	// nothing.
-	for i := range p.checks {
-		c := &p.checks[i]
-		for j, v := range c.vals {
-			if v < 0 || v >= c.limit {
-				return fmt.Errorf("metal: node %s: %s %d is %d, outside [0, %d)", p.g.Nodes[c.node].Label(c.node), c.what, j, v, c.limit)
-			}
-		}
-	}
-	for i := range p.attnChecks {
-		c := &p.attnChecks[i]
-		if err := c.lay.Check(c.pos, c.seq, c.pages); err != nil {
-			return fmt.Errorf("metal: node %s: %w", p.g.Nodes[c.node].Label(c.node), err)
-		}
+	if err := p.checks.Verify(p.g); err != nil {
+		return fmt.Errorf("metal: %w", err)
 	}
 	if p.debug != nil {
 		return p.runDebug()
@@ -391,30 +302,18 @@ func (p *program) Read(t accel.Tensor, dst []float32) error {
 func (p *program) values(id int, dst []float32) error {
 	nd := &p.g.Nodes[id]
 	pl := p.places[id]
-	buf, off := pl.buf, pl.off
-	if pl.w != nil {
-		part, ok := pl.w.partOf(pl.e0, int64(len(dst)))
-		if !ok || pl.w.desc.Type != quant.F32 {
+	buf, off := pl.Buf, pl.Off
+	if pl.W != nil {
+		part, ok := pl.W.PartOf(pl.E0, int64(len(dst)))
+		if !ok || pl.W.Tensor.Type != quant.F32 {
 			return fmt.Errorf("metal: node %s: only F32 weights held in one buffer can be read", nd.Label(id))
 		}
-		buf, off = part.buf, part.off+4*(pl.e0-part.first)
+		buf, off = part.Buf, part.Off+4*(pl.E0-part.First)
 	}
 	if buf == nil || len(dst) == 0 {
 		return nil
 	}
-	m := buf.contents()[off:]
-	switch nd.Type {
-	case quant.F16:
-		for i, h := range unsafe.Slice((*uint16)(unsafe.Pointer(&m[0])), len(dst)) {
-			dst[i] = quant.F16ToF32(h)
-		}
-	case quant.I32:
-		for i, v := range unsafe.Slice((*int32)(unsafe.Pointer(&m[0])), len(dst)) {
-			dst[i] = float32(v)
-		}
-	default:
-		copy(dst, unsafe.Slice((*float32)(unsafe.Pointer(&m[0])), len(dst)))
-	}
+	gpulower.ReadValues(dst, buf.contents()[off:], nd.Type)
 	return nil
 }
 

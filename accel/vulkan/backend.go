@@ -6,7 +6,8 @@ import (
 	"sync"
 
 	"github.com/forma-llm/forma/accel"
-	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/accel/internal/gpulower"
+	"github.com/forma-llm/forma/shaders/layout"
 )
 
 // Backend is the Vulkan accel.Backend: weights, KV caches and each program's intermediates live in device
@@ -121,36 +122,32 @@ func (b *Backend) Close() error {
 	return errors.Join(errs...)
 }
 
-// weight is an uploaded weight: its rows split into parts of at most maxBind bytes, one buffer each.
+// weight is an uploaded weight: its rows split into parts of at most maxBind bytes, one buffer each (from
+// offset 0).
 type weight struct {
-	b     *Backend
-	desc  accel.TensorDesc
-	lay   *layout
-	cols  int64 // elements per row (the last dimension)
-	parts []weightPart
+	b *Backend
+	gpulower.Weight[*Buffer]
+	cols int64 // elements per row (the last dimension)
 }
 
-// weightPart is the buffer holding elements [first, first+n) of a weight (whole rows).
-type weightPart struct {
-	buf      *Buffer
-	first, n int64
-}
+func (w *weight) Desc() accel.TensorDesc { return w.Tensor }
 
-func (w *weight) Desc() accel.TensorDesc { return w.desc }
+// weightTypes lists the supported types in GGUF order.
+var weightTypes = layout.Types()
 
 // Upload converts w to its device layout and writes it straight into device memory (mapped when the device
 // shares memory with the host, else through staging), split by rows when it exceeds one binding's range.
 func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
-	lay, err := layoutOf(w.Name, w.Type)
+	lay, err := layout.Of(w.Name, w.Type)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("vulkan: %w", err)
 	}
 	n, rowBytes, err := accel.CheckWeight(w, accel.Caps{Name: "vulkan", WeightTypes: []accel.DType{w.Type}})
 	if err != nil {
 		return nil, err
 	}
 	cols := int64(w.Shape[len(w.Shape)-1])
-	devRow := lay.deviceBytes(w.Type, cols)
+	devRow := lay.DeviceBytes(w.Type, cols)
 	rowsPer := b.partBytes / devRow
 	if rowsPer == 0 {
 		return nil, fmt.Errorf("vulkan: weight %q: a row of %d bytes exceeds the device's binding range of %d", w.Name, devRow, b.partBytes)
@@ -162,7 +159,8 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 				w.Name, per, b.partBytes)
 		}
 	}
-	wt := &weight{b: b, desc: accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, lay: lay, cols: cols}
+	wt := &weight{b: b, cols: cols}
+	wt.Tensor, wt.Lay = accel.TensorDesc{Name: w.Name, Type: w.Type, Shape: append([]int(nil), w.Shape...)}, lay
 	rows := n / cols
 	for r0 := int64(0); r0 < rows; r0 += rowsPer {
 		r1 := min(rows, r0+rowsPer)
@@ -180,32 +178,32 @@ func (b *Backend) Upload(w accel.WeightData) (accel.Weight, error) {
 
 // addPart uploads rows [r0, r1) into a buffer of their own.
 func (w *weight) addPart(src accel.WeightData, r0, r1, rowBytes, devRow int64) error {
-	name := w.desc.Name
-	if len(w.parts) > 0 || r1*rowBytes < int64(len(src.Data)) {
+	name := w.Tensor.Name
+	if len(w.Parts) > 0 || r1*rowBytes < int64(len(src.Data)) {
 		name = fmt.Sprintf("%s[%d:%d]", name, r0, r1)
 	}
 	size := ((r1-r0)*devRow + 3) &^ 3
 	buf, err := w.b.dev.NewBuffer(name, size, DeviceLocal)
 	if err != nil {
-		return fmt.Errorf("vulkan: weight %q: %w", w.desc.Name, err)
+		return fmt.Errorf("vulkan: weight %q: %w", w.Tensor.Name, err)
 	}
-	w.parts = append(w.parts, weightPart{buf: buf, first: r0 * w.cols, n: (r1 - r0) * w.cols})
+	w.Parts = append(w.Parts, gpulower.Part[*Buffer]{Buf: buf, First: r0 * w.cols, N: (r1 - r0) * w.cols})
 	data := src.Data[r0*rowBytes : r1*rowBytes]
 	err = w.b.dev.WriteFunc(buf, 0, size, func(chunk []byte, pos int64) error {
-		w.lay.fill(src.Type, data, chunk, pos)
+		w.Lay.Fill(src.Type, data, chunk, pos)
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("vulkan: weight %q: %w", w.desc.Name, err)
+		return fmt.Errorf("vulkan: weight %q: %w", w.Tensor.Name, err)
 	}
 	return nil
 }
 
 func (w *weight) free() {
-	for _, p := range w.parts {
-		p.buf.Close()
+	for _, p := range w.Parts {
+		p.Buf.Close()
 	}
-	w.parts = nil
+	w.Parts = nil
 }
 
 // kvBuffer is a persistent F16 or F32 buffer (a KV cache) in device memory, F16 packed two to a word.
@@ -224,7 +222,7 @@ func (b *Backend) NewBuffer(d accel.TensorDesc) (accel.Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	size := (n*int64(elemSize(d.Type)) + 3) &^ 3
+	size := (n*int64(gpulower.ElemSize(d.Type)) + 3) &^ 3
 	if size > b.maxBind {
 		return nil, fmt.Errorf("vulkan: buffer %q: %d bytes exceed the device's binding range of %d", d.Name, size, b.maxBind)
 	}
@@ -264,11 +262,3 @@ func (k *kvBuffer) free() error {
 }
 
 func (k *kvBuffer) isClosed() bool { return k.life.Closed() }
-
-// elemSize is the byte size of an element of a computed tensor, input or buffer.
-func elemSize(t accel.DType) int {
-	if t == quant.F16 {
-		return 2
-	}
-	return 4
-}

@@ -42,7 +42,8 @@
 // buffer recorded at Compile: a dispatch per op (two for a product: activation conversion, then the product per
 // weight part), with a barrier only where a dispatch reads or overwrites memory an earlier one since the last
 // barrier wrote, or overwrites memory one read. Bindings start at the aligned offset at or before the data and
-// shaders add element offsets from push constants. Run checks ids and positions on the host (a bad one fails the
+// shaders add element offsets from push constants. Which dispatches an op takes is accel/internal/gpulower's,
+// shared with the Metal backend; this package records them (record.go) and places the barriers (hazards.go). Run checks ids and positions on the host (a bad one fails the
 // run before anything is submitted), submits, waits, and allocates nothing; Read converts from mapped memory.
 // KV caches are zeroed device buffers, F16 packed two to a word. Close (of a program, a buffer, the backend)
 // destroys every Vulkan object it made.

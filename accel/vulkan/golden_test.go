@@ -2,14 +2,12 @@ package vulkan_test
 
 import (
 	"errors"
-	"path/filepath"
-	goruntime "runtime"
 	"strings"
 	"testing"
 
-	"github.com/forma-llm/forma/accel/cpu"
 	"github.com/forma-llm/forma/accel/vulkan"
 	"github.com/forma-llm/forma/internal/golden"
+	"github.com/forma-llm/forma/internal/gputest"
 	"github.com/forma-llm/forma/internal/testdir"
 	"github.com/forma-llm/forma/runtime"
 )
@@ -53,28 +51,7 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				be, err := vulkan.NewBackendOn(dev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := golden.Run(c, be, kv.typ, crit)
-				if cerr := be.Close(); cerr != nil {
-					t.Error(cerr)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Log(r.Summary())
-				if len(r.Failures) == 0 {
-					return
-				}
-				if cr := runOnCPU(t, c, kv.typ, crit); len(cr.Failures) > 0 {
-					t.Logf("fails on the CPU as well (%s)", cr.Summary())
-					return
-				}
-				for _, f := range r.Failures {
-					t.Errorf("%s (the CPU passes)", f)
-				}
+				gputest.Golden(t, c, goldenBackend(t, dev), kv.typ, crit)
 			})
 		}
 	}
@@ -114,28 +91,7 @@ func TestGoldenSynth(t *testing.T) {
 				if err := golden.SynthModel(c, models); err != nil {
 					t.Fatal(err)
 				}
-				be, err := vulkan.NewBackendOn(dev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := golden.Run(c, be, kv.typ, crit)
-				if cerr := be.Close(); cerr != nil {
-					t.Error(cerr)
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Log(r.Summary())
-				if len(r.Failures) == 0 {
-					return
-				}
-				if cr := runOnCPU(t, c, kv.typ, crit); len(cr.Failures) > 0 {
-					t.Logf("fails on the CPU as well (%s)", cr.Summary())
-					return
-				}
-				for _, f := range r.Failures {
-					t.Errorf("%s (the CPU passes)", f)
-				}
+				gputest.Golden(t, c, goldenBackend(t, dev), kv.typ, crit)
 			})
 		}
 	}
@@ -165,60 +121,22 @@ func goldenDevice(t *testing.T) *vulkan.Device {
 	return dev
 }
 
-func runOnCPU(t *testing.T, c *golden.Case, kv runtime.KVType, crit golden.Criteria) *golden.Report {
-	t.Helper()
-	be, err := cpu.New(cpu.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	r, err := golden.Run(c, be, kv, crit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// TestSession runs stories260K through runtime on the Vulkan backend: the Go heap stays small with the model
-// loaded (weights live in device memory), and a decode step allocates nothing once compiled.
-func TestSession(t *testing.T) {
-	path := filepath.Join(testdir.Dir(t), "models", "stories260K-Q8_0.gguf")
-	dev := goldenDevice(t)
+// goldenBackend returns a backend on dev, closed (and its error reported) when t ends.
+func goldenBackend(t *testing.T, dev *vulkan.Device) *vulkan.Backend {
 	be, err := vulkan.NewBackendOn(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer be.Close()
-	m, err := runtime.Load(path, runtime.Options{Backend: be})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	s, err := m.NewSession(runtime.SessionOptions{Ctx: 64})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if _, err := s.Eval([]int32{1, 403, 407, 261}, false); err != nil {
-		t.Fatal(err)
-	}
-	goruntime.GC()
-	var ms goruntime.MemStats
-	goruntime.ReadMemStats(&ms)
-	if ms.HeapAlloc > 64<<20 {
-		t.Errorf("Go heap %d MiB with the model loaded", ms.HeapAlloc>>20)
-	}
-	tok := []int32{5}
-	step := func() {
-		if err := s.Truncate(4); err != nil {
-			t.Fatal(err)
+	t.Cleanup(func() {
+		if err := be.Close(); err != nil {
+			t.Error(err)
 		}
-		if _, err := s.Eval(tok, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	step()
-	if n := testing.AllocsPerRun(10, step); n != 0 {
-		t.Errorf("a decode step allocates %v times", n)
-	}
+	})
+	return be
+}
+
+// TestSession runs stories260K through runtime on the Vulkan backend (gputest.Session): the Go heap stays small
+// with the model loaded (weights live in device memory), and a decode step allocates nothing once compiled.
+func TestSession(t *testing.T) {
+	gputest.Session(t, goldenBackend(t, goldenDevice(t)))
 }

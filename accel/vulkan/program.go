@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/accel/internal/gpulower"
 	"github.com/forma-llm/forma/gguf/quant"
 )
 
@@ -22,15 +23,14 @@ type program struct {
 	scratch, inputs, readback *Buffer
 	cmds                      *Commands
 
-	places []place      // per node
-	ins    []inputSlot  // per node; n == 0 for nodes that are not live inputs
-	outs   []outputSlot // per node; n == 0 for nodes that are not outputs
-	checks []rangeCheck
-	// attnChecks validate each attention's positions, sequences and pages (accel.AttnLayout.Check).
-	attnChecks []attnCheck
-	kvs        []*kvBuffer
-	ws         map[wsKey]*interval
-	wsBase     int64
+	places  []gpulower.Place[*Buffer] // per node
+	ins     []inputSlot               // per node; n == 0 for nodes that are not live inputs
+	shadows [][]int32                 // per node: the host copy of an I32 input, for the checks
+	outs    []outputSlot              // per node; n == 0 for nodes that are not outputs
+	checks  gpulower.Checks
+	kvs     []*kvBuffer
+	ws      *gpulower.Workspace
+	wsBase  int64
 
 	debug      func(n *accel.Node, values []float32)
 	debugNodes []outputSlot
@@ -39,21 +39,10 @@ type program struct {
 	life accel.Lifetime
 }
 
-// place is where a node's values live: a byte offset into a buffer, or (weights and their views) an element
-// offset into a weight.
-type place struct {
-	buf *Buffer
-	off int64
-	w   *weight
-	e0  int64
-}
-
-// inputSlot is a live input: its bytes in the input buffer and, for I32 inputs, a host copy for the range
-// checks made before each run.
+// inputSlot is a live input: its bytes in the input buffer.
 type inputSlot struct {
-	n      int
-	off    int64
-	shadow []int32
+	n   int
+	off int64
 }
 
 // outputSlot is where an output (or a debugged node) is copied for the host.
@@ -62,28 +51,6 @@ type outputSlot struct {
 	n   int
 	typ accel.DType
 	off int64
-}
-
-// rangeCheck is a run-time check of an I32 operand (ids, positions): every value must be in [0, limit).
-type rangeCheck struct {
-	node  int
-	what  string
-	vals  []int32
-	limit int32
-}
-
-// attnCheck is the run-time check of an attention's I32 operands (host copies; seq and pages nil unless paged).
-type attnCheck struct {
-	node            int
-	lay             accel.AttnLayout
-	pos, seq, pages []int32
-}
-
-// wsKey identifies converted activations: the same input converted to the same type is shared by matrix
-// products (q, k and v projections of one normed input).
-type wsKey struct {
-	x   int
-	act quant.Type
 }
 
 // Compile prepares g to run: plan, memory, and the recorded command buffer.
@@ -111,8 +78,8 @@ func (b *Backend) compile(g *accel.Graph, opt accel.CompileOptions) (*program, e
 		return nil, err
 	}
 	n := len(g.Nodes)
-	p := &program{b: b, g: g, plan: plan, places: make([]place, n), ins: make([]inputSlot, n), outs: make([]outputSlot, n),
-		ws: map[wsKey]*interval{}, debug: opt.Debug}
+	p := &program{b: b, g: g, plan: plan, places: make([]gpulower.Place[*Buffer], n), ins: make([]inputSlot, n),
+		shadows: make([][]int32, n), outs: make([]outputSlot, n), debug: opt.Debug}
 	if err := p.checkLeaves(); err != nil {
 		return nil, err
 	}
@@ -120,10 +87,10 @@ func (b *Backend) compile(g *accel.Graph, opt accel.CompileOptions) (*program, e
 	if err != nil {
 		return nil, err
 	}
-	wsBytes := p.planWorkspace()
-	p.wsBase = (plan.Scratch + b.align - 1) &^ (b.align - 1)
+	p.ws = gpulower.PlanWorkspace(g, plan, b.align)
+	p.wsBase = alignUp(plan.Scratch, b.align)
 	outBytes := p.layoutOutputs()
-	if p.scratch, err = b.dev.NewBuffer("scratch", max(4, p.wsBase+wsBytes), DeviceLocal); err != nil {
+	if p.scratch, err = b.dev.NewBuffer("scratch", max(4, p.wsBase+p.ws.Size), DeviceLocal); err != nil {
 		return nil, p.fail(err)
 	}
 	if p.inputs, err = b.dev.NewBuffer("inputs", max(4, inBytes), Upload); err != nil {
@@ -184,48 +151,12 @@ func (p *program) layoutInputs() (int64, error) {
 		}
 		s := inputSlot{n: nd.Elements(), off: off}
 		if nd.Type == quant.I32 {
-			s.shadow = make([]int32, s.n)
+			p.shadows[i] = make([]int32, s.n)
 		}
 		p.ins[i] = s
 		off = alignUp(off+int64(4*s.n), p.b.align)
 	}
 	return off, nil
-}
-
-// planWorkspace sizes the converted activations of every matrix product and packs them by lifetime.
-func (p *program) planWorkspace() int64 {
-	var all []*interval
-	for s, t := range p.plan.Order {
-		nd := p.g.Node(t)
-		if nd.Op != accel.OpMatMul && nd.Op != accel.OpMatMulID {
-			continue
-		}
-		w := p.g.Node(nd.Args[0])
-		lay := layouts[w.Type]
-		if lay == nil || lay.act == quant.F32 {
-			continue
-		}
-		x := nd.Args[1].ID()
-		key := wsKey{x, lay.act}
-		if iv := p.ws[key]; iv != nil {
-			iv.last = s
-			continue
-		}
-		xn := p.g.Nodes[x]
-		rows, cols := xn.Elements()/xn.Shape[len(xn.Shape)-1], xn.Shape[len(xn.Shape)-1]
-		iv := &interval{first: s, last: s, size: actBytes(lay.act, rows, cols)}
-		p.ws[key] = iv
-		all = append(all, iv)
-	}
-	return packIntervals(all, p.b.align)
-}
-
-// actBytes is the workspace size of n activation rows of cols elements converted to act.
-func actBytes(act quant.Type, n, cols int) int64 {
-	if act == quant.F16 || act == quant.BF16 {
-		return int64(n) * int64(cols) * 4
-	}
-	return int64(n) * int64(cols/32) * 40
 }
 
 // layoutOutputs places outputs (and, with Debug, every named computed node) in the readback buffer.
@@ -237,7 +168,7 @@ func (p *program) layoutOutputs() int64 {
 			continue
 		}
 		p.outs[i] = outputSlot{id: i, n: nd.Elements(), typ: nd.Type, off: off}
-		off = alignUp(off+int64(nd.Elements()*elemSize(nd.Type)), 4)
+		off = alignUp(off+int64(nd.Elements()*gpulower.ElemSize(nd.Type)), 4)
 	}
 	if p.debug != nil {
 		most := 0
@@ -247,7 +178,7 @@ func (p *program) layoutOutputs() int64 {
 				continue
 			}
 			p.debugNodes = append(p.debugNodes, outputSlot{id: i, n: nd.Elements(), typ: nd.Type, off: off})
-			off = alignUp(off+int64(nd.Elements()*elemSize(nd.Type)), 4)
+			off = alignUp(off+int64(nd.Elements()*gpulower.ElemSize(nd.Type)), 4)
 			most = max(most, nd.Elements())
 		}
 		p.debugBuf = make([]float32, most)
@@ -267,18 +198,24 @@ func (p *program) resolvePlaces() {
 		switch loc.Kind {
 		case accel.LocScratch:
 			if p.g.Nodes[root].Op == accel.OpInput {
-				p.places[i] = place{buf: p.inputs, off: p.ins[root].off + rel}
+				p.places[i] = gpulower.Place[*Buffer]{Buf: p.inputs, Off: p.ins[root].off + rel}
 			} else {
-				p.places[i] = place{buf: p.scratch, off: loc.Offset}
+				p.places[i] = gpulower.Place[*Buffer]{Buf: p.scratch, Off: loc.Offset}
 			}
 		case accel.LocBuffer:
-			p.places[i] = place{buf: p.g.Nodes[root].Buffer.(*kvBuffer).buf, off: loc.Offset}
+			p.places[i] = gpulower.Place[*Buffer]{Buf: p.g.Nodes[root].Buffer.(*kvBuffer).buf, Off: loc.Offset}
 		case accel.LocWeight:
 			w := p.g.Nodes[root].Weight.(*weight)
-			t := w.desc.Type
-			p.places[i] = place{w: w, e0: loc.Offset / int64(t.BlockBytes()) * int64(t.BlockElems())}
+			t := w.Tensor.Type
+			p.places[i] = gpulower.Place[*Buffer]{W: &w.Weight, E0: loc.Offset / int64(t.BlockBytes()) * int64(t.BlockElems())}
 		}
 	}
+}
+
+// lowering describes the program to gpulower: its places, input copies and workspace.
+func (p *program) lowering() gpulower.Config[*Buffer] {
+	return gpulower.Config[*Buffer]{Name: "vulkan", Graph: p.g, Plan: p.plan, Places: p.places, Shadows: p.shadows, Align: p.b.align,
+		Work: p.ws, WorkBuf: p.scratch, WorkBase: p.wsBase}
 }
 
 // input returns the slot of input t after checking its type and length.
@@ -298,7 +235,7 @@ func (p *program) SetInt32(t accel.Tensor, data []int32) error {
 	if err != nil || s.n == 0 {
 		return err // s.n == 0: no output depends on the input
 	}
-	copy(s.shadow, data)
+	copy(p.shadows[t.ID()], data)
 	copy(unsafe.Slice((*int32)(unsafe.Pointer(&p.inputs.Mapped()[s.off])), s.n), data)
 	return nil
 }
@@ -325,19 +262,8 @@ func (p *program) Run() error {
 	}
 	// Every id and position is an input known before anything runs: check them all first, so a bad run changes
 	// nothing.
-	for i := range p.checks {
-		c := &p.checks[i]
-		for j, v := range c.vals {
-			if v < 0 || v >= c.limit {
-				return fmt.Errorf("vulkan: node %s: %s %d is %d, outside [0, %d)", p.g.Nodes[c.node].Label(c.node), c.what, j, v, c.limit)
-			}
-		}
-	}
-	for i := range p.attnChecks {
-		c := &p.attnChecks[i]
-		if err := c.lay.Check(c.pos, c.seq, c.pages); err != nil {
-			return fmt.Errorf("vulkan: node %s: %w", p.g.Nodes[c.node].Label(c.node), err)
-		}
+	if err := p.checks.Verify(p.g); err != nil {
+		return fmt.Errorf("vulkan: %w", err)
 	}
 	if err := p.cmds.Run(); err != nil {
 		return fmt.Errorf("vulkan: %w", err)
@@ -362,19 +288,7 @@ func (p *program) Read(t accel.Tensor, dst []float32) error {
 
 // values converts a slot of the readback buffer to float32.
 func (p *program) values(s outputSlot, dst []float32) {
-	m := p.readback.Mapped()[s.off:]
-	switch s.typ {
-	case quant.F16:
-		for i, h := range unsafe.Slice((*uint16)(unsafe.Pointer(&m[0])), s.n) {
-			dst[i] = quant.F16ToF32(h)
-		}
-	case quant.I32:
-		for i, v := range unsafe.Slice((*int32)(unsafe.Pointer(&m[0])), s.n) {
-			dst[i] = float32(v)
-		}
-	default:
-		copy(dst, unsafe.Slice((*float32)(unsafe.Pointer(&m[0])), s.n))
-	}
+	gpulower.ReadValues(dst[:s.n], p.readback.Mapped()[s.off:], s.typ)
 }
 
 func (p *program) reportDebug() {

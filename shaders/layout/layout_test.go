@@ -7,46 +7,8 @@ import (
 	"testing"
 
 	"github.com/forma-llm/forma/gguf/quant"
+	"github.com/forma-llm/forma/internal/gputest"
 )
-
-// randomBlocks returns n source blocks of type t with finite values (quantized from random floats where quant
-// can, else random bytes).
-func randomBlocks(t *testing.T, typ quant.Type, n int, r *rand.Rand) []byte {
-	t.Helper()
-	data := make([]byte, n*typ.BlockBytes())
-	vals := make([]float32, n*typ.BlockElems())
-	for i := range vals {
-		vals[i] = float32(r.NormFloat64())
-	}
-	if quant.CanQuantize(typ) {
-		if err := quant.Quantize(typ, vals, data); err != nil {
-			t.Fatal(err)
-		}
-		return data
-	}
-	out := make([]float32, typ.BlockElems())
-	for b := 0; b < n; b++ {
-		blk := data[b*typ.BlockBytes() : (b+1)*typ.BlockBytes()]
-		for {
-			for i := range blk {
-				blk[i] = byte(r.Uint32())
-			}
-			if quant.Dequantize(typ, blk, out) == nil && finite(out) {
-				break
-			}
-		}
-	}
-	return data
-}
-
-func finite(v []float32) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) || math.Abs(float64(x)) > 1e4 {
-			return false
-		}
-	}
-	return true
-}
 
 // TestQ8SExact checks that every type converted to Q8S keeps its values bit for bit: s·q + m equals
 // gguf/quant's dequantization of the source.
@@ -55,7 +17,7 @@ func TestQ8SExact(t *testing.T) {
 	for typ, conv := range q8sConverters {
 		t.Run(typ.String(), func(t *testing.T) {
 			const blocks = 40
-			src := randomBlocks(t, typ, blocks, r)
+			src := gputest.RandomBlocks(t, typ, blocks, r)
 			n := blocks * typ.BlockElems()
 			want := make([]float32, n)
 			if err := quant.Dequantize(typ, src, want); err != nil {
@@ -88,7 +50,7 @@ func TestLayoutFillChunks(t *testing.T) {
 			if typ.BlockElems() == 1 {
 				blocks = 301
 			}
-			src := randomBlocks(t, typ, blocks, r)
+			src := gputest.RandomBlocks(t, typ, blocks, r)
 			size := (lay.DeviceBytes(typ, int64(blocks*typ.BlockElems())) + 3) &^ 3
 			whole := make([]byte, size)
 			lay.Fill(typ, src, whole, 0)

@@ -1,4 +1,4 @@
-package metal
+package gputest
 
 import (
 	"math"
@@ -8,9 +8,9 @@ import (
 	"github.com/forma-llm/forma/gguf/quant"
 )
 
-// randomBlocks returns n source blocks of type t with finite values (quantized from random floats where quant
-// can, else random bytes).
-func randomBlocks(t *testing.T, typ quant.Type, n int, r *rand.Rand) []byte {
+// RandomBlocks returns n source blocks of type typ with finite values (quantized from random floats where
+// quant can, else random bytes whose values are finite and below 1e4).
+func RandomBlocks(t testing.TB, typ quant.Type, n int, r *rand.Rand) []byte {
 	t.Helper()
 	data := make([]byte, n*typ.BlockBytes())
 	vals := make([]float32, n*typ.BlockElems())
