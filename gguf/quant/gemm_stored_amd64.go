@@ -57,3 +57,18 @@ func gemv1Q4Kx(nb int, p, a *byte, out *float32, mask int)
 //
 //go:noescape
 func k4xQuants(dst, qs *byte)
+
+// storedIQ4_XS gives the repacked-order IQ4_XS Gemm its stored layout, whose group is also the layout it
+// packs into per pass (Mul).
+func storedIQ4_XS(g *Gemm) {
+	g.storedBlock, g.store, g.storedMul = ix4Block, packIQ4_XSx16, g.kernel
+}
+
+// Kernels (gemm_stored_iq4_amd64.s) on one stored IQ4_XSx16 group of nb super-blocks at p, against 8 or 1
+// Q8_KX activation rows; the rows selected by mask of out[c*outStride+r] are written.
+
+//go:noescape
+func gemm8IQ4x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+
+//go:noescape
+func gemv1IQ4x(nb int, p, a *byte, out *float32, mask int)
