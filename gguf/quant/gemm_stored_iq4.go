@@ -66,27 +66,36 @@ func q8kxDerive(y []byte) {
 // packIQ4_XSx16 stores one group of rows (at most GemmRows) of nb IQ4_XS super-blocks in the IQ4_XSx16
 // layout; missing rows are zero.
 func packIQ4_XSx16(nb int, w []byte, wStride, rows int, dst []byte) {
-	le := binary.LittleEndian
-	var zero [136]byte
-	for r := 0; r < GemmRows; r++ {
-		for b := 0; b < nb; b++ {
-			x := zero[:]
+	for b := 0; b < nb; b++ {
+		p := dst[b*ix4Block : (b+1)*ix4Block]
+		for r := 0; r < GemmRows; r++ {
 			if r < rows {
-				x = w[r*wStride+b*136 : r*wStride+b*136+136]
+				packIQ4_XSx16Lane(p, r, w[r*wStride+b*136:r*wStride+b*136+136])
+				continue
 			}
-			p := dst[b*ix4Block : (b+1)*ix4Block]
-			putF32(p, 4*r, f16at(x, 0))
+			putF32(p, 4*r, 0)
 			for k := 0; k < 8; k++ {
-				ls := int8(0)
-				if r < rows {
-					ls = int8(iq4xsScale(x, k) - 32)
-				}
-				p[ix4Ls+k*GemmRows+r] = byte(ls)
+				p[ix4Ls+k*GemmRows+r] = 0
 			}
 			for s := 0; s < 32; s++ {
-				le.PutUint32(p[ix4Qs+(s*GemmRows+r)*4:], le.Uint32(x[8+4*s:]))
+				putU32(p, ix4Qs+(s*GemmRows+r)*4, 0)
 			}
 		}
+	}
+}
+
+// packIQ4_XSx16Lane writes lane r of stored super-block p from the IQ4_XS block x.
+func packIQ4_XSx16Lane(p []byte, r int, x []byte) {
+	le := binary.LittleEndian
+	_, _ = p[ix4Block-1], x[135]
+	putF32(p, 4*r, f16at(x, 0))
+	h, l := uint32(le.Uint16(x[2:])), le.Uint32(x[4:])
+	for k := 0; k < 8; k++ {
+		p[ix4Ls+k*GemmRows+r] = byte(l>>(4*k)&15|h>>(2*k)&3<<4) - 32
+	}
+	q, qs := (*[31*4*GemmRows + 4]byte)(p[ix4Qs+4*r:]), (*[128]byte)(x[8:])
+	for s := 0; s < 32; s++ {
+		le.PutUint32(q[s*4*GemmRows:], le.Uint32(qs[4*s:]))
 	}
 }
 
