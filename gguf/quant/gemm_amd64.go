@@ -30,7 +30,7 @@ func init() {
 	}
 	storedQ4_K(typeTraits[Q4_K].gemm[OrderRepacked])
 	typeTraits[IQ4_XS].gemm[OrderRepacked] = &Gemm{w: IQ4_XS, o: OrderRepacked, actBlock: q8kxBlock, packBlock: ix4Block,
-		quantize: quantizeQ8KX, fromRef: q8kxFromQ8_K, pack: packIQ4_XSx16, kernel: gemmCols(gemm8IQ4x, gemv1IQ4x, 8),
+		quantize: quantizeQ8KX, fromRef: q8kxFromQ8_K, pack: packIQ4_XSx16, kernel: mulIQ4_XSx16,
 		vec: gemvIQ4_XSPanel, minCols: 4}
 	storedIQ4_XS(typeTraits[IQ4_XS].gemm[OrderRepacked])
 	packLane = func(p, qs []byte, scales *[8]uint16) {

@@ -33,6 +33,14 @@ GLOBL ix4Nib<>(SB), RODATA|NOPTR, $4
 	VPSHUFB   Z25, Z31, Z25           \
 	VPSHUFB   Z26, Z31, Z26
 
+// IX4UNPACKV is IX4UNPACK with VPERMB (AVX-512 VBMI), whose six index bits need no mask: the table repeats
+// every 16 bytes, so the bits above a nibble only pick a copy.
+#define IX4UNPACKV(so) \
+	VMOVDQU32 const_ix4Qs+so(SI), Z24 \
+	VPSRLD    $4, Z24, Z26            \
+	VPERMB    Z31, Z24, Z25           \
+	VPERMB    Z31, Z26, Z26
+
 // IX8D adds stored dword so of the super-block at SI into the sub-block sums Z0…Z7 of the eight columns at
 // R8, R8+AX, R8+2AX, R8+BX, R9, … (low nibbles times the activation dword at lo, high nibbles at lo+16).
 #define IX8D(so, lo) \
@@ -169,6 +177,93 @@ ix8loop:
 	VZEROUPPER
 	RET
 
+// IX4D adds stored dword so of the super-block at SI into the sub-block sums Z0…Z3 of the four columns at
+// R8, R8+AX, R8+2AX and R8+BX.
+#define IX4D(so, lo) \
+	IX4UNPACK(so)                                  \
+	VPDPBUSD.BCST lo(R8), Z25, Z0                  \
+	VPDPBUSD.BCST lo+16(R8), Z26, Z0               \
+	VPDPBUSD.BCST lo(R8)(AX*1), Z25, Z1            \
+	VPDPBUSD.BCST lo+16(R8)(AX*1), Z26, Z1         \
+	VPDPBUSD.BCST lo(R8)(AX*2), Z25, Z2            \
+	VPDPBUSD.BCST lo+16(R8)(AX*2), Z26, Z2         \
+	VPDPBUSD.BCST lo(R8)(BX*1), Z25, Z3            \
+	VPDPBUSD.BCST lo+16(R8)(BX*1), Z26, Z3
+
+// IX4SUB is IX8SUB for the four columns: sub-block k into their super-block sums Z8…Z11.
+#define IX4SUB(k) \
+	VPBROADCASTD const_q8kxCorr+4*k(R8), Z0        \
+	VPBROADCASTD const_q8kxCorr+4*k(R8)(AX*1), Z1  \
+	VPBROADCASTD const_q8kxCorr+4*k(R8)(AX*2), Z2  \
+	VPBROADCASTD const_q8kxCorr+4*k(R8)(BX*1), Z3  \
+	IX4D(256*k, 4+32*k)                            \
+	IX4D(256*k+64, 8+32*k)                         \
+	IX4D(256*k+128, 12+32*k)                       \
+	IX4D(256*k+192, 16+32*k)                       \
+	VPMOVSXBD    const_ix4Ls+16*k(SI), Z27         \
+	VPMULLD      Z27, Z0, Z0                       \
+	VPMULLD      Z27, Z1, Z1                       \
+	VPMULLD      Z27, Z2, Z2                       \
+	VPMULLD      Z27, Z3, Z3                       \
+	VPADDD       Z0, Z8, Z8                        \
+	VPADDD       Z1, Z9, Z9                        \
+	VPADDD       Z2, Z10, Z10                      \
+	VPADDD       Z3, Z11, Z11
+
+// func gemm4IQ4x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+//
+// Reference: DotIQ4_XSQ8_KPanel for each of the 16×4 (row, column) pairs of one stored group (gemm8IQ4x for
+// four columns).
+TEXT ·gemm4IQ4x(SB), NOSPLIT, $0-56
+	MOVQ   nb+0(FP), CX
+	MOVQ   p+8(FP), SI
+	MOVQ   a+16(FP), R8
+	MOVQ   aStride+24(FP), AX
+	LEAQ   (AX)(AX*2), BX
+	IX4CONSTS
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+
+ix4loop:
+	VPXORD  Z8, Z8, Z8
+	VPXORD  Z9, Z9, Z9
+	VPXORD  Z10, Z10, Z10
+	VPXORD  Z11, Z11, Z11
+	IX4SUB(0)
+	IX4SUB(1)
+	IX4SUB(2)
+	IX4SUB(3)
+	IX4SUB(4)
+	IX4SUB(5)
+	IX4SUB(6)
+	IX4SUB(7)
+	VMOVUPS (SI), Z28
+	IX8FMA(Z8, (R8), Z16)
+	IX8FMA(Z9, (R8)(AX*1), Z17)
+	IX8FMA(Z10, (R8)(AX*2), Z18)
+	IX8FMA(Z11, (R8)(BX*1), Z19)
+	ADDQ    $const_ix4Block, SI
+	ADDQ    $const_q8kxBlock, R8
+	DECQ    CX
+	JNZ     ix4loop
+
+	MOVQ    mask+48(FP), AX
+	KMOVW   AX, K1
+	MOVQ    out+32(FP), DI
+	MOVQ    outStride+40(FP), DX
+	SHLQ    $2, DX
+	VMOVUPS Z16, K1, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Z17, K1, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Z18, K1, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Z19, K1, (DI)
+	VZEROUPPER
+	RET
+
 // IX1PFD is the single-column kernel's prefetch distance: 3 stored super-blocks.
 #define IX1PFD 6720
 
@@ -228,6 +323,67 @@ ix1loop:
 	ADDQ        $const_q8kxBlock, DI
 	DECQ        CX
 	JNZ         ix1loop
+
+	MOVQ    mask+32(FP), AX
+	KMOVW   AX, K1
+	MOVQ    out+24(FP), DI
+	VMOVUPS Z8, K1, (DI)
+	VZEROUPPER
+	RET
+
+// IX1DV and IX1SUBV are IX1D and IX1SUB unpacking with IX4UNPACKV.
+#define IX1DV(so, lo, Z) \
+	PREFETCHT0    IX1PFD+const_ix4Qs+so(SI) \
+	IX4UNPACKV(so)                           \
+	VPDPBUSD.BCST lo(DI), Z25, Z            \
+	VPDPBUSD.BCST lo+16(DI), Z26, Z
+
+#define IX1SUBV(k, Z) \
+	VPBROADCASTD const_q8kxCorr+4*k(DI), Z \
+	IX1DV(256*k, 4+32*k, Z)                 \
+	IX1DV(256*k+64, 8+32*k, Z)              \
+	IX1DV(256*k+128, 12+32*k, Z)            \
+	IX1DV(256*k+192, 16+32*k, Z)            \
+	VPMOVSXBD const_ix4Ls+16*k(SI), Z27    \
+	VPMULLD   Z27, Z, Z
+
+// func gemv1IQ4xVBMI(nb int, p, a *byte, out *float32, mask int)
+//
+// gemv1IQ4x with VPERMB (AVX-512 VBMI): two instructions fewer per stored dword.
+TEXT ·gemv1IQ4xVBMI(SB), NOSPLIT, $0-40
+	MOVQ   nb+0(FP), CX
+	MOVQ   p+8(FP), SI
+	MOVQ   a+16(FP), DI
+	IX4CONSTS
+	VPXORD Z8, Z8, Z8
+
+ix1vloop:
+	PREFETCHT0  IX1PFD(SI)
+	PREFETCHT0  IX1PFD+64(SI)
+	PREFETCHT0  IX1PFD+128(SI)
+	IX1SUBV(0, Z0)
+	IX1SUBV(1, Z1)
+	IX1SUBV(2, Z2)
+	IX1SUBV(3, Z3)
+	IX1SUBV(4, Z4)
+	IX1SUBV(5, Z5)
+	IX1SUBV(6, Z6)
+	IX1SUBV(7, Z7)
+	VPADDD      Z1, Z0, Z0
+	VPADDD      Z3, Z2, Z2
+	VPADDD      Z5, Z4, Z4
+	VPADDD      Z7, Z6, Z6
+	VPADDD      Z2, Z0, Z0
+	VPADDD      Z6, Z4, Z4
+	VPADDD      Z4, Z0, Z0
+	VCVTDQ2PS   Z0, Z0
+	VMOVUPS     (SI), Z28
+	VMULPS.BCST (DI), Z28, Z29
+	VFMADD231PS Z29, Z0, Z8
+	ADDQ        $const_ix4Block, SI
+	ADDQ        $const_q8kxBlock, DI
+	DECQ        CX
+	JNZ         ix1vloop
 
 	MOVQ    mask+32(FP), AX
 	KMOVW   AX, K1
