@@ -36,30 +36,35 @@ const (
 	q8kxBlock = q8kxCorr + 32
 )
 
-// quantizeQ8KX quantizes src into Q8_KX blocks.
+// quantizeQ8KX quantizes src into Q8_KX blocks, the corrections from Q8_K's bsums (each the exact sum of its
+// 16 quants; TestGemmExact checks the result against q8kxFromQ8_K's sums of the quants).
 func quantizeQ8KX(src []float32, dst []byte) {
 	QuantizeQ8_K(src, dst)
 	for b := 0; b < len(src)/QKK; b++ {
-		q8kxDerive(dst[b*q8kxBlock : (b+1)*q8kxBlock])
+		y := (*[q8kxBlock]byte)(dst[b*q8kxBlock:])
+		var corr [8]int32
+		for k := range corr {
+			corr[k] = -128 * int32(bsum(y[260:], 2*k)+bsum(y[260:], 2*k+1))
+		}
+		for k, c := range corr {
+			binary.LittleEndian.PutUint32(y[q8kxCorr+4*k:], uint32(c))
+		}
 	}
 }
 
-// q8kxFromQ8_K converts a Q8_K activation row into Q8_KX, keeping every quant and scale.
+// q8kxFromQ8_K converts a Q8_K activation row into Q8_KX, keeping every quant and scale; the corrections are
+// summed from the quants (a Q8_K row of random bytes has bsums that are not its sums).
 func q8kxFromQ8_K(ref, dst []byte) {
 	copy(dst, ref)
 	for b := 0; b < len(ref)/292; b++ {
-		q8kxDerive(dst[b*q8kxBlock : (b+1)*q8kxBlock])
-	}
-}
-
-// q8kxDerive writes the corrections of a block from its quants (over the bsums).
-func q8kxDerive(y []byte) {
-	for k := 0; k < 8; k++ {
-		s := int32(0)
-		for _, q := range y[4+32*k : 4+32*k+32] {
-			s += int32(int8(q))
+		y := dst[b*q8kxBlock : (b+1)*q8kxBlock]
+		for k := 0; k < 8; k++ {
+			s := int32(0)
+			for _, q := range y[4+32*k : 4+32*k+32] {
+				s += int32(int8(q))
+			}
+			binary.LittleEndian.PutUint32(y[q8kxCorr+4*k:], uint32(-128*s))
 		}
-		binary.LittleEndian.PutUint32(y[q8kxCorr+4*k:], uint32(-128*s))
 	}
 }
 
