@@ -13,7 +13,7 @@ import "encoding/binary"
 //	                           nibbles elements 32k+16+4t…32k+16+4t+3
 //
 // The kernels turn the nibbles of a stored dword vector into table values plus 128 (unsigned bytes, one
-// VPSHUFB on kvaluesIQ4+128) and multiply them with one broadcast activation dword each (VPDPBUSD) into the
+// VPSHUFB on kvaluesIQ4+128, or VPERMB in the single-column kernel where the CPU has VBMI) and multiply them with one broadcast activation dword each (VPDPBUSD) into the
 // sub-block's sum, which starts at −128·Σy of the sub-block's 32 activations (Q8_KX's corrections) so that it
 // ends at Σ kvalue·y exactly; times the sub-block scale (VPMULLD), added up into the super-block's sum, and
 // fused per super-block with d·d_y as DotIQ4_XSQ8_KPanel does, lane by lane.
