@@ -391,3 +391,72 @@ ix1vloop:
 	VMOVUPS Z8, K1, (DI)
 	VZEROUPPER
 	RET
+
+// IX2D adds stored dword so of the super-block at SI into the sub-block sums Z0 and Z1 of the two columns at
+// R8 and R8+AX.
+#define IX2D(so, lo) \
+	IX4UNPACK(so)                                  \
+	VPDPBUSD.BCST lo(R8), Z25, Z0                  \
+	VPDPBUSD.BCST lo+16(R8), Z26, Z0               \
+	VPDPBUSD.BCST lo(R8)(AX*1), Z25, Z1            \
+	VPDPBUSD.BCST lo+16(R8)(AX*1), Z26, Z1
+
+// IX2SUB is IX8SUB for the two columns: sub-block k into their super-block sums Z8 and Z9.
+#define IX2SUB(k) \
+	VPBROADCASTD const_q8kxCorr+4*k(R8), Z0        \
+	VPBROADCASTD const_q8kxCorr+4*k(R8)(AX*1), Z1  \
+	IX2D(256*k, 4+32*k)                            \
+	IX2D(256*k+64, 8+32*k)                         \
+	IX2D(256*k+128, 12+32*k)                       \
+	IX2D(256*k+192, 16+32*k)                       \
+	VPMOVSXBD    const_ix4Ls+16*k(SI), Z27         \
+	VPMULLD      Z27, Z0, Z0                       \
+	VPMULLD      Z27, Z1, Z1                       \
+	VPADDD       Z0, Z8, Z8                        \
+	VPADDD       Z1, Z9, Z9
+
+// func gemm2IQ4x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+//
+// Reference: DotIQ4_XSQ8_KPanel for each of the 16×2 (row, column) pairs of one stored group (gemm8IQ4x for
+// two columns: the group is read once for both, where decoding two sequences is bound by memory).
+TEXT ·gemm2IQ4x(SB), NOSPLIT, $0-56
+	MOVQ   nb+0(FP), CX
+	MOVQ   p+8(FP), SI
+	MOVQ   a+16(FP), R8
+	MOVQ   aStride+24(FP), AX
+	IX4CONSTS
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+
+ix2loop:
+	PREFETCHT0 IX1PFD(SI)
+	PREFETCHT0 IX1PFD+64(SI)
+	PREFETCHT0 IX1PFD+128(SI)
+	VPXORD     Z8, Z8, Z8
+	VPXORD     Z9, Z9, Z9
+	IX2SUB(0)
+	IX2SUB(1)
+	IX2SUB(2)
+	IX2SUB(3)
+	IX2SUB(4)
+	IX2SUB(5)
+	IX2SUB(6)
+	IX2SUB(7)
+	VMOVUPS    (SI), Z28
+	IX8FMA(Z8, (R8), Z16)
+	IX8FMA(Z9, (R8)(AX*1), Z17)
+	ADDQ       $const_ix4Block, SI
+	ADDQ       $const_q8kxBlock, R8
+	DECQ       CX
+	JNZ        ix2loop
+
+	MOVQ    mask+48(FP), AX
+	KMOVW   AX, K1
+	MOVQ    out+32(FP), DI
+	MOVQ    outStride+40(FP), DX
+	SHLQ    $2, DX
+	VMOVUPS Z16, K1, (DI)
+	ADDQ    DX, DI
+	VMOVUPS Z17, K1, (DI)
+	VZEROUPPER
+	RET
