@@ -29,6 +29,10 @@ func init() {
 		}
 	}
 	storedQ4_K(typeTraits[Q4_K].gemm[OrderRepacked])
+	typeTraits[IQ4_XS].gemm[OrderRepacked] = &Gemm{w: IQ4_XS, o: OrderRepacked, actBlock: q8kxBlock, packBlock: ix4Block,
+		quantize: quantizeQ8KX, fromRef: q8kxFromQ8_K, pack: packIQ4_XSx16, kernel: mulIQ4_XSx16,
+		vec: gemvIQ4_XSPanel, minCols: 4}
+	storedIQ4_XS(typeTraits[IQ4_XS].gemm[OrderRepacked])
 	packLane = func(p, qs []byte, scales *[8]uint16) {
 		_, _ = p[q4kPackD-4*GemmRows+3], qs[127] // the last dword written, the last byte read
 		packQ4KLane(&p[0], &qs[0], scales)
@@ -60,6 +64,14 @@ func gemvQ4_K(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
 	}
 	for r := 0; r < rows; r++ {
 		out[r] = dotQ4_KQ8_KWRepackedVNNI(nb, &w[r*wStride], &a[0], q8kwBlock)
+	}
+}
+
+// gemvIQ4_XSPanel multiplies rows IQ4_XS rows with one Q8_KX row (read as Q8_K: its d and quants are
+// where Q8_K has them) through the single-row kernel, row by row. Mul has checked the bounds.
+func gemvIQ4_XSPanel(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
+	for r := 0; r < rows; r++ {
+		out[r] = dotIQ4_XSQ8_KPanelAVX2(nb, &w[r*wStride], &a[0])
 	}
 }
 

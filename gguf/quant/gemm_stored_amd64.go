@@ -57,3 +57,54 @@ func gemv1Q4Kx(nb int, p, a *byte, out *float32, mask int)
 //
 //go:noescape
 func k4xQuants(dst, qs *byte)
+
+// storedIQ4_XS gives the repacked-order IQ4_XS Gemm its stored layout, whose group is also the layout it
+// packs into per pass (Mul).
+func storedIQ4_XS(g *Gemm) {
+	g.storedBlock, g.store, g.storedMul = ix4Block, packIQ4_XSx16, g.kernel
+	if hasVBMI {
+		ix4Vec = gemv1IQ4xVBMI
+	}
+}
+
+// ix4Vec is the single-column IQ4_XSx16 kernel: with VPERMB where the CPU has it.
+var ix4Vec gemm1Fn = gemv1IQ4x
+
+// mulIQ4_XSx16 multiplies one stored (or packed) IQ4_XSx16 group with the columns eight at a time, then
+// four, two and one. Mul and MulPacked have checked every bound.
+func mulIQ4_XSx16(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	mask := 1<<rows - 1
+	c := 0
+	for ; c+8 <= cols; c += 8 {
+		gemm8IQ4x(nb, &p[0], &a[c*aStride], aStride, &out[c*outStride], outStride, mask)
+	}
+	if c+4 <= cols {
+		gemm4IQ4x(nb, &p[0], &a[c*aStride], aStride, &out[c*outStride], outStride, mask)
+		c += 4
+	}
+	if c+2 <= cols {
+		gemm2IQ4x(nb, &p[0], &a[c*aStride], aStride, &out[c*outStride], outStride, mask)
+		c += 2
+	}
+	if c < cols {
+		ix4Vec(nb, &p[0], &a[c*aStride], &out[c*outStride], mask)
+	}
+}
+
+// Kernels (gemm_stored_iq4_amd64.s) on one stored IQ4_XSx16 group of nb super-blocks at p, against 8, 4, 2 or
+// 1 Q8_KX activation rows; the rows selected by mask of out[c*outStride+r] are written.
+
+//go:noescape
+func gemm8IQ4x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+
+//go:noescape
+func gemm4IQ4x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+
+//go:noescape
+func gemm2IQ4x(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+
+//go:noescape
+func gemv1IQ4x(nb int, p, a *byte, out *float32, mask int)
+
+//go:noescape
+func gemv1IQ4xVBMI(nb int, p, a *byte, out *float32, mask int)
