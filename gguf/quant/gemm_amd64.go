@@ -29,6 +29,7 @@ func init() {
 		}
 	}
 	storedQ4_K(typeTraits[Q4_K].gemm[OrderRepacked])
+	gemmQ6_K()
 	packLane = func(p, qs []byte, scales *[8]uint16) {
 		_, _ = p[q4kPackD-4*GemmRows+3], qs[127] // the last dword written, the last byte read
 		packQ4KLane(&p[0], &qs[0], scales)
