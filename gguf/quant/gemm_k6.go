@@ -1,5 +1,7 @@
 package quant
 
+import "encoding/binary"
+
 // Q6_K in the vec_dot order ("Q6_Kx16", see gemm_stored.go), for DotQ6_KQ8_K's AVX2 lanes: per super-block,
 // integer lane m (0…7) of a (row, column) pair sums scale·q·y over the elements e with e%32/4 = m, minus
 // 32·(the scale·bsum terms of groups 2m and 2m+1), and is fused into float32 accumulator m with d·d_y.
@@ -43,27 +45,27 @@ func q8kFromQ8_K(ref, dst []byte) { copy(dst, ref) }
 // packQ6_Kx16 stores one group of rows (at most GemmRows) of nb Q6_K super-blocks in the Q6_Kx16 layout;
 // missing rows are zero.
 func packQ6_Kx16(nb int, w []byte, wStride, rows int, dst []byte) {
+	le := binary.LittleEndian
 	var zero [210]byte
+	_ = dst[nb*k6xBlock-1]
 	for r := 0; r < GemmRows; r++ {
 		for b := 0; b < nb; b++ {
 			x := zero[:]
 			if r < rows {
 				x = w[r*wStride+b*210 : r*wStride+b*210+210]
 			}
-			sd := dst[k6xSDAt(nb, b):]
+			sd := dst[k6xSDAt(nb, b) : k6xSDAt(nb, b)+k6xSD]
 			for p := 0; p < 8; p++ {
 				sd[p*2*GemmRows+2*r], sd[p*2*GemmRows+2*r+1] = x[192+2*p], x[193+2*p]
 			}
 			sd[k6xD+2*r], sd[k6xD+2*r+1] = x[208], x[209]
 			for m := 0; m < 8; m++ {
-				q := dst[k6xQ(nb, m, b):]
+				q := dst[k6xQ(nb, m, b)+4*r : k6xQ(nb, m, b)+k6xLane]
 				for h := 0; h < 2; h++ {
-					for i := 0; i < 4; i++ {
-						l := 4*m + i
-						q[(3*h)*4*GemmRows+4*r+i] = x[64*h+l]
-						q[(3*h+1)*4*GemmRows+4*r+i] = x[64*h+32+l]
-						q[(3*h+2)*4*GemmRows+4*r+i] = x[128+32*h+l]
-					}
+					l := 4 * m
+					le.PutUint32(q[(3*h)*4*GemmRows:], le.Uint32(x[64*h+l:]))
+					le.PutUint32(q[(3*h+1)*4*GemmRows:], le.Uint32(x[64*h+32+l:]))
+					le.PutUint32(q[(3*h+2)*4*GemmRows:], le.Uint32(x[128+32*h+l:]))
 				}
 			}
 		}
