@@ -15,13 +15,15 @@ import "encoding/binary"
 //	                                    (elements 128h+32k+l) has its low four bits in the low (k < 2) or
 //	                                    high nibble of ql[l+32(k%2)] and its high two in bits 2k, 2k+1 of qh
 //	sd [nb] of
-//	   scales [8][GemmRows][2]int8      the scales of groups 2p and 2p+1 of every row
+//	   scales [2][4][GemmRows][2]int8   w, j: the scales of groups 4j+w and 4j+2+w of every row (the scales
+//	                                    of quarters 2j and 2j+1 of lanes m with m/4 = w)
 //	   d      [GemmRows]uint16          the rows' f16 super-block scales
 //
 // The kernels unpack the quarters' 6-bit quants of a lane (unsigned, 0…63) from the three dwords, multiply
-// each with its column's broadcast activation dword into int16 pairs (VPMADDUBSW: at most 2·63·128, no
-// saturation) and those with the quarter's scale into the lane (VPDPWSSD), take −32·scale·bsum pairs off
-// (VPDPWSSD of −32·scales with Q8_K's bsum pair 2m, 2m+1), and do the lane's float work; every lane of a
+// each with its column's broadcast activation dword (VPDPBUSD: at most 4·63·128 in magnitude, an int16),
+// put the sums of quarters 2j and 2j+1 into the two words of a dword and multiply-add them with their scales
+// into the lane (VPDPWSSD), take −32·scale·bsum of groups 2m and 2m+1 off (VPDPWSSD of −32·scale, one word
+// of a scale pair, with the bsum beside it in Q8_K's bsums), and do the lane's float work; every lane of a
 // vector is a row, and its integer sums are exact. The activations are plain Q8_K blocks.
 const (
 	k6xLane  = 6 * 4 * GemmRows // bytes of one lane of one super-block
@@ -35,6 +37,9 @@ func k6xQ(nb, m, b int) int { return (m*nb + b) * k6xLane }
 
 // k6xSDAt returns the offset of super-block b's scales and d in a stored group of nb super-blocks.
 func k6xSDAt(nb, b int) int { return 8*nb*k6xLane + b*k6xSD }
+
+// k6xScale returns the offset of row r's scale of group g in a super-block's scales and d.
+func k6xScale(g, r int) int { return (g%2*4+g/4)*2*GemmRows + 2*r + g/2%2 }
 
 // quantizeQ8K quantizes src into plain Q8_K blocks, the Q6_K Gemm's activation layout.
 func quantizeQ8K(src []float32, dst []byte) { QuantizeQ8_K(src, dst) }
@@ -55,8 +60,8 @@ func packQ6_Kx16(nb int, w []byte, wStride, rows int, dst []byte) {
 				x = w[r*wStride+b*210 : r*wStride+b*210+210]
 			}
 			sd := dst[k6xSDAt(nb, b) : k6xSDAt(nb, b)+k6xSD]
-			for p := 0; p < 8; p++ {
-				sd[p*2*GemmRows+2*r], sd[p*2*GemmRows+2*r+1] = x[192+2*p], x[193+2*p]
+			for g := 0; g < 16; g++ {
+				sd[k6xScale(g, r)] = x[192+g]
 			}
 			sd[k6xD+2*r], sd[k6xD+2*r+1] = x[208], x[209]
 			for m := 0; m < 8; m++ {
@@ -89,7 +94,7 @@ func mulQ6_Kx16Ref(nb int, p, a []byte, aStride, cols int, out []float32, outStr
 			for b := 0; b < nb; b++ {
 				yd, q8, bs := q8KBlock(a[c*aStride:], b)
 				sd := p[k6xSDAt(nb, b):]
-				sc := func(g int) int32 { return int32(int8(sd[g/2*2*GemmRows+2*r+g%2])) }
+				sc := func(g int) int32 { return int32(int8(sd[k6xScale(g, r)])) }
 				d := yd * f16at(sd, k6xD+2*r)
 				for m := 0; m < 8; m++ {
 					q := p[k6xQ(nb, m, b):]

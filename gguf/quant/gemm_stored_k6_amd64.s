@@ -4,44 +4,49 @@
 #include "textflag.h"
 
 // Kernels on stored Q6_Kx16 groups (gemm_k6.go), AVX-512 VNNI: one integer lane m of DotQ6_KQ8_K through
-// all the super-blocks of a group per call. Lane r of every vector is row r; per super-block it sums its
-// eight quarter dwords exactly (VPMADDUBSW of the unpacked unsigned quants with the broadcast activation
-// dword, VPDPWSSD of those pairs with the quarter's scale as a pair of words), takes −32·scale·bsum of groups
-// 2m and 2m+1 off (VPDPWSSD), and fuses the lane into its float32 accumulator: acc = fma(d·yd, lane, acc).
-// The caller adds the eight accumulators as hsum_float_8.
+// all the super-blocks of a group per call. Lane r of every vector is row r; per super-block it sums each
+// quarter's dword exactly (VPDPBUSD of the unpacked unsigned quants with the broadcast activation dword),
+// puts two quarters' sums into the words of a dword and multiply-adds them with the quarters' scales
+// (VPDPWSSD), takes −32·scale·bsum of groups 2m and 2m+1 off (VPDPWSSD), and fuses the lane into its float32
+// accumulator: acc = fma(d·yd, lane, acc). The caller adds the eight accumulators as hsum_float_8.
 
 DATA k6xNib<>+0(SB)/4, $0x0f0f0f0f
 GLOBL k6xNib<>(SB), RODATA|NOPTR, $4
 DATA k6x3F<>+0(SB)/4, $0x3f3f3f3f
 GLOBL k6x3F<>(SB), RODATA|NOPTR, $4
-DATA k6xM32<>+0(SB)/4, $0xffe0ffe0
-GLOBL k6xM32<>(SB), RODATA|NOPTR, $4
+DATA k6xLo<>+0(SB)/4, $0x0000ffff
+GLOBL k6xLo<>(SB), RODATA|NOPTR, $4
 
-// k6xDup picks word w of every dword into both its words (VPSHUFB): w = 0 at 0, w = 1 at 16.
-DATA k6xDup<>+0(SB)/8, $0x0504050401000100
-DATA k6xDup<>+8(SB)/8, $0x0d0c0d0c09080908
-DATA k6xDup<>+16(SB)/8, $0x0706070603020302
-DATA k6xDup<>+24(SB)/8, $0x0f0e0f0e0b0a0b0a
-GLOBL k6xDup<>(SB), RODATA|NOPTR, $32
+// k6xM32 is −32 in word t of a dword (the other word 0): t = 0 at 0, t = 1 at 4.
+DATA k6xM32<>+0(SB)/4, $0x0000ffe0
+DATA k6xM32<>+4(SB)/4, $0xffe00000
+GLOBL k6xM32<>(SB), RODATA|NOPTR, $8
 
 // K6XPFD is the kernels' prefetch distance in the lane stream: 4 super-blocks.
 #define K6XPFD 1536
 
-// K6SETUP loads the constants and the registers of lane m: R12 = 4m (quant dword offset in an activation
-// block, and bsum pair m), R13 = 32m (scale pair m), Z31 = the pattern that duplicates scale word m/4.
+// K6SETUP loads the constants and the registers of lane m (t = m%2): R12 = 4m (the quant dword offset in
+// an activation block), R13 = 4m − 2t (the bsum pair whose word t is bsum 2m), DI = 128·(m/4) (the lane's
+// quarter scale pairs), AX = 32·(m/2) (the scale pairs holding groups 2m and 2m+1 in word t), Z28 = −32 in
+// word t.
 #define K6SETUP \
-	MOVQ             m+40(FP), AX        \
-	LEAQ             (AX*4), R12         \
-	MOVQ             AX, R13             \
-	SHLQ             $5, R13             \
-	SHRQ             $2, AX              \
-	SHLQ             $4, AX              \
-	LEAQ             k6xDup<>(SB), DI    \
-	VBROADCASTI32X4  (DI)(AX*1), Z31     \
-	VPBROADCASTD     k6xNib<>(SB), Z30   \
-	VPBROADCASTD     k6x3F<>(SB), Z29    \
-	VPBROADCASTD     k6xM32<>(SB), Z28   \
-	XORQ             DX, DX
+	MOVQ          m+40(FP), AX        \
+	MOVQ          AX, R13             \
+	ANDQ          $1, R13             \
+	LEAQ          k6xM32<>(SB), DI    \
+	VPBROADCASTD  (DI)(R13*4), Z28    \
+	LEAQ          (AX*4), R12         \
+	NEGQ          R13                 \
+	LEAQ          (R12)(R13*2), R13   \
+	MOVQ          AX, DI              \
+	SHRQ          $2, DI              \
+	SHLQ          $7, DI              \
+	SHRQ          $1, AX              \
+	SHLQ          $5, AX              \
+	VPBROADCASTD  k6xNib<>(SB), Z30   \
+	VPBROADCASTD  k6x3F<>(SB), Z29    \
+	VPBROADCASTD  k6xLo<>(SB), Z31    \
+	XORQ          DX, DX
 
 // K6UNPACK unpacks half h of the lane at SI (dwords ql[l], ql[l+32], qh[l]) into the quarters' unsigned
 // quants Z16…Z19.
@@ -66,22 +71,32 @@ GLOBL k6xDup<>(SB), RODATA|NOPTR, $32
 	VPTERNLOGD  $0xe4, Z30, Z22, Z21      \
 	VPANDD      Z29, Z21, Z19
 
-// K6SCALE puts quarter kk's scale (group 2kk + m/4 of the super-block's scales at BX) into both words of
-// every dword of Z23.
-#define K6SCALE(kk) \
-	VPMOVSXBW  32*kk(BX), Z22 \
-	VPSHUFB    Z31, Z22, Z23
+// K6PAIR multiplies quarters 2jj (quants ZA) and 2jj+1 (ZB) with the column at R (TA, TB: scratch) and
+// adds them, scaled by the pair of scales in SC, into ACC.
+#define K6PAIR(jj, ZA, ZB, R, TA, TB, SC, ACC) \
+	VPXORD         TA, TA, TA                \
+	VPXORD         TB, TB, TB                \
+	VPDPBUSD.BCST  4+64*jj(R)(R12*1), ZA, TA \
+	VPDPBUSD.BCST  36+64*jj(R)(R12*1), ZB, TB \
+	VPSLLD         $16, TB, TB               \
+	VPTERNLOGD     $0xf8, Z31, TA, TB        \
+	VPDPWSSD       SC, TB, ACC
 
-// K6Q1 adds quarter kk (quants ZQ) of the column at R8 into ZA.
-#define K6Q1(kk, ZQ, ZA) \
-	K6SCALE(kk)                               \
-	VPBROADCASTD  4+32*kk(R8)(R12*1), Z24     \
-	VPMADDUBSW    Z24, ZQ, Z24                \
-	VPDPWSSD      Z23, Z24, ZA
+// K6CORR loads the −32·scale words of groups 2m and 2m+1 into Z22 and Z23.
+#define K6CORR \
+	VPMOVSXBW  (BX)(AX*1), Z22     \
+	VPMOVSXBW  128(BX)(AX*1), Z23  \
+	VPMULLW    Z28, Z22, Z22       \
+	VPMULLW    Z28, Z23, Z23
+
+// K6CORR1 takes the offset terms of the column at R off ACC.
+#define K6CORR1(R, ACC) \
+	VPDPWSSD.BCST  260(R)(R13*1), Z22, ACC \
+	VPDPWSSD.BCST  262(R)(R13*1), Z23, ACC
 
 // K6F fuses the lane sum ZI of the column at R into ZF, with the rows' d in Z8.
 #define K6F(R, ZI, ZF) \
-	VCVTDQ2PS    ZI, ZI          \
+	VCVTDQ2PS    ZI, ZI            \
 	VMULPS.BCST  (R)(DX*1), Z8, Z9 \
 	VFMADD231PS  Z9, ZI, ZF
 
@@ -91,14 +106,20 @@ GLOBL k6xDup<>(SB), RODATA|NOPTR, $32
 	ADDQ  $const_k6xSD, BX   \
 	ADDQ  $292, DX           \
 	ADDQ  $292, R12          \
+	ADDQ  $292, R13          \
 	DECQ  CX                 \
 	JNZ   label
+
+// K6P1 adds quarter pair jj (quants ZA, ZB) of the column at R8 into ACC.
+#define K6P1(jj, ZA, ZB, TA, TB, SC, ACC) \
+	VPMOVSXBW  32*jj(BX)(DI*1), SC \
+	K6PAIR(jj, ZA, ZB, R8, TA, TB, SC, ACC)
 
 // func gemv1Q6Kx(nb int, q, sd, a *byte, aStride, m int, acc *float32)
 //
 // Reference: lane m of DotQ6_KQ8_K for the 16 rows of one stored group (lane stream q, scales and d sd)
-// against one Q8_K column a; acc gets the 16 rows' float accumulators. The quarters alternate between two
-// integer sums (Z0, Z1) to halve the dependency chain.
+// against one Q8_K column a; acc gets the 16 rows' float accumulators. The quarter pairs alternate between
+// two integer sums (Z0, Z1) to halve the dependency chain.
 TEXT ·gemv1Q6Kx(SB), NOSPLIT, $0-56
 	MOVQ   nb+0(FP), CX
 	MOVQ   q+8(FP), SI
@@ -108,23 +129,18 @@ TEXT ·gemv1Q6Kx(SB), NOSPLIT, $0-56
 	VPXORD Z4, Z4, Z4
 
 k61loop:
-	VPXORD       Z0, Z0, Z0
-	VPXORD       Z1, Z1, Z1
+	VPXORD   Z0, Z0, Z0
+	VPXORD   Z1, Z1, Z1
 	K6UNPACK(0)
-	K6Q1(0, Z16, Z0)
-	K6Q1(1, Z17, Z1)
-	K6Q1(2, Z18, Z0)
-	K6Q1(3, Z19, Z1)
+	K6P1(0, Z16, Z17, Z24, Z25, Z26, Z0)
+	K6P1(1, Z18, Z19, Z9, Z10, Z11, Z1)
 	K6UNPACK(1)
-	K6Q1(4, Z16, Z0)
-	K6Q1(5, Z17, Z1)
-	K6Q1(6, Z18, Z0)
-	K6Q1(7, Z19, Z1)
-	VPMOVSXBW      (BX)(R13*1), Z22
-	VPMULLW        Z28, Z22, Z22
-	VPDPWSSD.BCST  260(R8)(R12*1), Z22, Z0
-	VPADDD         Z1, Z0, Z0
-	VCVTPH2PS      const_k6xD(BX), Z8
+	K6P1(2, Z16, Z17, Z24, Z25, Z26, Z0)
+	K6P1(3, Z18, Z19, Z9, Z10, Z11, Z1)
+	K6CORR
+	K6CORR1(R8, Z0)
+	VPADDD    Z1, Z0, Z0
+	VCVTPH2PS const_k6xD(BX), Z8
 	K6F(R8, Z0, Z4)
 	K6NEXT(k61loop)
 
@@ -133,21 +149,13 @@ k61loop:
 	VZEROUPPER
 	RET
 
-// K6Q4 adds quarter kk (quants ZQ) of the four columns at R8…R11 into Z0…Z3.
-#define K6Q4(kk, ZQ) \
-	K6SCALE(kk)                               \
-	VPBROADCASTD  4+32*kk(R8)(R12*1), Z24     \
-	VPBROADCASTD  4+32*kk(R9)(R12*1), Z25     \
-	VPBROADCASTD  4+32*kk(R10)(R12*1), Z26    \
-	VPBROADCASTD  4+32*kk(R11)(R12*1), Z27    \
-	VPMADDUBSW    Z24, ZQ, Z24                \
-	VPMADDUBSW    Z25, ZQ, Z25                \
-	VPMADDUBSW    Z26, ZQ, Z26                \
-	VPMADDUBSW    Z27, ZQ, Z27                \
-	VPDPWSSD      Z23, Z24, Z0                \
-	VPDPWSSD      Z23, Z25, Z1                \
-	VPDPWSSD      Z23, Z26, Z2                \
-	VPDPWSSD      Z23, Z27, Z3
+// K6P4 adds quarter pair jj (quants ZA, ZB) of the four columns at R8…R11 into Z0…Z3.
+#define K6P4(jj, ZA, ZB) \
+	VPMOVSXBW  32*jj(BX)(DI*1), Z23               \
+	K6PAIR(jj, ZA, ZB, R8, Z24, Z9, Z23, Z0)      \
+	K6PAIR(jj, ZA, ZB, R9, Z25, Z10, Z23, Z1)     \
+	K6PAIR(jj, ZA, ZB, R10, Z26, Z11, Z23, Z2)    \
+	K6PAIR(jj, ZA, ZB, R11, Z27, Z12, Z23, Z3)
 
 // func gemm4Q6Kx(nb int, q, sd, a *byte, aStride, m int, acc *float32)
 //
@@ -170,27 +178,22 @@ TEXT ·gemm4Q6Kx(SB), NOSPLIT, $0-56
 	VPXORD Z7, Z7, Z7
 
 k64loop:
-	VPXORD         Z0, Z0, Z0
-	VPXORD         Z1, Z1, Z1
-	VPXORD         Z2, Z2, Z2
-	VPXORD         Z3, Z3, Z3
+	VPXORD    Z0, Z0, Z0
+	VPXORD    Z1, Z1, Z1
+	VPXORD    Z2, Z2, Z2
+	VPXORD    Z3, Z3, Z3
 	K6UNPACK(0)
-	K6Q4(0, Z16)
-	K6Q4(1, Z17)
-	K6Q4(2, Z18)
-	K6Q4(3, Z19)
+	K6P4(0, Z16, Z17)
+	K6P4(1, Z18, Z19)
 	K6UNPACK(1)
-	K6Q4(4, Z16)
-	K6Q4(5, Z17)
-	K6Q4(6, Z18)
-	K6Q4(7, Z19)
-	VPMOVSXBW      (BX)(R13*1), Z22
-	VPMULLW        Z28, Z22, Z22
-	VPDPWSSD.BCST  260(R8)(R12*1), Z22, Z0
-	VPDPWSSD.BCST  260(R9)(R12*1), Z22, Z1
-	VPDPWSSD.BCST  260(R10)(R12*1), Z22, Z2
-	VPDPWSSD.BCST  260(R11)(R12*1), Z22, Z3
-	VCVTPH2PS      const_k6xD(BX), Z8
+	K6P4(2, Z16, Z17)
+	K6P4(3, Z18, Z19)
+	K6CORR
+	K6CORR1(R8, Z0)
+	K6CORR1(R9, Z1)
+	K6CORR1(R10, Z2)
+	K6CORR1(R11, Z3)
+	VCVTPH2PS const_k6xD(BX), Z8
 	K6F(R8, Z0, Z4)
 	K6F(R9, Z1, Z5)
 	K6F(R10, Z2, Z6)
