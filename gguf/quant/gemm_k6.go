@@ -7,17 +7,15 @@ import "encoding/binary"
 // 32·(the scale·bsum terms of groups 2m and 2m+1), and is fused into float32 accumulator m with d·d_y.
 //
 // A stored group of nb super-blocks is the 16 rows' blocks of 210 bytes rearranged into nb·3360 (the size of
-// the original), lane m first so that the kernels, which take one lane m at a time through all the
-// super-blocks, read one stream per lane:
+// the original), per super-block:
 //
-//	q  [8][nb][2][3][GemmRows][4]uint8  lane m, super-block b, half h (128 elements): the dwords of row r
-//	                                    at l = 4m…4m+3 of the half's ql[l], ql[l+32] and qh[l]: quarter k
-//	                                    (elements 128h+32k+l) has its low four bits in the low (k < 2) or
-//	                                    high nibble of ql[l+32(k%2)] and its high two in bits 2k, 2k+1 of qh
-//	sd [nb] of
-//	   scales [2][4][GemmRows][2]int8   w, j: the scales of groups 4j+w and 4j+2+w of every row (the scales
+//	q      [8][2][3][GemmRows][4]uint8  lane m, half h (128 elements): the dwords of row r at l = 4m…4m+3
+//	                                    of the half's ql[l], ql[l+32] and qh[l]: quarter k (elements
+//	                                    128h+32k+l) has its low four bits in the low (k < 2) or high nibble
+//	                                    of ql[l+32(k%2)] and its high two in bits 2k, 2k+1 of qh
+//	scales [2][4][GemmRows][2]int8      w, j: the scales of groups 4j+w and 4j+2+w of every row (the scales
 //	                                    of quarters 2j and 2j+1 of lanes m with m/4 = w)
-//	   d      [GemmRows]uint16          the rows' f16 super-block scales
+//	d      [GemmRows]uint16             the rows' f16 super-block scales
 //
 // The kernels unpack the quarters' 6-bit quants of a lane (unsigned, 0…63) from the three dwords, multiply
 // each with its column's broadcast activation dword (VPDPBUSD: at most 4·63·128 in magnitude, an int16),
@@ -32,11 +30,11 @@ const (
 	k6xBlock = 8*k6xLane + k6xSD
 )
 
-// k6xQ returns the offset of lane m of super-block b in a stored group of nb super-blocks.
-func k6xQ(nb, m, b int) int { return (m*nb + b) * k6xLane }
+// k6xQ returns the offset of lane m of super-block b in a stored group.
+func k6xQ(m, b int) int { return b*k6xBlock + m*k6xLane }
 
-// k6xSDAt returns the offset of super-block b's scales and d in a stored group of nb super-blocks.
-func k6xSDAt(nb, b int) int { return 8*nb*k6xLane + b*k6xSD }
+// k6xSDAt returns the offset of super-block b's scales and d in a stored group.
+func k6xSDAt(b int) int { return b*k6xBlock + 8*k6xLane }
 
 // k6xScale returns the offset of row r's scale of group g in a super-block's scales and d.
 func k6xScale(g, r int) int { return (g%2*4+g/4)*2*GemmRows + 2*r + g/2%2 }
@@ -59,13 +57,13 @@ func packQ6_Kx16(nb int, w []byte, wStride, rows int, dst []byte) {
 			if r < rows {
 				x = w[r*wStride+b*210 : r*wStride+b*210+210]
 			}
-			sd := dst[k6xSDAt(nb, b) : k6xSDAt(nb, b)+k6xSD]
+			sd := dst[k6xSDAt(b) : k6xSDAt(b)+k6xSD]
 			for g := 0; g < 16; g++ {
 				sd[k6xScale(g, r)] = x[192+g]
 			}
 			sd[k6xD+2*r], sd[k6xD+2*r+1] = x[208], x[209]
 			for m := 0; m < 8; m++ {
-				q := dst[k6xQ(nb, m, b)+4*r : k6xQ(nb, m, b)+k6xLane]
+				q := dst[k6xQ(m, b)+4*r : k6xQ(m, b)+k6xLane]
 				for h := 0; h < 2; h++ {
 					l := 4 * m
 					le.PutUint32(q[(3*h)*4*GemmRows:], le.Uint32(x[64*h+l:]))
@@ -93,11 +91,11 @@ func mulQ6_Kx16Ref(nb int, p, a []byte, aStride, cols int, out []float32, outStr
 			var acc [8]float32
 			for b := 0; b < nb; b++ {
 				yd, q8, bs := q8KBlock(a[c*aStride:], b)
-				sd := p[k6xSDAt(nb, b):]
+				sd := p[k6xSDAt(b):]
 				sc := func(g int) int32 { return int32(int8(sd[k6xScale(g, r)])) }
 				d := yd * f16at(sd, k6xD+2*r)
 				for m := 0; m < 8; m++ {
-					q := p[k6xQ(nb, m, b):]
+					q := p[k6xQ(m, b):]
 					var lane int32
 					for h := 0; h < 2; h++ {
 						for k := 0; k < 4; k++ {

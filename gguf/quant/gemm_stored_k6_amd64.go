@@ -20,22 +20,19 @@ func gemvQ6_K(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
 }
 
 // mulQ6_Kx16 multiplies the first rows rows of one stored Q6_Kx16 group (nb super-blocks, p) with cols Q8_K
-// rows: four columns at a time, then one, each lane m of DotQ6_KQ8_K in turn through the kernels, and the
-// eight accumulators added as hsum_float_8. MulPacked (or Mul) has checked every bound.
+// rows: four columns at a time (each lane m of DotQ6_KQ8_K in turn through the super-blocks), then one (all
+// eight lanes in one pass), and the eight accumulators added as hsum_float_8. MulPacked (or Mul) has checked
+// every bound.
 func mulQ6_Kx16(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 	var acc [8][4 * GemmRows]float32
-	sd := &p[k6xSDAt(nb, 0)]
 	for c0 := 0; c0 < cols; {
 		nc := 4
 		if cols-c0 < 4 {
 			nc = 1
-		}
-		for m := range acc {
-			q := &p[k6xQ(nb, m, 0)]
-			if nc == 4 {
-				gemm4Q6Kx(nb, q, sd, &a[c0*aStride], aStride, m, &acc[m][0])
-			} else {
-				gemv1Q6Kx(nb, q, sd, &a[c0*aStride], aStride, m, &acc[m][0])
+			gemv1Q6Kx(nb, &p[0], &a[c0*aStride], &acc)
+		} else {
+			for m := range acc {
+				gemm4Q6Kx(nb, &p[k6xQ(m, 0)], &p[k6xSDAt(0)], &a[c0*aStride], aStride, m, &acc[m][0])
 			}
 		}
 		for c := 0; c < nc; c++ {
@@ -51,12 +48,17 @@ func mulQ6_Kx16(nb int, p, a []byte, aStride, cols int, out []float32, outStride
 	}
 }
 
-// Kernels (gemm_stored_k6_amd64.s): lane m of DotQ6_KQ8_K for the 16 rows of one stored group (its lane
-// stream q = k6xQ(nb, m, 0), its scales and d sd = k6xSDAt(nb, 0)) against 4 or 1 Q8_K columns aStride
-// bytes apart; acc gets 16 float accumulators per column.
+// Kernels (gemm_stored_k6_amd64.s) on one stored Q6_Kx16 group of nb super-blocks.
 
+// gemm4Q6Kx runs lane m of DotQ6_KQ8_K for the 16 rows (the lane's dwords from q = k6xQ(m, 0), the scales
+// and d from sd = k6xSDAt(0)) against 4 Q8_K columns aStride bytes apart; acc gets 16 float accumulators per
+// column.
+//
 //go:noescape
 func gemm4Q6Kx(nb int, q, sd, a *byte, aStride, m int, acc *float32)
 
+// gemv1Q6Kx runs all eight lanes for the 16 rows of the group at p against one Q8_K column; acc[m] gets lane
+// m's 16 float accumulators.
+//
 //go:noescape
-func gemv1Q6Kx(nb int, q, sd, a *byte, aStride, m int, acc *float32)
+func gemv1Q6Kx(nb int, p, a *byte, acc *[8][4 * GemmRows]float32)
