@@ -23,9 +23,10 @@ DATA k6xM32<>+0(SB)/4, $0x0000ffe0
 DATA k6xM32<>+4(SB)/4, $0xffe00000
 GLOBL k6xM32<>(SB), RODATA|NOPTR, $8
 
-// K6XPFD is the kernels' prefetch distance for the scales and d: 2 stored super-blocks. The lanes' quants
-// are left to the hardware prefetcher: a group is one stream, and prefetching every line of it measured
-// slower than none.
+// K6XPFD is the kernels' prefetch distance: 2 stored super-blocks. The one-column kernel reads a group as
+// one stream and leaves its quants to the hardware prefetcher (prefetching every line measured slower); the
+// four-column kernel reads lane m's six lines of every super-block, a stride the prefetcher serves worse,
+// and prefetches them (10.5 against 14 ms per 8 columns of BenchmarkGemmStored).
 #define K6XPFD 6720
 
 // K6SETUP loads the constants and the registers of lane m (t = m%2): R12 = 4m (the quant dword offset in
@@ -149,6 +150,12 @@ k64loop:
 	PREFETCHT0 K6XPFD+128(BX)
 	PREFETCHT0 K6XPFD+192(BX)
 	PREFETCHT0 K6XPFD+256(BX)
+	PREFETCHT0 K6XPFD(SI)
+	PREFETCHT0 K6XPFD+64(SI)
+	PREFETCHT0 K6XPFD+128(SI)
+	PREFETCHT0 K6XPFD+192(SI)
+	PREFETCHT0 K6XPFD+256(SI)
+	PREFETCHT0 K6XPFD+320(SI)
 	K6UNPACK(0)
 	K6P4(0, Z16, Z17)
 	K6P4(1, Z18, Z19)
