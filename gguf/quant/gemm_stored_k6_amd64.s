@@ -5,11 +5,11 @@
 
 // Kernels on stored Q6_Kx16 groups (gemm_k6.go), AVX-512 VNNI: for four columns, one integer lane m of
 // DotQ6_KQ8_K through all the super-blocks of a group per call; for one, all eight lanes in one pass. Lane r
-// of every vector is row r; per super-block and lane m the kernels sum each
-// quarter's dword exactly (VPDPBUSD of the unpacked unsigned quants with the broadcast activation dword),
-// puts two quarters' sums into the words of a dword and multiply-adds them with the quarters' scales
-// (VPDPWSSD), takes −32·scale·bsum of groups 2m and 2m+1 off (VPDPWSSD), and fuses the lane into its float32
-// accumulator: acc = fma(d·yd, lane, acc). The caller adds the eight accumulators as hsum_float_8.
+// of every vector is row r. Per super-block and lane m the kernels sum each quarter's dword exactly
+// (VPDPBUSD of the unpacked unsigned quants with the broadcast activation dword), put two quarters' sums into
+// the words of a dword and multiply-add them with the quarters' scales (VPDPWSSD), take −32·scale·bsum of
+// groups 2m and 2m+1 off (VPDPWSSD), and fuse the lane into its float32 accumulator: acc = fma(d·yd, lane,
+// acc). The caller adds the eight accumulators as hsum_float_8.
 
 DATA k6xNib<>+0(SB)/4, $0x0f0f0f0f
 GLOBL k6xNib<>(SB), RODATA|NOPTR, $4
