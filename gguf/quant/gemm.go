@@ -14,10 +14,11 @@ package quant
 //
 // Mul packs on the fly, per group and per call. A Gemm with a stored layout (gemm_stored.go: Q4_0 in the
 // repacked order and Q8_0; gemm_stored_k4.go: Q4_K in the repacked order, where the CPU has VBMI;
-// gemm_stored_iq4.go: IQ4_XS in the repacked order, whose Mul packs into that same layout) also rearranges a
-// whole matrix once (Pack, when a backend loads it) into interleaved groups about the original's size (Q4_K's
-// 2.8% and IQ4_XS's 2.9% larger, their scales unpacked to bytes), and MulPacked multiplies from those with
-// the same bits and no per-pass packing, for one activation row or many.
+// gemm_stored_iq4.go: IQ4_XS in the repacked order; gemm_k6.go: Q6_K; the last two's Mul packs into that same
+// layout) also rearranges a whole matrix once (Pack, when a backend loads it) into interleaved groups about
+// the original's size (Q4_K's 2.8% and IQ4_XS's 2.9% larger, their scales unpacked to bytes; Q6_K's the same
+// size), and MulPacked multiplies from those with the same bits and no per-pass packing, for one activation
+// row or many.
 //
 // The activations are quantized with Gemm.QuantizeActivation into a layout of the Gemm's own: the same
 // quants and scales as QuantizeActivation(ActivationType(w)), with the scale widened to float32 and integer
