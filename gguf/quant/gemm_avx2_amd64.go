@@ -1,0 +1,49 @@
+//go:build amd64 && !noasm
+
+package quant
+
+// Batched kernels for CPUs with AVX2, FMA and F16C but without AVX-512 VNNI (most desktop Intel CPUs, and
+// FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16) and gemm_stored_k4.go (Q4_Kx16, quants in
+// Q8_K's order), read 8 rows per 256-bit register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see
+// gemm_avx2_amd64.s and gemm_avx2_k4_amd64.s). Mul packs into the same layouts (with the portable packers),
+// so one kernel serves both paths, decoding included: a stored group is as large as its original rows.
+
+func init() {
+	if !hasAVX2 || hasVNNI {
+		return
+	}
+	typeTraits[Q4_0].gemm[OrderRepacked] = &Gemm{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, packBlock: q4xBlock,
+		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ4_0x16, kernel: mulQ4x16AVX2,
+		storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4x16AVX2}
+}
+
+// mulQ4x16AVX2 multiplies the first rows rows of one Q4_0x16 group (nb blocks at p) with cols Q8_0S rows:
+// 4 columns and 8 rows per kernel call, then the last columns one at a time with all 16 rows. MulPacked (or
+// Mul) has checked the bounds.
+func mulQ4x16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	var tmp [4 * GemmRows]float32
+	c := 0
+	for ; c+4 <= cols; c += 4 {
+		for h := 0; h < 2 && 8*h < rows; h++ {
+			gemm4Q4xAVX2(nb, &p[0], &a[c*aStride], aStride, 16*h, &tmp[8*h])
+		}
+		for j := 0; j < 4; j++ {
+			copy(out[(c+j)*outStride:(c+j)*outStride+rows], tmp[GemmRows*j:GemmRows*j+rows])
+		}
+	}
+	for ; c < cols; c++ {
+		gemv16Q4xAVX2(nb, &p[0], &a[c*aStride], &tmp[0])
+		copy(out[c*outStride:c*outStride+rows], tmp[:rows])
+	}
+}
+
+// gemm4Q4xAVX2 computes the 8 rows of half half/16 of one stored Q4_0x16 group against 4 Q8_0S columns
+// aStride bytes apart: out[16c+r].
+//
+//go:noescape
+func gemm4Q4xAVX2(nb int, p, a *byte, aStride, half int, out *float32)
+
+// gemv16Q4xAVX2 computes the 16 rows of one stored Q4_0x16 group against one Q8_0S column: out[r].
+//
+//go:noescape
+func gemv16Q4xAVX2(nb int, p, a *byte, out *float32)
