@@ -15,6 +15,9 @@ func init() {
 	typeTraits[Q4_0].gemm[OrderRepacked] = &Gemm{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, packBlock: q4xBlock,
 		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ4_0x16, kernel: mulQ4x16AVX2,
 		storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4x16AVX2}
+	typeTraits[Q4_K].gemm[OrderRepacked] = &Gemm{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, packBlock: k4xBlock,
+		quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_Kx16, kernel: mulQ4Kx16AVX2,
+		storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4Kx16AVX2}
 }
 
 // mulQ4x16AVX2 multiplies the first rows rows of one Q4_0x16 group (nb blocks at p) with cols Q8_0S rows:
@@ -47,3 +50,38 @@ func gemm4Q4xAVX2(nb int, p, a *byte, aStride, half int, out *float32)
 //
 //go:noescape
 func gemv16Q4xAVX2(nb int, p, a *byte, out *float32)
+
+// mulQ4Kx16AVX2 multiplies the first rows rows of one Q4_Kx16 group (nb super-blocks at p, quants in Q8_K's
+// order) with cols Q8_KW rows: 4 columns and 8 rows per kernel call, then the last columns one at a time.
+// MulPacked (or Mul) has checked the bounds.
+func mulQ4Kx16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	var tmp [4 * GemmRows]float32
+	var work [4 * 4 * 8]float32
+	c := 0
+	for ; c+4 <= cols; c += 4 {
+		for h := 0; h < 2 && 8*h < rows; h++ {
+			gemm4Q4KxAVX2(nb, &p[0], &a[c*aStride], aStride, 16*h, &tmp[8*h], &work[0])
+		}
+		for j := 0; j < 4; j++ {
+			copy(out[(c+j)*outStride:(c+j)*outStride+rows], tmp[GemmRows*j:GemmRows*j+rows])
+		}
+	}
+	for ; c < cols; c++ {
+		for h := 0; h < 2 && 8*h < rows; h++ {
+			gemv8Q4KxAVX2(nb, &p[0], &a[c*aStride], 16*h, &tmp[8*h])
+		}
+		copy(out[c*outStride:c*outStride+rows], tmp[:rows])
+	}
+}
+
+// gemm4Q4KxAVX2 computes the 8 rows of half half/16 of one stored Q4_Kx16 group against 4 Q8_KW columns
+// aStride bytes apart: out[16c+r]; work holds 128 floats of accumulators.
+//
+//go:noescape
+func gemm4Q4KxAVX2(nb int, p, a *byte, aStride, half int, out, work *float32)
+
+// gemv8Q4KxAVX2 computes the 8 rows of half half/16 of one stored Q4_Kx16 group against one Q8_KW column:
+// out[r].
+//
+//go:noescape
+func gemv8Q4KxAVX2(nb int, p, a *byte, half int, out *float32)
