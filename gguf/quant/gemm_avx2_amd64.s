@@ -163,3 +163,45 @@ q4x1block:
 	VMOVUPS Y1, 32(DI)
 	VZEROUPPER
 	RET
+
+// func dotQ4_0Q8SAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotQ4_0Q8_0Interleaved of one Q4_0 row (original layout) with one Q8_0S row: Mul's decoding
+// path for rows not in the stored layout. Per block the low nibbles (elements 0…15) and the high ones
+// (16…31) make one register matching the activation's 32 quants; the exact Σ q·y plus Q8_0S's correction is
+// the block sum s, and acc = fma(s, dw·da, acc) as in the reference.
+TEXT ·dotQ4_0Q8SAVX2(SB), NOSPLIT, $0-28
+	MOVQ  nb+0(FP), CX
+	MOVQ  w+8(FP), SI
+	MOVQ  a+16(FP), DI
+	SETUP
+	VXORPS X0, X0, X0
+
+q4sloop:
+	MOVWLZX      (SI), AX
+	VMOVD        AX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       (DI), X2, X2
+	VMOVDQU      2(SI), X3
+	VPSRLW       $4, X3, X4
+	VINSERTI128  $1, X4, Y3, Y3
+	VPAND        Y10, Y3, Y3
+	VPMADDUBSW   8(DI), Y3, Y3
+	VPMADDWD     Y12, Y3, Y3
+	VEXTRACTI128 $1, Y3, X4
+	VPADDD       X4, X3, X3
+	VPSHUFD      $0x4e, X3, X4
+	VPADDD       X4, X3, X3
+	VPSHUFD      $0xb1, X3, X4
+	VPADDD       X4, X3, X3
+	VMOVD        4(DI), X4
+	VPADDD       X4, X3, X3
+	VCVTDQ2PS    X3, X3
+	VFMADD231SS  X2, X3, X0
+	ADDQ         $18, SI
+	ADDQ         $40, DI
+	DECQ         CX
+	JNZ          q4sloop
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
+	RET
