@@ -241,6 +241,7 @@ func (s *attnStep) scoresF16(i, g int, q []float32, first int, scores []float32)
 // softmaxExp replaces the scores of cells first… by exp(score - m) and returns their sum as
 // ggml_vec_soft_max_f32 forms it: per aligned group of 16 cells a float32 vector reduction, added in float64.
 func softmaxExp(scores []float32, first int, m float32) float64 {
+	vexpVec(scores, scores, m)
 	var sum float64
 	var grp [f32Lanes]float32
 	for j := 0; j < len(scores); {
@@ -248,9 +249,7 @@ func softmaxExp(scores []float32, first int, m float32) float64 {
 		end := min(len(scores), j+f32Lanes-c%f32Lanes)
 		grp = [f32Lanes]float32{}
 		for ; j < end; j++ {
-			e := vexpf(scores[j] - m)
-			scores[j] = e
-			grp[(first+j)%f32Lanes] = e
+			grp[(first+j)%f32Lanes] = scores[j]
 		}
 		sum += float64(quant.Reduce16(&grp))
 	}

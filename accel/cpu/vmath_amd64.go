@@ -11,14 +11,28 @@ import (
 // hasAVX512: the CPU has the extensions these kernels use and FORMA_CPU allows AVX-512 (quant.ForcedCPU).
 var hasAVX512 = quant.ForcedCPU() == quant.CPUNative && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
 
-// vexpFast handles the first len(x)&^15 elements of vexpVec and returns how many.
+// vexpFast handles the first len(x)&^15 elements of vexpVec (&^7 with AVX2 alone) and returns how many.
 func vexpFast(x, y []float32, m float32) int {
+	if !hasAVX512 {
+		return vexpFastAVX2(x, y, m)
+	}
 	n := len(x) &^ 15
-	if !hasAVX512 || n == 0 {
+	if n == 0 {
 		return 0
 	}
 	_ = y[n-1]
 	vexpAVX512(n, &x[0], &y[0], m)
+	return n
+}
+
+// vexpFastAVX2 handles the first len(x)&^7 elements of vexpVec where the CPU has AVX2 (not AVX-512).
+func vexpFastAVX2(x, y []float32, m float32) int {
+	n := len(x) &^ 7
+	if !hasAVX2 || n == 0 {
+		return 0
+	}
+	_ = y[n-1]
+	vexpAVX2(n, &x[0], &y[0], m)
 	return n
 }
 
@@ -59,3 +73,6 @@ func vsiluAVX512(n int, x, y, u *float32)
 
 //go:noescape
 func roundF16AVX512(n int, x *float32)
+
+//go:noescape
+func vexpAVX2(n int, x, y *float32, m float32)
