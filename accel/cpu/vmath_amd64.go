@@ -38,8 +38,11 @@ func vexpFastAVX2(x, y []float32, m float32) int {
 
 // vsiluFast handles the first len(x)&^15 elements of siluVec (u nil) or swiGLUVec and returns how many.
 func vsiluFast(x, y, u []float32) int {
+	if !hasAVX512 {
+		return vsiluFastAVX2(x, y, u)
+	}
 	n := len(x) &^ 15
-	if !hasAVX512 || n == 0 {
+	if n == 0 {
 		return 0
 	}
 	_ = y[n-1]
@@ -76,3 +79,23 @@ func roundF16AVX512(n int, x *float32)
 
 //go:noescape
 func vexpAVX2(n int, x, y *float32, m float32)
+
+// vsiluFastAVX2 handles the first len(x)&^7 elements of siluVec or swiGLUVec where the CPU has AVX2 (not
+// AVX-512).
+func vsiluFastAVX2(x, y, u []float32) int {
+	n := len(x) &^ 7
+	if !hasAVX2 || n == 0 {
+		return 0
+	}
+	_ = y[n-1]
+	if u == nil {
+		vsiluAVX2(n, &x[0], &y[0], nil)
+	} else {
+		_ = u[n-1]
+		vsiluAVX2(n, &x[0], &y[0], &u[0])
+	}
+	return n
+}
+
+//go:noescape
+func vsiluAVX2(n int, x, y, u *float32)
