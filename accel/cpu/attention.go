@@ -173,13 +173,16 @@ func (s *attnStep) head(i, h int, q, out []float32, pos, g int, scores, qh, acc 
 	if s.p.SoftCap > 0 {
 		capInv = 1 / s.p.SoftCap
 	}
+	if s.kF16 {
+		s.scoresF16(i, g, q, first, scores)
+	}
 	m := float32(math.Inf(-1))
 	for j := range scores {
-		off := (s.row(i, first+j)*s.kvHeads + g) * s.size
 		var sc float32
 		if s.kF16 {
-			sc = dotF16(q, u16s(s.k)[off:off+s.size])
+			sc = scores[j]
 		} else {
+			off := (s.row(i, first+j)*s.kvHeads + g) * s.size
 			sc = quant.VecDotF32(q, f32s(s.k)[off:off+s.size])
 		}
 		if s.p.SoftCap > 0 {
@@ -203,17 +206,42 @@ func (s *attnStep) head(i, h int, q, out []float32, pos, g int, scores, qh, acc 
 	}
 	clear(out)
 	for j, e := range scores {
-		pj := f16Round(e * inv) // the probabilities are converted to F16 for the F16 V product
-		off := (s.row(i, first+j)*s.kvHeads + g) * s.vstride
-		for d, v := range u16s(s.v)[off : off+s.vsize] {
-			out[d] += pj * quant.F16ToF32(v)
+		scores[j] = f16Round(e * inv) // the probabilities are converted to F16 for the F16 V product
+	}
+	stride := s.kvHeads * s.vstride
+	for j := 0; j < len(scores); {
+		e := s.pageEnd(first+j, first+len(scores)) - first
+		v := u16s(s.v)[(s.row(i, first+j)*s.kvHeads+g)*s.vstride:]
+		if !valueF16Fast(out, scores[j:e], v, stride) {
+			for jj, pj := range scores[j:e] {
+				for d, x := range v[jj*stride : jj*stride+s.vsize] {
+					out[d] += pj * quant.F16ToF32(x)
+				}
+			}
 		}
+		j = e
+	}
+}
+
+// scoresF16 sets scores[j] to the F16 dot product of q with the key of cell first+j (kv head g, query i's
+// sequence), page by page: dotF16, with SIMD where the CPU has it (the same bits).
+func (s *attnStep) scoresF16(i, g int, q []float32, first int, scores []float32) {
+	stride := s.kvHeads * s.size
+	for j := 0; j < len(scores); {
+		e := s.pageEnd(first+j, first+len(scores)) - first
+		k := u16s(s.k)[(s.row(i, first+j)*s.kvHeads+g)*s.size:]
+		done := dotsF16Fast(q, k, stride, scores[j:e])
+		for jj := j + done; jj < e; jj++ {
+			scores[jj] = dotF16(q, k[(jj-j)*stride:(jj-j)*stride+s.size])
+		}
+		j = e
 	}
 }
 
 // softmaxExp replaces the scores of cells first… by exp(score - m) and returns their sum as
 // ggml_vec_soft_max_f32 forms it: per aligned group of 16 cells a float32 vector reduction, added in float64.
 func softmaxExp(scores []float32, first int, m float32) float64 {
+	vexpVec(scores, scores, m)
 	var sum float64
 	var grp [f32Lanes]float32
 	for j := 0; j < len(scores); {
@@ -221,9 +249,7 @@ func softmaxExp(scores []float32, first int, m float32) float64 {
 		end := min(len(scores), j+f32Lanes-c%f32Lanes)
 		grp = [f32Lanes]float32{}
 		for ; j < end; j++ {
-			e := vexpf(scores[j] - m)
-			scores[j] = e
-			grp[(first+j)%f32Lanes] = e
+			grp[(first+j)%f32Lanes] = scores[j]
 		}
 		sum += float64(quant.Reduce16(&grp))
 	}

@@ -20,3 +20,10 @@ func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *floa
 func attnValue1F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) {
 	panic("unreachable")
 }
+
+func dotsF16Fast(q []float32, k []uint16, stride int, out []float32) int { return 0 }
+
+func valueF16Fast(out, p []float32, v []uint16, stride int) bool { return false }
+
+// hasAVX2 is false: head's F16 loops run in Go.
+const hasAVX2 = false

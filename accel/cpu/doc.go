@@ -5,8 +5,9 @@
 // Upload keeps a reference to WeightData.Data (usually a slice of the read-only model mapping) and kernels read
 // it in place, with two exceptions, each copied once into memory outside the Go heap and freed by Close: an F32
 // weight whose data is not 4-byte aligned (a GGUF file always aligns tensors, hand-made data may not), and a
-// matrix whose batched kernel has a stored layout (quant.Gemm.Pack: Q4_0, Q8_0 and IQ4_XS on CPUs with AVX-512
-// VNNI, Q4_K where they also have VBMI), which the first program that multiplies by it rearranges into that layout (stored.go) while other ops keep reading the
+// matrix whose batched kernel has a stored layout (quant.Gemm.Pack: Q4_0, Q8_0, Q6_K and IQ4_XS on CPUs with
+// AVX-512 VNNI, Q4_K where they also have VBMI; Q4_0 and Q4_K on CPUs with AVX2 but no VNNI), which the
+// first program that multiplies by it rearranges into that layout (stored.go) while other ops keep reading the
 // original (unless the copy would take more than half of the memory available: then it is multiplied in place).
 // Buffers (KV caches) and each program's scratch arena are allocated outside the Go heap with internal/osmem and
 // freed by Close, never by a finalizer. The arena holds every intermediate at the offset accel.NewPlan gives it,
@@ -57,7 +58,11 @@
 //     quantized as its set_rows does (copy.go).
 //
 // Float32 expressions are written with explicit conversions where ggml rounds and explicit fused
-// multiply-adds (fma32) where it fuses, so the results are the same on amd64 and arm64.
+// multiply-adds (fma32) where it fuses, so the results are the same on amd64 and arm64. The SIMD forms compute
+// the same bits: with AVX-512 (FORMA_CPU unset) the exponential, SiLU, SwiGLU, the axpy of flash attention and
+// the F16 attention's lane kernels (16 queries a vector); with AVX2 alone (FORMA_CPU=avx2, most desktop Intel
+// CPUs) the exponential, SiLU and SwiGLU 8 lanes wide, and the F16 attention's score and value loops
+// (attn_avx2_amd64.s: 8 cells a vector, 64 value dims in registers).
 //
 // # Batch invariance
 //

@@ -11,10 +11,13 @@ import (
 // hasAVX512: the CPU has the extensions these kernels use and FORMA_CPU allows AVX-512 (quant.ForcedCPU).
 var hasAVX512 = quant.ForcedCPU() == quant.CPUNative && cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ
 
-// vexpFast handles the first len(x)&^15 elements of vexpVec and returns how many.
+// vexpFast handles the first len(x)&^15 elements of vexpVec (&^7 with AVX2 alone) and returns how many.
 func vexpFast(x, y []float32, m float32) int {
+	if !hasAVX512 {
+		return vexpFastAVX2(x, y, m)
+	}
 	n := len(x) &^ 15
-	if !hasAVX512 || n == 0 {
+	if n == 0 {
 		return 0
 	}
 	_ = y[n-1]
@@ -22,10 +25,24 @@ func vexpFast(x, y []float32, m float32) int {
 	return n
 }
 
+// vexpFastAVX2 handles the first len(x)&^7 elements of vexpVec where the CPU has AVX2 (not AVX-512).
+func vexpFastAVX2(x, y []float32, m float32) int {
+	n := len(x) &^ 7
+	if !hasAVX2 || n == 0 {
+		return 0
+	}
+	_ = y[n-1]
+	vexpAVX2(n, &x[0], &y[0], m)
+	return n
+}
+
 // vsiluFast handles the first len(x)&^15 elements of siluVec (u nil) or swiGLUVec and returns how many.
 func vsiluFast(x, y, u []float32) int {
+	if !hasAVX512 {
+		return vsiluFastAVX2(x, y, u)
+	}
 	n := len(x) &^ 15
-	if !hasAVX512 || n == 0 {
+	if n == 0 {
 		return 0
 	}
 	_ = y[n-1]
@@ -59,3 +76,26 @@ func vsiluAVX512(n int, x, y, u *float32)
 
 //go:noescape
 func roundF16AVX512(n int, x *float32)
+
+//go:noescape
+func vexpAVX2(n int, x, y *float32, m float32)
+
+// vsiluFastAVX2 handles the first len(x)&^7 elements of siluVec or swiGLUVec where the CPU has AVX2 (not
+// AVX-512).
+func vsiluFastAVX2(x, y, u []float32) int {
+	n := len(x) &^ 7
+	if !hasAVX2 || n == 0 {
+		return 0
+	}
+	_ = y[n-1]
+	if u == nil {
+		vsiluAVX2(n, &x[0], &y[0], nil)
+	} else {
+		_ = u[n-1]
+		vsiluAVX2(n, &x[0], &y[0], &u[0])
+	}
+	return n
+}
+
+//go:noescape
+func vsiluAVX2(n int, x, y, u *float32)

@@ -3,6 +3,7 @@ package quant
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -301,6 +302,9 @@ func TestGemmPortablePack(t *testing.T) {
 		wt := g.Weight()
 		t.Run(fmt.Sprintf("%s/%s", g.Order(), wt), func(t *testing.T) {
 			gp := *g
+			if g.storedBlock != 0 && reflect.ValueOf(g.pack).Pointer() == reflect.ValueOf(g.store).Pointer() {
+				t.Skip("packs into its stored layout with the portable packer already")
+			}
 			if gp.pack = portable[wt]; gp.pack == nil {
 				t.Fatalf("no portable packer listed for %s", wt)
 			}

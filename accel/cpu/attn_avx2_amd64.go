@@ -1,0 +1,43 @@
+//go:build amd64 && !noasm
+
+package cpu
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// hasAVX2: the CPU has AVX2, FMA and F16C and FORMA_CPU allows SIMD (quant.ForcedCPU).
+var hasAVX2 = quant.ForcedCPU() != quant.CPUGeneric && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasF16C
+
+// dotsF16Fast sets out[j] to dotF16(q, k[j*stride:]) for the first len(out)&^7 cells (F16 rows stride
+// elements apart) and returns how many; the caller does the rest.
+func dotsF16Fast(q []float32, k []uint16, stride int, out []float32) int {
+	n := len(out) &^ 7
+	if !hasAVX2 || n == 0 || len(q)%8 != 0 || len(q) == 0 {
+		return 0
+	}
+	_ = k[(n-1)*stride+len(q)-1]
+	attnDots8F16(len(q), &q[0], (*byte)(unsafe.Pointer(&k[0])), 2*stride, n/8, &out[0])
+	return n
+}
+
+// valueF16Fast adds p[j]·v[j*stride+d] to out[d] for every cell j in order, and reports whether it did
+// (len(out) a multiple of 8).
+func valueF16Fast(out, p []float32, v []uint16, stride int) bool {
+	if !hasAVX2 || len(out)%8 != 0 || len(out) == 0 || len(p) == 0 {
+		return false
+	}
+	_ = v[(len(p)-1)*stride+len(out)-1]
+	attnValueF16(len(p), &p[0], (*byte)(unsafe.Pointer(&v[0])), 2*stride, len(out), &out[0])
+	return true
+}
+
+//go:noescape
+func attnDots8F16(size int, q *float32, k *byte, kStride, n8 int, out *float32)
+
+//go:noescape
+func attnValueF16(n int, p *float32, v *byte, vStride, vsize int, out *float32)

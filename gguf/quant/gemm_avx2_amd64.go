@@ -1,0 +1,100 @@
+//go:build amd64 && !noasm
+
+package quant
+
+// Batched kernels for CPUs with AVX2, FMA and F16C but without AVX-512 VNNI (most desktop Intel CPUs, and
+// FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16) and gemm_stored_k4.go (Q4_Kx16, quants in
+// Q8_K's order), read 8 rows per 256-bit register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see
+// gemm_avx2_amd64.s and gemm_avx2_k4_amd64.s). Mul packs into the same layouts (with the portable packers)
+// for enough columns, and multiplies the original rows one at a time for fewer.
+
+func init() {
+	if !hasAVX2 || hasVNNI {
+		return
+	}
+	typeTraits[Q4_0].gemm[OrderRepacked] = &Gemm{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, packBlock: q4xBlock,
+		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ4_0x16, kernel: mulQ4x16AVX2,
+		vec: gemvQ4_0AVX2, minCols: 4, storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4x16AVX2}
+	typeTraits[Q4_K].gemm[OrderRepacked] = &Gemm{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, packBlock: k4xBlock,
+		quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_Kx16, kernel: mulQ4Kx16AVX2,
+		vec: gemvQ4_K, minCols: 8, storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4Kx16AVX2}
+}
+
+// mulQ4x16AVX2 multiplies the first rows rows of one Q4_0x16 group (nb blocks at p) with cols Q8_0S rows:
+// 4 columns and 8 rows per kernel call, then the last columns one at a time with all 16 rows. MulPacked (or
+// Mul) has checked the bounds.
+func mulQ4x16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	var tmp [4 * GemmRows]float32
+	c := 0
+	for ; c+4 <= cols; c += 4 {
+		for h := 0; h < 2 && 8*h < rows; h++ {
+			gemm4Q4xAVX2(nb, &p[0], &a[c*aStride], aStride, 16*h, &tmp[8*h])
+		}
+		for j := 0; j < 4; j++ {
+			copy(out[(c+j)*outStride:(c+j)*outStride+rows], tmp[GemmRows*j:GemmRows*j+rows])
+		}
+	}
+	for ; c < cols; c++ {
+		gemv16Q4xAVX2(nb, &p[0], &a[c*aStride], &tmp[0])
+		copy(out[c*outStride:c*outStride+rows], tmp[:rows])
+	}
+}
+
+// gemvQ4_0AVX2 multiplies rows Q4_0 rows (original layout) with one Q8_0S row, row by row: Mul's path for
+// few columns, where packing per call would cost more than it saves. Mul has checked the bounds.
+func gemvQ4_0AVX2(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
+	for r := 0; r < rows; r++ {
+		out[r] = dotQ4_0Q8SAVX2(nb, &w[r*wStride], &a[0])
+	}
+}
+
+// dotQ4_0Q8SAVX2 is DotQ4_0Q8_0Interleaved of one Q4_0 row with one Q8_0S row.
+//
+//go:noescape
+func dotQ4_0Q8SAVX2(nb int, w, a *byte) float32
+
+// gemm4Q4xAVX2 computes the 8 rows of half half/16 of one stored Q4_0x16 group against 4 Q8_0S columns
+// aStride bytes apart: out[16c+r].
+//
+//go:noescape
+func gemm4Q4xAVX2(nb int, p, a *byte, aStride, half int, out *float32)
+
+// gemv16Q4xAVX2 computes the 16 rows of one stored Q4_0x16 group against one Q8_0S column: out[r].
+//
+//go:noescape
+func gemv16Q4xAVX2(nb int, p, a *byte, out *float32)
+
+// mulQ4Kx16AVX2 multiplies the first rows rows of one Q4_Kx16 group (nb super-blocks at p, quants in Q8_K's
+// order) with cols Q8_KW rows: 4 columns and 8 rows per kernel call, then the last columns one at a time.
+// MulPacked (or Mul) has checked the bounds.
+func mulQ4Kx16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	var tmp [4 * GemmRows]float32
+	var work [4 * 4 * 8]float32
+	c := 0
+	for ; c+4 <= cols; c += 4 {
+		for h := 0; h < 2 && 8*h < rows; h++ {
+			gemm4Q4KxAVX2(nb, &p[0], &a[c*aStride], aStride, 16*h, &tmp[8*h], &work[0])
+		}
+		for j := 0; j < 4; j++ {
+			copy(out[(c+j)*outStride:(c+j)*outStride+rows], tmp[GemmRows*j:GemmRows*j+rows])
+		}
+	}
+	for ; c < cols; c++ {
+		for h := 0; h < 2 && 8*h < rows; h++ {
+			gemv8Q4KxAVX2(nb, &p[0], &a[c*aStride], 16*h, &tmp[8*h])
+		}
+		copy(out[c*outStride:c*outStride+rows], tmp[:rows])
+	}
+}
+
+// gemm4Q4KxAVX2 computes the 8 rows of half half/16 of one stored Q4_Kx16 group against 4 Q8_KW columns
+// aStride bytes apart: out[16c+r]; work holds 128 floats of accumulators.
+//
+//go:noescape
+func gemm4Q4KxAVX2(nb int, p, a *byte, aStride, half int, out, work *float32)
+
+// gemv8Q4KxAVX2 computes the 8 rows of half half/16 of one stored Q4_Kx16 group against one Q8_KW column:
+// out[r].
+//
+//go:noescape
+func gemv8Q4KxAVX2(nb int, p, a *byte, half int, out *float32)
