@@ -248,3 +248,125 @@ k4x1pair:
 	VMOVUPS Y2, (AX)
 	VZEROUPPER
 	RET
+
+// K16PFD is gemv16Q4KxAVX2's prefetch distance: 2 stored super-blocks.
+#define K16PFD 4736
+
+// KH adds the products of stored dword half h's nibbles (at wo from R12) with the broadcast activation dwords
+// Y10 (group 2i) and Y11 (group 2i+1) into the half's int16 pairs IL and IH.
+#define KH(wo, IL, IH) \
+	VMOVDQU    wo(R12), Y8   \
+	VPSRLW     $4, Y8, Y9    \
+	VPAND      Y15, Y8, Y8   \
+	VPAND      Y15, Y9, Y9   \
+	VPMADDUBSW Y10, Y8, Y8   \
+	VPADDW     Y8, IL, IL    \
+	VPMADDUBSW Y11, Y9, Y9   \
+	VPADDW     Y9, IH, IH
+
+// KT16 adds stored dword 8i+t (at wo from R12) of both halves: the activation dwords at lo and hi are
+// broadcast once for the 16 rows.
+#define KT16(wo, lo, hi) \
+	PREFETCHT0   K16PFD+wo(R12)  \
+	VPBROADCASTD lo(R8)(BX*1), Y10 \
+	VPBROADCASTD hi(R8)(BX*1), Y11 \
+	KH(wo, Y4, Y5)                 \
+	KH(wo+32, Y6, Y7)
+
+// KF16 finishes the pair for half h (int16 pairs IL, IH; scale shuffle at sh(R9); minimum pairs at mo(R13);
+// dd, dm in the work area at DI; accumulators ACC, ACCMIN): the reference's float steps, as gemv8Q4KxAVX2.
+#define KF16(IL, IH, sh, mo, dd, dm, ACC, ACCMIN) \
+	VBROADCASTI128 (R13), Y12            \
+	VPSHUFB        sh(R9), Y12, Y12      \
+	VBROADCASTI128 16(R13), Y14          \
+	VPSHUFB        sh(R9), Y14, Y14      \
+	VPMADDWD       Y12, IL, IL           \
+	VPMADDWD       Y14, IH, IH           \
+	VPADDD         IH, IL, IL            \
+	VCVTDQ2PS      IL, IL                \
+	VFMADD231PS    dd(DI), IL, ACC       \
+	VPMOVZXBW      mo(R13), Y12          \
+	VPMADDWD       Y13, Y12, Y12         \
+	VCVTDQ2PS      Y12, Y12              \
+	VFMADD231PS    dm(DI), Y12, ACCMIN
+
+// KDD stores d·yd (dd) and dmin·yd (dm) of the 8 rows whose f16 d is at do(SI) (dmin 32 bytes on); Y10
+// holds yd.
+#define KDD(do, dd, dm) \
+	VCVTPH2PS do(SI), Y8      \
+	VMULPS    Y10, Y8, Y8     \
+	VMOVUPS   Y8, dd(DI)      \
+	VCVTPH2PS do+32(SI), Y8   \
+	VMULPS    Y10, Y8, Y8     \
+	VMOVUPS   Y8, dm(DI)
+
+// func gemv16Q4KxAVX2(nb int, p, a *byte, out, work *float32)
+//
+// Reference: DotQ4_KQ8_KRepacked for the 16 rows of one stored group (nb super-blocks at p) and the Q8_KW
+// column at a; out[r] is row r. gemv8Q4KxAVX2 for both halves in one pass: each stored dword line is read once
+// and each activation dword broadcast once for the 16 rows, and the stream is prefetched K16PFD ahead. The
+// accumulators stay in Y0, Y1 (acc of half 0, 1) and Y2, Y3 (accMin); work (32 floats) holds dd and dm.
+TEXT ·gemv16Q4KxAVX2(SB), NOSPLIT, $0-40
+	MOVQ         nb+0(FP), CX
+	MOVQ         p+8(FP), SI
+	MOVQ         a+16(FP), R8
+	MOVQ         work+32(FP), DI
+	MOVL         $0x0f0f0f0f, AX
+	MOVD         AX, X15
+	VPBROADCASTD X15, Y15
+	LEAQ         k4Shuf<>(SB), R9
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+
+k16block:
+	PREFETCHT0   K16PFD(SI)
+	PREFETCHT0   K16PFD+64(SI)
+	PREFETCHT0   K16PFD+128(SI)
+	PREFETCHT0   K16PFD+192(SI)
+	PREFETCHT0   K16PFD+256(SI)
+	VBROADCASTSS (R8), Y10
+	KDD(0, 0, 64)
+	KDD(16, 32, 96)
+	LEAQ         320(SI), R12
+	LEAQ         64(SI), R13
+	XORQ         BX, BX
+	XORQ         R14, R14
+	MOVQ         $4, AX
+
+k16pair:
+	VPXOR        Y4, Y4, Y4
+	VPXOR        Y5, Y5, Y5
+	VPXOR        Y6, Y6, Y6
+	VPXOR        Y7, Y7, Y7
+	KT16(0, 4, 36)
+	KT16(64, 8, 40)
+	KT16(128, 12, 44)
+	KT16(192, 16, 48)
+	KT16(256, 20, 52)
+	KT16(320, 24, 56)
+	KT16(384, 28, 60)
+	KT16(448, 32, 64)
+	VPBROADCASTD 296(R8)(R14*1), Y13
+	KF16(Y4, Y5, 0, 128, 0, 64, Y0, Y2)
+	KF16(Y6, Y7, 32, 144, 32, 96, Y1, Y3)
+	ADDQ         $512, R12
+	ADDQ         $32, R13
+	ADDQ         $64, BX
+	ADDQ         $4, R14
+	DECQ         AX
+	JNZ          k16pair
+
+	ADDQ $2368, SI
+	ADDQ $832, R8
+	DECQ CX
+	JNZ  k16block
+
+	MOVQ    out+24(FP), AX
+	VSUBPS  Y2, Y0, Y0
+	VMOVUPS Y0, (AX)
+	VSUBPS  Y3, Y1, Y1
+	VMOVUPS Y1, 32(AX)
+	VZEROUPPER
+	RET
