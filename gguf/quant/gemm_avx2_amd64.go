@@ -65,8 +65,8 @@ func gemm4Q4xAVX2(nb int, p, a *byte, aStride, half int, out *float32)
 func gemv16Q4xAVX2(nb int, p, a *byte, out *float32)
 
 // mulQ4Kx16AVX2 multiplies the first rows rows of one Q4_Kx16 group (nb super-blocks at p, quants in Q8_K's
-// order) with cols Q8_KW rows: 4 columns and 8 rows per kernel call, then the last columns one at a time (16
-// rows a call, or the first 8 alone).
+// order) with cols Q8_KW rows: 4 columns and 8 rows per kernel call, then the last columns one at a time, 16
+// rows a call (a group's rows past rows are padding: their lanes are computed and dropped).
 // MulPacked (or Mul) has checked the bounds.
 func mulQ4Kx16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 	var tmp [4 * GemmRows]float32
@@ -81,11 +81,7 @@ func mulQ4Kx16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStr
 		}
 	}
 	for ; c < cols; c++ {
-		if rows > 8 {
-			gemv16Q4KxAVX2(nb, &p[0], &a[c*aStride], &tmp[0], &work[0])
-		} else {
-			gemv8Q4KxAVX2(nb, &p[0], &a[c*aStride], 0, &tmp[0])
-		}
+		gemv16Q4KxAVX2(nb, &p[0], &a[c*aStride], &tmp[0], &work[0])
 		copy(out[c*outStride:c*outStride+rows], tmp[:rows])
 	}
 }
@@ -95,12 +91,6 @@ func mulQ4Kx16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStr
 //
 //go:noescape
 func gemm4Q4KxAVX2(nb int, p, a *byte, aStride, half int, out, work *float32)
-
-// gemv8Q4KxAVX2 computes the 8 rows of half half/16 of one stored Q4_Kx16 group against one Q8_KW column:
-// out[r].
-//
-//go:noescape
-func gemv8Q4KxAVX2(nb int, p, a *byte, half int, out *float32)
 
 // gemv16Q4KxAVX2 computes the 16 rows of one stored Q4_Kx16 group against one Q8_KW column (out[r]) in one
 // pass; work holds 32 floats.

@@ -180,75 +180,6 @@ k4x4pair:
 	VZEROUPPER
 	RET
 
-#define KT1(wo, lo, hi) \
-	KW(wo)                 \
-	KC(R8, lo, hi, Y0, Y4)
-
-// func gemv8Q4KxAVX2(nb int, p, a *byte, half int, out *float32)
-//
-// Reference: DotQ4_KQ8_KRepacked for the 8 rows of half half/16 of one stored group (nb super-blocks at p)
-// and the Q8_KW column at a; out[r] is row r of the half. The accumulators stay in Y2 (acc) and Y3 (accMin),
-// the scales in Y5 (dd) and Y6 (dm).
-TEXT ·gemv8Q4KxAVX2(SB), NOSPLIT, $0-40
-	MOVQ  nb+0(FP), CX
-	MOVQ  p+8(FP), SI
-	MOVQ  a+16(FP), R8
-	MOVQ  half+24(FP), DX
-	KSETUP
-	VPXOR Y2, Y2, Y2
-	VPXOR Y3, Y3, Y3
-
-k4x1block:
-	VCVTPH2PS    (SI)(DX*1), Y8
-	VCVTPH2PS    32(SI)(DX*1), Y9
-	VBROADCASTSS (R8), Y10
-	VMULPS       Y10, Y8, Y5
-	VMULPS       Y10, Y9, Y6
-	LEAQ         320(SI), R12
-	LEAQ         64(SI), R13
-	XORQ         BX, BX
-	XORQ         R14, R14
-	MOVQ         $4, AX
-
-k4x1pair:
-	VPXOR        Y0, Y0, Y0
-	VPXOR        Y4, Y4, Y4
-	KT1(0, 4, 36)
-	KT1(64, 8, 40)
-	KT1(128, 12, 44)
-	KT1(192, 16, 48)
-	KT1(256, 20, 52)
-	KT1(320, 24, 56)
-	KT1(384, 28, 60)
-	KT1(448, 32, 64)
-	KPAIR
-	VPMADDWD     Y11, Y0, Y0
-	VPMADDWD     Y12, Y4, Y4
-	VPADDD       Y4, Y0, Y0
-	VCVTDQ2PS    Y0, Y0
-	VFMADD231PS  Y5, Y0, Y2
-	VPBROADCASTD 296(R8)(R14*1), Y9
-	VPMADDWD     Y9, Y13, Y9
-	VCVTDQ2PS    Y9, Y9
-	VFMADD231PS  Y6, Y9, Y3
-	ADDQ         $512, R12
-	ADDQ         $32, R13
-	ADDQ         $64, BX
-	ADDQ         $4, R14
-	DECQ         AX
-	JNZ          k4x1pair
-
-	ADDQ $2368, SI
-	ADDQ $832, R8
-	DECQ CX
-	JNZ  k4x1block
-
-	MOVQ    out+32(FP), AX
-	VSUBPS  Y3, Y2, Y2
-	VMOVUPS Y2, (AX)
-	VZEROUPPER
-	RET
-
 // K16PFD is gemv16Q4KxAVX2's prefetch distance: 2 stored super-blocks.
 #define K16PFD 4736
 
@@ -267,14 +198,15 @@ k4x1pair:
 // KT16 adds stored dword 8i+t (at wo from R12) of both halves: the activation dwords at lo and hi are
 // broadcast once for the 16 rows.
 #define KT16(wo, lo, hi) \
-	PREFETCHT0   K16PFD+wo(R12)  \
+	PREFETCHT0   K16PFD+wo(R12)    \
 	VPBROADCASTD lo(R8)(BX*1), Y10 \
 	VPBROADCASTD hi(R8)(BX*1), Y11 \
 	KH(wo, Y4, Y5)                 \
 	KH(wo+32, Y6, Y7)
 
 // KF16 finishes the pair for half h (int16 pairs IL, IH; scale shuffle at sh(R9); minimum pairs at mo(R13);
-// dd, dm in the work area at DI; accumulators ACC, ACCMIN): the reference's float steps, as gemv8Q4KxAVX2.
+// dd, dm in the work area at DI; accumulators ACC, ACCMIN): the reference's float steps per pair, acc = fma(
+// float32(sum), dd, acc) and accMin = fma(float32(mins), dm, accMin).
 #define KF16(IL, IH, sh, mo, dd, dm, ACC, ACCMIN) \
 	VBROADCASTI128 (R13), Y12            \
 	VPSHUFB        sh(R9), Y12, Y12      \
@@ -303,9 +235,9 @@ k4x1pair:
 // func gemv16Q4KxAVX2(nb int, p, a *byte, out, work *float32)
 //
 // Reference: DotQ4_KQ8_KRepacked for the 16 rows of one stored group (nb super-blocks at p) and the Q8_KW
-// column at a; out[r] is row r. gemv8Q4KxAVX2 for both halves in one pass: each stored dword line is read once
-// and each activation dword broadcast once for the 16 rows, and the stream is prefetched K16PFD ahead. The
-// accumulators stay in Y0, Y1 (acc of half 0, 1) and Y2, Y3 (accMin); work (32 floats) holds dd and dm.
+// column at a; out[r] is row r. Both halves of each stored dword line (rows 0…7 and 8…15) are read in one
+// pass, each activation dword is broadcast once for the 16 rows, and the stream is prefetched K16PFD ahead.
+// The accumulators stay in Y0, Y1 (acc of half 0, 1) and Y2, Y3 (accMin); work (32 floats) holds dd and dm.
 TEXT ·gemv16Q4KxAVX2(SB), NOSPLIT, $0-40
 	MOVQ         nb+0(FP), CX
 	MOVQ         p+8(FP), SI
