@@ -267,6 +267,31 @@ ix4loop:
 // IX1PFD is the single-column kernel's prefetch distance: 3 stored super-blocks.
 #define IX1PFD 6720
 
+// IX1PREFETCH prefetches the header lines of the stored super-block IX1PFD bytes on (IX1D prefetches its
+// quants).
+#define IX1PREFETCH \
+	PREFETCHT0 IX1PFD(SI)     \
+	PREFETCHT0 IX1PFD+64(SI)  \
+	PREFETCHT0 IX1PFD+128(SI)
+
+// IX1FIN adds the eight sub-block sums Z0…Z7 of one super-block (exact integers, in any order) and
+// fuses their float32 times d·yd into Z8, the reference's step; then it moves SI and DI to the next
+// super-block.
+#define IX1FIN \
+	VPADDD      Z1, Z0, Z0            \
+	VPADDD      Z3, Z2, Z2            \
+	VPADDD      Z5, Z4, Z4            \
+	VPADDD      Z7, Z6, Z6            \
+	VPADDD      Z2, Z0, Z0            \
+	VPADDD      Z6, Z4, Z4            \
+	VPADDD      Z4, Z0, Z0            \
+	VCVTDQ2PS   Z0, Z0                \
+	VMOVUPS     (SI), Z28             \
+	VMULPS.BCST (DI), Z28, Z29        \
+	VFMADD231PS Z29, Z0, Z8           \
+	ADDQ        $const_ix4Block, SI   \
+	ADDQ        $const_q8kxBlock, DI
+
 // IX1D adds stored dword so of the super-block at SI into sub-block sum Z (activation dwords at lo(DI) and
 // lo+16(DI)), prefetching IX1PFD ahead.
 #define IX1D(so, lo, Z) \
@@ -297,9 +322,7 @@ TEXT ·gemv1IQ4x(SB), NOSPLIT, $0-40
 	VPXORD Z8, Z8, Z8
 
 ix1loop:
-	PREFETCHT0  IX1PFD(SI)
-	PREFETCHT0  IX1PFD+64(SI)
-	PREFETCHT0  IX1PFD+128(SI)
+	IX1PREFETCH
 	IX1SUB(0, Z0)
 	IX1SUB(1, Z1)
 	IX1SUB(2, Z2)
@@ -308,19 +331,7 @@ ix1loop:
 	IX1SUB(5, Z5)
 	IX1SUB(6, Z6)
 	IX1SUB(7, Z7)
-	VPADDD      Z1, Z0, Z0
-	VPADDD      Z3, Z2, Z2
-	VPADDD      Z5, Z4, Z4
-	VPADDD      Z7, Z6, Z6
-	VPADDD      Z2, Z0, Z0
-	VPADDD      Z6, Z4, Z4
-	VPADDD      Z4, Z0, Z0
-	VCVTDQ2PS   Z0, Z0
-	VMOVUPS     (SI), Z28
-	VMULPS.BCST (DI), Z28, Z29
-	VFMADD231PS Z29, Z0, Z8
-	ADDQ        $const_ix4Block, SI
-	ADDQ        $const_q8kxBlock, DI
+	IX1FIN
 	DECQ        CX
 	JNZ         ix1loop
 
@@ -358,9 +369,7 @@ TEXT ·gemv1IQ4xVBMI(SB), NOSPLIT, $0-40
 	VPXORD Z8, Z8, Z8
 
 ix1vloop:
-	PREFETCHT0  IX1PFD(SI)
-	PREFETCHT0  IX1PFD+64(SI)
-	PREFETCHT0  IX1PFD+128(SI)
+	IX1PREFETCH
 	IX1SUBV(0, Z0)
 	IX1SUBV(1, Z1)
 	IX1SUBV(2, Z2)
@@ -369,19 +378,7 @@ ix1vloop:
 	IX1SUBV(5, Z5)
 	IX1SUBV(6, Z6)
 	IX1SUBV(7, Z7)
-	VPADDD      Z1, Z0, Z0
-	VPADDD      Z3, Z2, Z2
-	VPADDD      Z5, Z4, Z4
-	VPADDD      Z7, Z6, Z6
-	VPADDD      Z2, Z0, Z0
-	VPADDD      Z6, Z4, Z4
-	VPADDD      Z4, Z0, Z0
-	VCVTDQ2PS   Z0, Z0
-	VMOVUPS     (SI), Z28
-	VMULPS.BCST (DI), Z28, Z29
-	VFMADD231PS Z29, Z0, Z8
-	ADDQ        $const_ix4Block, SI
-	ADDQ        $const_q8kxBlock, DI
+	IX1FIN
 	DECQ        CX
 	JNZ         ix1vloop
 
