@@ -1,6 +1,7 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "q4row_amd64.h"
 
 // Batched kernels for packed groups of 16 weight rows (see gemm.go), AVX-512 VNNI on 512-bit registers,
 // hand-written Plan 9 assembly. Lane r of every vector is weight row r, and each lane does exactly the float
@@ -203,6 +204,14 @@ g1dloop:
 	VPXORD A6, A6, A6 \
 	VPXORD A7, A7, A7
 
+// G2STORE reduces the two columns' eight accumulators each (Z0…Z7, Z8…Z15) and stores the rows of mask K1
+// of both: the first at DI, the second AX floats on.
+#define G2STORE \
+	HSUM8L(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)       \
+	HSUM8L(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15) \
+	VMOVUPS Z0, K1, (DI)                         \
+	VMOVUPS Z8, K1, (DI)(AX*4)
+
 // func gemm2Q8G(nb int, packed, a *byte, aStride int, out *float32, outStride, mask int)
 //
 // Reference: DotQ8_0Q8_0 (ggml_vec_dot's eight lanes) for each of the 16×2 (row, column) pairs: lane
@@ -227,14 +236,11 @@ g2gloop:
 	DECQ CX
 	JNZ  g2gloop
 
-	HSUM8L(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	HSUM8L(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 	MOVQ    mask+48(FP), AX
 	KMOVW   AX, K1
 	MOVQ    out+32(FP), DI
 	MOVQ    outStride+40(FP), AX
-	VMOVUPS Z0, K1, (DI)
-	VMOVUPS Z8, K1, (DI)(AX*4)
+	G2STORE
 	VZEROUPPER
 	RET
 
@@ -314,14 +320,11 @@ x2gloop:
 	DECQ CX
 	JNZ  x2gloop
 
-	HSUM8L(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	HSUM8L(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 	MOVQ    mask+48(FP), AX
 	KMOVW   AX, K1
 	MOVQ    out+32(FP), DI
 	MOVQ    outStride+40(FP), AX
-	VMOVUPS Z0, K1, (DI)
-	VMOVUPS Z8, K1, (DI)(AX*4)
+	G2STORE
 	VZEROUPPER
 	RET
 
@@ -406,32 +409,7 @@ gv4loop:
 	GATHER(14, Z5)
 	VPMOVDW       Z1, Y1
 	VCVTPH2PS     Y1, Z1
-	VMULPS.BCST   0(DI), Z1, Z1
-	VPBROADCASTD  4(DI), Z6
-	VPXORD        Z8, Z8, Z8
-	VPANDD        Z30, Z2, Z7
-	VPDPBUSD.BCST 8(DI), Z7, Z6
-	VPSRLD        $4, Z2, Z2
-	VPANDD        Z30, Z2, Z2
-	VPDPBUSD.BCST 24(DI), Z2, Z8
-	VPANDD        Z30, Z3, Z7
-	VPDPBUSD.BCST 12(DI), Z7, Z6
-	VPSRLD        $4, Z3, Z3
-	VPANDD        Z30, Z3, Z3
-	VPDPBUSD.BCST 28(DI), Z3, Z8
-	VPANDD        Z30, Z4, Z7
-	VPDPBUSD.BCST 16(DI), Z7, Z6
-	VPSRLD        $4, Z4, Z4
-	VPANDD        Z30, Z4, Z4
-	VPDPBUSD.BCST 32(DI), Z4, Z8
-	VPANDD        Z30, Z5, Z7
-	VPDPBUSD.BCST 20(DI), Z7, Z6
-	VPSRLD        $4, Z5, Z5
-	VPANDD        Z30, Z5, Z5
-	VPDPBUSD.BCST 36(DI), Z5, Z8
-	VPADDD        Z8, Z6, Z6
-	VCVTDQ2PS     Z6, Z6
-	VFMADD231PS   Z1, Z6, Z0
+	Q4ROW16
 	ADDQ          $18, SI
 	ADDQ          $40, DI
 	DECQ          CX

@@ -1,6 +1,7 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "q4row_amd64.h"
 
 // Kernels on stored Q4_0x16 groups (gemm_stored.go), AVX-512 VNNI: the loads give lane r = row r directly,
 // so nothing is gathered or packed per pass. Each lane does the float operations of
@@ -163,32 +164,7 @@ s1loop:
 	VMOVDQU32     96(SI), Z3
 	VMOVDQU32     160(SI), Z4
 	VMOVDQU32     224(SI), Z5
-	VMULPS.BCST   0(DI), Z1, Z1
-	VPBROADCASTD  4(DI), Z6
-	VPXORD        Z8, Z8, Z8
-	VPANDD        Z30, Z2, Z7
-	VPDPBUSD.BCST 8(DI), Z7, Z6
-	VPSRLD        $4, Z2, Z2
-	VPANDD        Z30, Z2, Z2
-	VPDPBUSD.BCST 24(DI), Z2, Z8
-	VPANDD        Z30, Z3, Z7
-	VPDPBUSD.BCST 12(DI), Z7, Z6
-	VPSRLD        $4, Z3, Z3
-	VPANDD        Z30, Z3, Z3
-	VPDPBUSD.BCST 28(DI), Z3, Z8
-	VPANDD        Z30, Z4, Z7
-	VPDPBUSD.BCST 16(DI), Z7, Z6
-	VPSRLD        $4, Z4, Z4
-	VPANDD        Z30, Z4, Z4
-	VPDPBUSD.BCST 32(DI), Z4, Z8
-	VPANDD        Z30, Z5, Z7
-	VPDPBUSD.BCST 20(DI), Z7, Z6
-	VPSRLD        $4, Z5, Z5
-	VPANDD        Z30, Z5, Z5
-	VPDPBUSD.BCST 36(DI), Z5, Z8
-	VPADDD        Z8, Z6, Z6
-	VCVTDQ2PS     Z6, Z6
-	VFMADD231PS   Z1, Z6, Z0
+	Q4ROW16
 	ADDQ          $288, SI
 	ADDQ          $40, DI
 	DECQ          CX
