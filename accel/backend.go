@@ -59,7 +59,8 @@ func (c Caps) SupportsWeight(t DType) bool {
 }
 
 // Backend runs graphs on one device. Weights are uploaded once and shared read-only by every program; each
-// program owns its scratch memory, so programs on one backend can run concurrently (one goroutine per program).
+// program owns its scratch memory (unless compiled with a shared Scratch), so programs on one backend can run
+// concurrently (one goroutine per program).
 type Backend interface {
 	Caps() Caps
 	// Upload converts a weight to the backend's layout in its own memory (or, on the CPU, refers to it in place).
@@ -78,7 +79,26 @@ type CompileOptions struct {
 	// Debug, when set, is called after every named node is computed, with its values as float32 (quantized
 	// or F16 results converted). It slows the run down and is meant for comparing against other engines.
 	Debug func(n *Node, values []float32)
+	// Scratch, when set, lets the programs compiled with it share one region for their intermediates, the
+	// size of the largest, instead of one each: for a caller that runs one pass at a time over many shapes
+	// (the runtime's engine, whose batch sizes vary from pass to pass). Such programs must not run, or be
+	// compiled, at the same time as one another, and the inputs set on one are lost when another runs: set
+	// every input before each Run. Backends that do not share ignore it.
+	Scratch *Scratch
 }
+
+// Scratch groups programs that share their memory for intermediates (CompileOptions.Scratch). The zero value
+// is ready to use; the first backend that compiles with it keeps its record there, and another backend
+// refuses it. It is freed with the last of its programs.
+type Scratch struct {
+	state any
+}
+
+// State returns the record a backend keeps in s (nil before the first Compile with it).
+func (s *Scratch) State() any { return s.state }
+
+// SetState stores a backend's record in s.
+func (s *Scratch) SetState(v any) { s.state = v }
 
 // Program is a compiled graph. Set every input, Run, then Read the outputs; repeat. A program is used by one
 // goroutine at a time.

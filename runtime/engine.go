@@ -48,6 +48,7 @@ type engine struct {
 	admitted  uint64
 	last      []*sequence // sequences given logits by the last pass, whose next request is likely to follow
 	progs     map[progKey]*program
+	scratch   accel.Scratch // the programs' shared intermediates: the engine runs one pass at a time
 	parts     []part
 	in        passInputs
 	timer     *time.Timer

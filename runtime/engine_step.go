@@ -240,7 +240,9 @@ func (e *engine) program(n, rows int) (*program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("runtime: building the graph: %w", err)
 	}
-	if pr.p, err = e.m.Backend.Compile(g, e.m.compileOpts); err != nil {
+	opts := e.m.compileOpts
+	opts.Scratch = &e.scratch
+	if pr.p, err = e.m.Backend.Compile(g, opts); err != nil {
 		return nil, err
 	}
 	e.progs[k] = pr

@@ -11,9 +11,10 @@
 // original (unless the copy would take more than half of the memory available: then it is multiplied in place).
 // Buffers (KV caches) and each program's scratch arena are allocated outside the Go heap with internal/osmem and
 // freed by Close, never by a finalizer. The arena holds every intermediate at the offset accel.NewPlan gives it,
-// followed by a workspace shared by the steps (quantized activations, attention scores, RoPE tables). Under the
-// race detector, which cannot watch memory outside the Go heap, buffers and arenas are Go slices instead, so
-// that races between workers are reported.
+// followed by a workspace shared by the steps (quantized activations, attention scores, RoPE tables); programs
+// compiled with one accel.Scratch share one arena, the size of the largest (scratch.go). Under the race
+// detector, which cannot watch memory outside the Go heap, buffers and arenas are Go slices instead, so that
+// races between workers are reported.
 //
 // # Threads
 //

@@ -29,10 +29,12 @@ type program struct {
 	g     *accel.Graph
 	plan  *accel.Plan
 	arena []byte
-	mem   [][]byte // each node's bytes (nil for nodes no output needs)
-	steps []step
-	nodes []int // graph node of each step
-	bufs  []*buffer
+	// shared, when the program was compiled with an accel.Scratch, owns arena (the start of its memory).
+	shared *sharedArena
+	mem    [][]byte // each node's bytes (nil for nodes no output needs)
+	steps  []step
+	nodes  []int // graph node of each step
+	bufs   []*buffer
 
 	debug      func(n *accel.Node, values []float32)
 	debugAfter [][]int // named nodes whose values are ready after each step
@@ -68,17 +70,29 @@ func compile(b *Backend, g *accel.Graph, opt accel.CompileOptions) (*program, er
 		p.nodes = append(p.nodes, t.ID())
 		work = max(work, alignUp(s.workspace(shares)))
 	}
-	if p.arena, err = allocNative(int(plan.Scratch) + work); err != nil {
+	need := int(plan.Scratch) + work
+	if opt.Scratch != nil {
+		err = b.shareArena(p, opt.Scratch, need)
+	} else {
+		p.arena, err = allocNative(need)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("cpu: scratch for %d nodes: %w", len(g.Nodes), err)
 	}
-	p.bindScratch()
-	for _, s := range p.steps {
-		s.bind(p, p.arena[plan.Scratch:])
-	}
+	p.bindMemory()
 	if p.debug != nil {
 		p.prepareDebug()
 	}
 	return p, nil
+}
+
+// bindMemory gives the scratch nodes their slices of the arena and binds the steps to their memory (again
+// when a shared arena has moved).
+func (p *program) bindMemory() {
+	p.bindScratch()
+	for _, s := range p.steps {
+		s.bind(p, p.arena[p.plan.Scratch:])
+	}
 }
 
 func alignUp(n int) int { return (n + arenaAlign - 1) &^ (arenaAlign - 1) }
@@ -273,7 +287,12 @@ func (p *program) free() error {
 	if !p.life.End() {
 		return nil
 	}
-	err := freeNative(p.arena)
+	var err error
+	if p.shared != nil {
+		err = p.shared.release(p)
+	} else {
+		err = freeNative(p.arena)
+	}
 	p.arena, p.mem = nil, nil
 	return err
 }
