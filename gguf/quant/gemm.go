@@ -15,7 +15,9 @@ package quant
 // The kernels by CPU (amd64): with AVX-512 VNNI (gemm_amd64.go), Q4_0, Q4_K and IQ4_XS in the repacked order
 // (Q4_K's stored layout where the CPU also has VBMI) and Q8_0 and Q6_K in the vec_dot order, 16 rows a 512-bit
 // register; with AVX2, FMA and F16C but no VNNI (gemm_avx2_amd64.go, FORMA_CPU=avx2), Q4_0 and Q4_K in the
-// repacked order, 8 rows a 256-bit register, on their stored layouts. Elsewhere (arm64, generic) there is none.
+// repacked order, 8 rows a 256-bit register, on their stored layouts. With AVX-512F, F16 in the tiled order
+// (gemm_f16.go), which multiplies the rows in place, 4×4 tiles of 16-lane float accumulators as tinyBLAS's.
+// Elsewhere (arm64, generic) there is none.
 //
 // Mul packs on the fly, per group and per call. A Gemm with a stored layout (gemm_stored.go: Q4_0 in the
 // repacked order and Q8_0; gemm_stored_k4.go: Q4_K in the repacked order, where the CPU has VBMI;
@@ -55,6 +57,9 @@ type Gemm struct {
 	storedBlock int
 	store       func(nb int, w []byte, wStride, rows int, dst []byte)
 	storedMul   func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int)
+	// direct, if not nil, multiplies the weight rows in place (no packing): Mul calls it instead of pack and
+	// kernel (F16 in the tiled order, whose rows the kernel reads as they are).
+	direct func(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, out []float32, outStride int)
 }
 
 // GemmFor returns the batched kernel for weight type w in order o on this CPU, or nil when there is none
@@ -108,6 +113,10 @@ func (g *Gemm) Mul(n int, w []byte, wStride, rows int, a []byte, aStride, cols i
 	}
 	if len(scratch) < nb*g.packBlock+g.extra {
 		panic(fmt.Sprintf("quant: gemm: scratch of %d bytes, need %d", len(scratch), nb*g.packBlock+g.extra))
+	}
+	if g.direct != nil {
+		g.direct(n, w, wStride, rows, a, aStride, cols, out, outStride)
+		return
 	}
 	if g.vec != nil && cols < g.minCols {
 		for c := 0; c < cols; c++ {

@@ -302,6 +302,9 @@ func TestGemmPortablePack(t *testing.T) {
 		wt := g.Weight()
 		t.Run(fmt.Sprintf("%s/%s", g.Order(), wt), func(t *testing.T) {
 			gp := *g
+			if g.direct != nil {
+				t.Skip("multiplies the rows in place: nothing to pack")
+			}
 			if g.storedBlock != 0 && reflect.ValueOf(g.pack).Pointer() == reflect.ValueOf(g.store).Pointer() {
 				t.Skip("packs into its stored layout with the portable packer already")
 			}
