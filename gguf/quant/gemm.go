@@ -16,7 +16,8 @@ package quant
 // (Q4_K's stored layout where the CPU also has VBMI) and Q8_0 and Q6_K in the vec_dot order, 16 rows a 512-bit
 // register; with AVX2, FMA and F16C but no VNNI (gemm_avx2_amd64.go, FORMA_CPU=avx2), Q4_0 and Q4_K in the
 // repacked order, 8 rows a 256-bit register, on their stored layouts. With AVX-512F, F16 in the tiled order
-// (gemm_f16.go), which multiplies the rows in place, 4×4 tiles of 16-lane float accumulators as tinyBLAS's.
+// and BF16 in the vec_dot order (gemm_float.go), which multiply the rows in place, tiles of 16-lane float
+// accumulators as tinyBLAS's.
 // Elsewhere (arm64, generic) there is none.
 //
 // Mul packs on the fly, per group and per call. A Gemm with a stored layout (gemm_stored.go: Q4_0 in the

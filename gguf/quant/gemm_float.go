@@ -5,10 +5,13 @@ import (
 	"math"
 )
 
-// The F16 Gemm in the tiled order (tinyBLAS's for F16 weights, DotF16F16Tiled): weight rows are multiplied in
-// place, without packing, by a kernel that holds a tile of rows × columns of 16-lane accumulators (as tinyBLAS
-// does) and reduces each as _mm512_reduce_add_ps. The activations are the F16 row widened to float32 once, so
-// that the kernel loads them as they are (4 bytes an element; the values are the F16 ones, exactly).
+// The float Gemms multiply weight rows in place, without packing, by kernels that hold a tile of rows × columns
+// of 16-lane accumulators (as tinyBLAS does):
+//   - F16 in the tiled order (tinyBLAS's for F16 weights, DotF16F16Tiled), each accumulator reduced as
+//     _mm512_reduce_add_ps. The activations are the F16 row widened to float32 once, so that the kernel loads
+//     them as they are (4 bytes an element; the values are the F16 ones, exactly).
+//   - BF16 in ggml_vec_dot_bf16's order (DotBF16BF16): two sets of lanes per pair, VDPBF16PS emulated with
+//     fused multiply-adds; the activations are the BF16 row.
 
 // f16tAct is the bytes of one activation element in the F16 Gemm's layout.
 const f16tAct = 4

@@ -1,0 +1,29 @@
+package quant
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestGemmFloat checks the F16 and BF16 Gemms against their references on lengths of many chunks (with and
+// without BF16's tail after the last 64), every tile shape of rows and columns (whole tiles of four, the
+// remainders of columns and rows, few columns), and random 16-bit values (NaN and infinities included).
+func TestGemmFloat(t *testing.T) {
+	for _, c := range []struct {
+		w Type
+		o Order
+	}{{F16, OrderTiled}, {BF16, OrderVecDot}} {
+		g := GemmFor(c.w, c.o)
+		if g == nil {
+			t.Logf("no %s Gemm on this CPU", c.w)
+			continue
+		}
+		r := rand.New(rand.NewPCG(31, 32))
+		for _, shape := range [][3]int{{160, 12, 7}, {2048, 8, 9}, {48, 7, 4}, {64, 4, 1}, {4096, 4, 5}, {192, 16, 64}, {128, 9, 70}} {
+			n, rows, cols := shape[0], shape[1], shape[2]
+			checkGemm(t, g, n, rows, cols, randFloats(r, c.w, n*rows), randFloats(r, c.w, n*cols), fmt.Sprint(c.w, shape))
+			checkGemm(t, g, n, rows, cols, randScaled(r, c.w, n*rows), randScaled(r, c.w, n*cols), fmt.Sprint(c.w, " bytes ", shape))
+		}
+	}
+}
