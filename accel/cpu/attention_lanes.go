@@ -99,9 +99,13 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	n := cmax - cmin + 1
 	sc := scores[:n*laneWidth]
 	kStride, vStride := 2*s.kvHeads*s.size, 2*s.kvHeads*s.vsize
+	scoresF16, softmaxF16 := attnScoresF16, attnSoftmaxF16
+	if nl <= laneWidth/2 { // lanes 0…7 only, at twice the rate where 512-bit operations are split in two
+		scoresF16, softmaxF16 = attnScoresF16Y, attnSoftmaxF16Y
+	}
 	for c := cmin; c <= cmax; {
 		e := s.pageEnd(c, cmax+1)
-		attnScoresF16(s.size, &qT[0], &s.k[(s.row(qi, c)*s.kvHeads+g)*2*s.size], kStride, e-c, &sc[(c-cmin)*laneWidth], &kbuf[0])
+		scoresF16(s.size, &qT[0], &s.k[(s.row(qi, c)*s.kvHeads+g)*2*s.size], kStride, e-c, &sc[(c-cmin)*laneWidth], &kbuf[0])
 		c = e
 	}
 	if s.p.SoftCap > 0 {
@@ -110,7 +114,7 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 			sc[j] = float32(math.Tanh(float64(float32(v*capInv)))) * s.p.SoftCap
 		}
 	}
-	attnSoftmaxF16(n, &sc[0], cmin, &lohi[0], s.p.Scale, &tmp[0])
+	softmaxF16(n, &sc[0], cmin, &lohi[0], s.p.Scale, &tmp[0])
 	clear(acc)
 	// value sums: tiles of four lanes over the cells all four see, each lane alone over the rest (before
 	// and after, keeping every lane's cell order)

@@ -13,6 +13,14 @@ func attnSoftmaxF16(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *
 	panic("unreachable")
 }
 
+func attnScoresF16Y(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32) {
+	panic("unreachable")
+}
+
+func attnSoftmaxF16Y(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32) {
+	panic("unreachable")
+}
+
 func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) {
 	panic("unreachable")
 }
