@@ -14,54 +14,106 @@
 // F16 values are exact, so each step is one fused multiply-add), K_c the size halves at k + c·kStride.
 // size is positive; kbuf holds 8·size floats (cells converted to float32). A row's last size mod 16 halves
 // are converted under the mask K2 (masked loads do not fault on the elements they skip).
+// KCONVROW converts the key row at SRC (size halves, R12 = its bytes as float32) to float32 at R8: whole
+// chunks of 16, then a partial last one under the mask K2.
+#define KCONVROW(SRC, loop, tail, done) \
+	XORQ        AX, AX                 \
+loop:                                      \
+	LEAQ        64(AX)(AX*1), R10      \
+	CMPQ        R10, R12               \
+	JGT         tail                   \
+	VCVTPH2PS   (SRC)(AX*1), Z8        \
+	VMOVUPS     Z8, (R8)(AX*2)         \
+	ADDQ        $32, AX                \
+	CMPQ        R10, R12               \
+	JLT         loop                   \
+	JMP         done                   \
+tail:                                      \
+	VCVTPH2PS.Z (SRC)(AX*1), K2, Z8    \
+	VMOVUPS     Z8, K2, (R8)(AX*2)     \
+done:
+
+// SCSETUP loads the arguments: BX = size, SI = k, R13 = kStride, K2 = the lanes of a partial last chunk,
+// CX = n, DI = s, R12 = bytes of a converted row, R11 = 3 rows.
+#define SCSETUP \
+	MOVQ  size+0(FP), BX     \
+	MOVQ  k+16(FP), SI       \
+	MOVQ  kStride+24(FP), R13 \
+	MOVQ  BX, CX             \
+	ANDQ  $15, CX            \
+	MOVQ  $1, AX             \
+	SHLQ  CX, AX             \
+	DECQ  AX                 \
+	KMOVW AX, K2             \
+	MOVQ  n+32(FP), CX       \
+	MOVQ  s+40(FP), DI       \
+	MOVQ  BX, R12            \
+	SHLQ  $2, R12            \
+	LEAQ  (R12)(R12*2), R11
+
+// SCD8 adds element d of the 8 converted cells (rows at R8 and R9 = R8 + 4 rows) times q's lanes (Q, from
+// R10) into the cells' lanes V0…V7, for every d.
+#define SCD8(loop, Q, V0, V1, V2, V3, V4, V5, V6, V7) \
+	MOVQ             kbuf+48(FP), R8          \
+	LEAQ             (R8)(R12*4), R9          \
+	MOVQ             qT+8(FP), R10            \
+	MOVQ             BX, DX                   \
+loop:                                             \
+	VMOVUPS          (R10), Q                 \
+	VFMADD231PS.BCST (R8), Q, V0              \
+	VFMADD231PS.BCST (R8)(R12*1), Q, V1       \
+	VFMADD231PS.BCST (R8)(R12*2), Q, V2       \
+	VFMADD231PS.BCST (R8)(R11*1), Q, V3       \
+	VFMADD231PS.BCST (R9), Q, V4              \
+	VFMADD231PS.BCST (R9)(R12*1), Q, V5       \
+	VFMADD231PS.BCST (R9)(R12*2), Q, V6       \
+	VFMADD231PS.BCST (R9)(R11*1), Q, V7       \
+	ADDQ             $64, R10                 \
+	ADDQ             $4, R8                   \
+	ADDQ             $4, R9                   \
+	DECQ             DX                       \
+	JNZ              loop                     \
+	VMOVUPS          V0, (DI)                 \
+	VMOVUPS          V1, 64(DI)               \
+	VMOVUPS          V2, 128(DI)              \
+	VMOVUPS          V3, 192(DI)              \
+	VMOVUPS          V4, 256(DI)              \
+	VMOVUPS          V5, 320(DI)              \
+	VMOVUPS          V6, 384(DI)              \
+	VMOVUPS          V7, 448(DI)
+
+// SCD1 is SCD8 for one cell (its converted row at R8) into V0.
+#define SCD1(loop, Q, V0) \
+	MOVQ             qT+8(FP), R10 \
+	MOVQ             BX, DX        \
+loop:                                  \
+	VMOVUPS          (R10), Q      \
+	VFMADD231PS.BCST (R8), Q, V0   \
+	ADDQ             $64, R10      \
+	ADDQ             $4, R8        \
+	DECQ             DX            \
+	JNZ              loop          \
+	VMOVUPS          V0, (DI)
+
+// CONV8 converts the 8 cells from SI into kbuf rows 0…7.
+#define CONV8(next, loop, tail, done) \
+	MOVQ kbuf+48(FP), R8              \
+	MOVQ SI, R9                       \
+	MOVQ $8, DX                       \
+next:                                     \
+	KCONVROW(R9, loop, tail, done)    \
+	ADDQ R13, R9                      \
+	ADDQ R12, R8                      \
+	DECQ DX                           \
+	JNZ  next
+
 TEXT ·attnScoresF16(SB), NOSPLIT, $0-56
-	MOVQ  size+0(FP), BX
-	MOVQ  k+16(FP), SI
-	MOVQ  kStride+24(FP), R13
-	MOVQ  BX, CX
-	ANDQ  $15, CX
-	MOVQ  $1, AX
-	SHLQ  CX, AX
-	DECQ  AX
-	KMOVW AX, K2 // the lanes of a partial last chunk
-	MOVQ  n+32(FP), CX
-	MOVQ s+40(FP), DI
-	MOVQ BX, R12
-	SHLQ $2, R12          // R12 = bytes of a converted row
-	LEAQ (R12)(R12*2), R11 // R11 = 3 rows
+	SCSETUP
 
 sc8:
-	CMPQ CX, $8
-	JLT  sc1
-	// convert 8 cells into kbuf rows 0…7
-	MOVQ kbuf+48(FP), R8
-	MOVQ SI, R9
-	MOVQ $8, DX
-
-scconv:
-	XORQ AX, AX
-
-scconvrow:
-	LEAQ      64(AX)(AX*1), R10 // float bytes converted after this chunk
-	CMPQ      R10, R12
-	JGT       scconvtail
-	VCVTPH2PS (R9)(AX*1), Z8
-	VMOVUPS   Z8, (R8)(AX*2)
-	ADDQ      $32, AX
-	CMPQ      R10, R12
-	JLT       scconvrow
-	JMP       scconvnext
-
-scconvtail:
-	VCVTPH2PS.Z (R9)(AX*1), K2, Z8
-	VMOVUPS     Z8, K2, (R8)(AX*2)
-
-scconvnext:
-	ADDQ R13, R9
-	ADDQ      R12, R8
-	DECQ      DX
-	JNZ       scconv
-
+	CMPQ   CX, $8
+	JLT    sc1
+	CONV8(scconv, scconvrow, scconvtail, scconvnext)
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -70,93 +122,187 @@ scconvnext:
 	VPXORD Z5, Z5, Z5
 	VPXORD Z6, Z6, Z6
 	VPXORD Z7, Z7, Z7
-	MOVQ   kbuf+48(FP), R8 // row 0 of element d
-	LEAQ   (R8)(R12*4), R9 // row 4
-	MOVQ   qT+8(FP), R10
-	MOVQ   BX, DX
-
-scd:
-	VMOVUPS          (R10), Z8
-	VFMADD231PS.BCST (R8), Z8, Z0
-	VFMADD231PS.BCST (R8)(R12*1), Z8, Z1
-	VFMADD231PS.BCST (R8)(R12*2), Z8, Z2
-	VFMADD231PS.BCST (R8)(R11*1), Z8, Z3
-	VFMADD231PS.BCST (R9), Z8, Z4
-	VFMADD231PS.BCST (R9)(R12*1), Z8, Z5
-	VFMADD231PS.BCST (R9)(R12*2), Z8, Z6
-	VFMADD231PS.BCST (R9)(R11*1), Z8, Z7
-	ADDQ             $64, R10
-	ADDQ             $4, R8
-	ADDQ             $4, R9
-	DECQ             DX
-	JNZ              scd
-
-	VMOVUPS Z0, (DI)
-	VMOVUPS Z1, 64(DI)
-	VMOVUPS Z2, 128(DI)
-	VMOVUPS Z3, 192(DI)
-	VMOVUPS Z4, 256(DI)
-	VMOVUPS Z5, 320(DI)
-	VMOVUPS Z6, 384(DI)
-	VMOVUPS Z7, 448(DI)
-	ADDQ    $512, DI
-	LEAQ    (SI)(R13*8), SI
-	SUBQ    $8, CX
-	JMP     sc8
+	SCD8(scd, Z8, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	ADDQ   $512, DI
+	LEAQ   (SI)(R13*8), SI
+	SUBQ   $8, CX
+	JMP    sc8
 
 sc1:
-	TESTQ CX, CX
-	JZ    scdone
-	MOVQ  kbuf+48(FP), R8
-	XORQ  AX, AX
-
-sc1conv:
-	LEAQ      64(AX)(AX*1), R10
-	CMPQ      R10, R12
-	JGT       sc1convtail
-	VCVTPH2PS (SI)(AX*1), Z8
-	VMOVUPS   Z8, (R8)(AX*2)
-	ADDQ      $32, AX
-	CMPQ      R10, R12
-	JLT       sc1conv
-	JMP       sc1convdone
-
-sc1convtail:
-	VCVTPH2PS.Z (SI)(AX*1), K2, Z8
-	VMOVUPS     Z8, K2, (R8)(AX*2)
-
-sc1convdone:
-
+	TESTQ  CX, CX
+	JZ     scdone
+	MOVQ   kbuf+48(FP), R8
+	KCONVROW(SI, sc1conv, sc1convtail, sc1convdone)
 	VPXORD Z0, Z0, Z0
-	MOVQ   qT+8(FP), R10
-	MOVQ   BX, DX
-
-sc1d:
-	VMOVUPS          (R10), Z8
-	VFMADD231PS.BCST (R8), Z8, Z0
-	ADDQ             $64, R10
-	ADDQ             $4, R8
-	DECQ             DX
-	JNZ              sc1d
-	VMOVUPS          Z0, (DI)
-	ADDQ             $64, DI
-	ADDQ             R13, SI
-	DECQ             CX
-	JMP              sc1
+	MOVQ   kbuf+48(FP), R8
+	SCD1(sc1d, Z8, Z0)
+	ADDQ   $64, DI
+	ADDQ   R13, SI
+	DECQ   CX
+	JMP    sc1
 
 scdone:
+	VZEROUPPER
+	RET
+
+// func attnScoresF16Y(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32)
+//
+// attnScoresF16 for lanes 0…7 only (s rows keep their 16 floats; lanes 8…15 are not written): the
+// multiply-adds in 256-bit registers, for blocks of at most 8 lanes (a decode step's heads of one KV head),
+// where Zen 4 runs them at twice the rate of 512-bit ones. The keys are converted as there.
+TEXT ·attnScoresF16Y(SB), NOSPLIT, $0-56
+	SCSETUP
+
+ysc8:
+	CMPQ   CX, $8
+	JLT    ysc1
+	CONV8(yscconv, yscconvrow, yscconvtail, yscconvnext)
+	VPXORD Y0, Y0, Y0
+	VPXORD Y1, Y1, Y1
+	VPXORD Y2, Y2, Y2
+	VPXORD Y3, Y3, Y3
+	VPXORD Y4, Y4, Y4
+	VPXORD Y5, Y5, Y5
+	VPXORD Y6, Y6, Y6
+	VPXORD Y7, Y7, Y7
+	SCD8(yscd, Y8, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	ADDQ   $512, DI
+	LEAQ   (SI)(R13*8), SI
+	SUBQ   $8, CX
+	JMP    ysc8
+
+ysc1:
+	TESTQ  CX, CX
+	JZ     yscdone
+	MOVQ   kbuf+48(FP), R8
+	KCONVROW(SI, ysc1conv, ysc1convtail, ysc1convdone)
+	VPXORD Y0, Y0, Y0
+	MOVQ   kbuf+48(FP), R8
+	SCD1(ysc1d, Y8, Y0)
+	ADDQ   $64, DI
+	ADDQ   R13, SI
+	DECQ   CX
+	JMP    ysc1
+
+yscdone:
 	VZEROUPPER
 	RET
 
 DATA attnOneD<>+0(SB)/8, $0x3ff0000000000000
 GLOBL attnOneD<>(SB), RODATA|NOPTR, $8
 
-// LANEMASK sets K3 to the lanes whose range [lo (Z10), hi (Z11)) holds cell R (a general register);
-// clobbers Z9.
-#define LANEMASK(R) \
-	VPBROADCASTD R, Z9         \
-	VPCMPD       $5, Z10, Z9, K3 \
-	VPCMPD       $1, Z11, Z9, K3, K3
+// LANEMASK sets K3 to the lanes whose range [lo (V10), hi (V11)) holds cell R (a general register);
+// clobbers V9. V is the register file: Z (16 lanes) or Y (lanes 0…7).
+#define LANEMASK(R, V9, V10, V11) \
+	VPBROADCASTD R, V9           \
+	VPCMPD       $5, V10, V9, K3 \
+	VPCMPD       $1, V11, V9, K3, K3
+
+// SMSETUP loads the arguments of a softmax kernel: CX = n, SI = s, BX = c0, V10/V11 = the lanes' lo and hi,
+// V12 = scale, V13 = −Inf (the maxima).
+#define SMSETUP(V10, V11, V12, V13) \
+	MOVQ         n+0(FP), CX       \
+	MOVQ         s+8(FP), SI       \
+	MOVQ         c0+16(FP), BX     \
+	MOVQ         lohi+24(FP), AX   \
+	VMOVDQU32    (AX), V10         \
+	VMOVDQU32    64(AX), V11       \
+	VBROADCASTSS scale+32(FP), V12 \
+	VBROADCASTSS VX_INF, V13       \
+	VXORPS.BCST  VX_SIGN, V13, V13
+
+// SMPASS1 scales every row and takes the lanes' maxima (V13); then R9 = the first row of the first aligned
+// group of 16 cells (≤ 0).
+#define SMPASS1(loop, done, V8, V9, V10, V11, V12, V13) \
+	MOVQ    SI, R8                  \
+	XORQ    DX, DX                  \
+loop:                                   \
+	CMPQ    DX, CX                  \
+	JGE     done                    \
+	LEAQ    (BX)(DX*1), AX          \
+	LANEMASK(AX, V9, V10, V11)      \
+	VMULPS  (R8), V12, V8           \
+	VMOVUPS V8, (R8)                \
+	VMAXPS  V8, V13, K3, V13        \
+	ADDQ    $64, R8                 \
+	INCQ    DX                      \
+	JMP     loop                    \
+done:                                   \
+	MOVQ    BX, R9                  \
+	ANDQ    $15, R9                 \
+	NEGQ    R9
+
+// SMGROUP replaces the scores of the group's 16 rows (from R9) by e = vexpf(s − m) (0 outside a lane's
+// range or the rows) and writes them to tmp's rows too; V0…V7 as VEXPV's, V8 the row's e.
+#define SMGROUP(row, store, big, expdone, V0, V1, V2, V3, V4, V5, V6, V7, V8, V9, V10, V11, V13) \
+	MOVQ    tmp+40(FP), DI          \
+	XORQ    R10, R10                \
+row:                                    \
+	LEAQ    (R9)(R10*1), DX         \
+	VPXORD  V8, V8, V8              \
+	TESTQ   DX, DX                  \
+	JL      store                   \
+	CMPQ    DX, CX                  \
+	JGE     store                   \
+	MOVQ    DX, R11                 \
+	SHLQ    $6, R11                 \
+	VMOVUPS (SI)(R11*1), V0         \
+	VSUBPS  V13, V0, V0             \
+	VEXPV(V0, V1, V2, V3, V4, V5, V6, V7, big, expdone) \
+	LEAQ    (BX)(DX*1), AX          \
+	LANEMASK(AX, V9, V10, V11)      \
+	VMOVAPS V0, K3, V8              \
+	VMOVUPS V8, (SI)(R11*1)         \
+store:                                  \
+	VMOVUPS V8, (DI)                \
+	ADDQ    $64, DI                 \
+	INCQ    R10                     \
+	CMPQ    R10, $16                \
+	JLT     row
+
+// SMTREE leaves in V16 the lanes' sums of tmp's 16 rows as Reduce16 adds them: t_i = e_i + e_{i+8},
+// u_i = t_i + t_{i+4}, (u0 + u2) + (u1 + u3).
+#define SMTREE(V16, V17, V18, V19, V20, V21, V22, V23) \
+	MOVQ    tmp+40(FP), DI          \
+	VMOVUPS 0(DI), V16              \
+	VADDPS  512(DI), V16, V16       \
+	VMOVUPS 64(DI), V17             \
+	VADDPS  576(DI), V17, V17       \
+	VMOVUPS 128(DI), V18            \
+	VADDPS  640(DI), V18, V18       \
+	VMOVUPS 192(DI), V19            \
+	VADDPS  704(DI), V19, V19       \
+	VMOVUPS 256(DI), V20            \
+	VADDPS  768(DI), V20, V20       \
+	VMOVUPS 320(DI), V21            \
+	VADDPS  832(DI), V21, V21       \
+	VMOVUPS 384(DI), V22            \
+	VADDPS  896(DI), V22, V22       \
+	VMOVUPS 448(DI), V23            \
+	VADDPS  960(DI), V23, V23       \
+	VADDPS  V20, V16, V16           \
+	VADDPS  V21, V17, V17           \
+	VADDPS  V22, V18, V18           \
+	VADDPS  V23, V19, V19           \
+	VADDPS  V18, V16, V16           \
+	VADDPS  V19, V17, V17           \
+	VADDPS  V17, V16, V16
+
+// SMPASS3 rounds every row's e·V14 (V14 = float32(1/sum) per lane) to F16: the probabilities.
+#define SMPASS3(loop, done, V0, X1, V14) \
+	MOVQ      SI, R8          \
+	MOVQ      CX, DX          \
+	TESTQ     DX, DX          \
+	JZ        done            \
+loop:                             \
+	VMULPS    (R8), V14, V0   \
+	VCVTPS2PH $0, V0, X1      \
+	VCVTPH2PS X1, V0          \
+	VMOVUPS   V0, (R8)        \
+	ADDQ      $64, R8         \
+	DECQ      DX              \
+	JNZ       loop            \
+done:
 
 // func attnSoftmaxF16(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
 //
@@ -166,95 +312,16 @@ GLOBL attnOneD<>(SB), RODATA|NOPTR, $8
 // _mm512_reduce_add_ps (quant.Reduce16), those added in float64; then every e becomes f16(e·float32(1/sum)).
 // tmp holds 16×16 floats.
 TEXT ·attnSoftmaxF16(SB), NOSPLIT, $0-48
-	MOVQ         n+0(FP), CX
-	MOVQ         s+8(FP), SI
-	MOVQ         c0+16(FP), BX
-	MOVQ         lohi+24(FP), AX
-	VMOVDQU32    (AX), Z10
-	VMOVDQU32    64(AX), Z11
-	VBROADCASTSS scale+32(FP), Z12
-	VBROADCASTSS VX_INF, Z13
-	VXORPS.BCST  VX_SIGN, Z13, Z13 // m = −Inf
-
-	// pass 1: scale, lane maxima
-	MOVQ SI, R8
-	XORQ DX, DX
-
-smp1:
-	CMPQ    DX, CX
-	JGE     smp1done
-	LEAQ    (BX)(DX*1), AX
-	LANEMASK(AX)
-	VMULPS  (R8), Z12, Z8
-	VMOVUPS Z8, (R8)
-	VMAXPS  Z8, Z13, K3, Z13
-	ADDQ    $64, R8
-	INCQ    DX
-	JMP     smp1
-
-smp1done:
-	// pass 2: exponentials and the sums per aligned group of 16 cells
-	VXORPD Z14, Z14, Z14
+	SMSETUP(Z10, Z11, Z12, Z13)
+	SMPASS1(smp1, smp1done, Z8, Z9, Z10, Z11, Z12, Z13)
+	VXORPD Z14, Z14, Z14 // the sums of lanes 0…7 and 8…15, float64
 	VXORPD Z15, Z15, Z15
-	MOVQ   BX, R9
-	ANDQ   $15, R9
-	NEGQ   R9 // R9 = first row of the group (≤ 0)
 
 smgroup:
-	CMPQ R9, CX
-	JGE  smp2done
-	MOVQ tmp+40(FP), DI
-	XORQ R10, R10
-
-smrow:
-	LEAQ   (R9)(R10*1), DX // row
-	VPXORD Z8, Z8, Z8
-	TESTQ  DX, DX
-	JL     smstore
-	CMPQ   DX, CX
-	JGE    smstore
-	MOVQ   DX, R11
-	SHLQ   $6, R11
-	VMOVUPS (SI)(R11*1), Z0
-	VSUBPS  Z13, Z0, Z0
-	VEXP(smbig, smexpdone)
-	LEAQ    (BX)(DX*1), AX
-	LANEMASK(AX)
-	VMOVAPS Z0, K3, Z8
-	VMOVUPS Z8, (SI)(R11*1)
-
-smstore:
-	VMOVUPS Z8, (DI)
-	ADDQ    $64, DI
-	INCQ    R10
-	CMPQ    R10, $16
-	JLT     smrow
-
-	// the group's 16 rows: t_i = e_i + e_{i+8}, u_i = t_i + t_{i+4}, (u0 + u2) + (u1 + u3)
-	MOVQ    tmp+40(FP), DI
-	VMOVUPS 0(DI), Z16
-	VADDPS  512(DI), Z16, Z16
-	VMOVUPS 64(DI), Z17
-	VADDPS  576(DI), Z17, Z17
-	VMOVUPS 128(DI), Z18
-	VADDPS  640(DI), Z18, Z18
-	VMOVUPS 192(DI), Z19
-	VADDPS  704(DI), Z19, Z19
-	VMOVUPS 256(DI), Z20
-	VADDPS  768(DI), Z20, Z20
-	VMOVUPS 320(DI), Z21
-	VADDPS  832(DI), Z21, Z21
-	VMOVUPS 384(DI), Z22
-	VADDPS  896(DI), Z22, Z22
-	VMOVUPS 448(DI), Z23
-	VADDPS  960(DI), Z23, Z23
-	VADDPS  Z20, Z16, Z16
-	VADDPS  Z21, Z17, Z17
-	VADDPS  Z22, Z18, Z18
-	VADDPS  Z23, Z19, Z19
-	VADDPS  Z18, Z16, Z16
-	VADDPS  Z19, Z17, Z17
-	VADDPS  Z17, Z16, Z16
+	CMPQ          R9, CX
+	JGE           smp2done
+	SMGROUP(smrow, smstore, smbig, smexpdone, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z13)
+	SMTREE(Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
 	VCVTPS2PD     Y16, Z24
 	VADDPD        Z24, Z14, Z14
 	VEXTRACTF32X8 $1, Z16, Y25
@@ -264,33 +331,48 @@ smstore:
 	JMP           smgroup
 
 smp2done:
-	// pass 3: p = f16(e·float32(1/sum))
-	VBROADCASTSD  attnOneD<>(SB), Z24
-	VDIVPD        Z14, Z24, Z14
-	VDIVPD        Z15, Z24, Z15
-	VCVTPD2PS     Z14, Y14
-	VCVTPD2PS     Z15, Y15
-	VINSERTF32X8  $1, Y15, Z14, Z14
-	MOVQ          SI, R8
-	MOVQ          CX, DX
-	TESTQ         DX, DX
-	JZ            smdone
-
-smp3:
-	VMULPS    (R8), Z14, Z0
-	VCVTPS2PH $0, Z0, Y1
-	VCVTPH2PS Y1, Z0
-	VMOVUPS   Z0, (R8)
-	ADDQ      $64, R8
-	DECQ      DX
-	JNZ       smp3
-
-smdone:
+	VBROADCASTSD attnOneD<>(SB), Z24
+	VDIVPD       Z14, Z24, Z14
+	VDIVPD       Z15, Z24, Z15
+	VCVTPD2PS    Z14, Y14
+	VCVTPD2PS    Z15, Y15
+	VINSERTF32X8 $1, Y15, Z14, Z14
+	SMPASS3(smp3, smdone, Z0, Y1, Z14)
 	VZEROUPPER
 	RET
 
 smbig:
 	VEXPBIG(smexpdone)
+
+// func attnSoftmaxF16Y(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
+//
+// attnSoftmaxF16 for lanes 0…7 only (the score rows keep their 16 floats; lanes 8…15 are not read or
+// written), in 256-bit registers: each lane's operations are the same, the group sums of 16 cells included.
+TEXT ·attnSoftmaxF16Y(SB), NOSPLIT, $0-48
+	SMSETUP(Y10, Y11, Y12, Y13)
+	SMPASS1(syp1, syp1done, Y8, Y9, Y10, Y11, Y12, Y13)
+	VXORPD Z14, Z14, Z14 // the sums of lanes 0…7, float64
+
+sygroup:
+	CMPQ      R9, CX
+	JGE       syp2done
+	SMGROUP(syrow, systore, sybig, syexpdone, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y13)
+	SMTREE(Y16, Y17, Y18, Y19, Y20, Y21, Y22, Y23)
+	VCVTPS2PD Y16, Z24
+	VADDPD    Z24, Z14, Z14
+	ADDQ      $16, R9
+	JMP       sygroup
+
+syp2done:
+	VBROADCASTSD attnOneD<>(SB), Z24
+	VDIVPD       Z14, Z24, Z14
+	VCVTPD2PS    Z14, Y14
+	SMPASS3(syp3, sydone, Y0, X1, Y14)
+	VZEROUPPER
+	RET
+
+sybig:
+	VEXPBIGV(Y0, Y2, Y6, syexpdone)
 
 // CHUNKMASK sets K1 to the lanes of the value chunk at float byte R10 of a BX-byte row: all 16, or the
 // vsize mod 16 of a partial last chunk (masked loads do not fault on the elements they skip). Clobbers AX
@@ -442,303 +524,3 @@ v1done:
 	VZEROUPPER
 	RET
 
-// func attnScoresF16Y(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32)
-//
-// attnScoresF16 for lanes 0…7 only (s rows keep their 16 floats; lanes 8…15 are not written): the
-// multiply-adds in 256-bit registers, for blocks of at most 8 lanes (a decode step's heads of one KV head),
-// where Zen 4 runs them at twice the rate of 512-bit ones. The keys are converted as there.
-TEXT ·attnScoresF16Y(SB), NOSPLIT, $0-56
-	MOVQ  size+0(FP), BX
-	MOVQ  k+16(FP), SI
-	MOVQ  kStride+24(FP), R13
-	MOVQ  BX, CX
-	ANDQ  $15, CX
-	MOVQ  $1, AX
-	SHLQ  CX, AX
-	DECQ  AX
-	KMOVW AX, K2 // the lanes of a partial last chunk
-	MOVQ  n+32(FP), CX
-	MOVQ s+40(FP), DI
-	MOVQ BX, R12
-	SHLQ $2, R12          // R12 = bytes of a converted row
-	LEAQ (R12)(R12*2), R11 // R11 = 3 rows
-
-ysc8:
-	CMPQ CX, $8
-	JLT  ysc1
-	// convert 8 cells into kbuf rows 0…7
-	MOVQ kbuf+48(FP), R8
-	MOVQ SI, R9
-	MOVQ $8, DX
-
-yscconv:
-	XORQ AX, AX
-
-yscconvrow:
-	LEAQ      64(AX)(AX*1), R10 // float bytes converted after this chunk
-	CMPQ      R10, R12
-	JGT       yscconvtail
-	VCVTPH2PS (R9)(AX*1), Z8
-	VMOVUPS   Z8, (R8)(AX*2)
-	ADDQ      $32, AX
-	CMPQ      R10, R12
-	JLT       yscconvrow
-	JMP       yscconvnext
-
-yscconvtail:
-	VCVTPH2PS.Z (R9)(AX*1), K2, Z8
-	VMOVUPS     Z8, K2, (R8)(AX*2)
-
-yscconvnext:
-	ADDQ R13, R9
-	ADDQ      R12, R8
-	DECQ      DX
-	JNZ       yscconv
-
-	VPXORD Y0, Y0, Y0
-	VPXORD Y1, Y1, Y1
-	VPXORD Y2, Y2, Y2
-	VPXORD Y3, Y3, Y3
-	VPXORD Y4, Y4, Y4
-	VPXORD Y5, Y5, Y5
-	VPXORD Y6, Y6, Y6
-	VPXORD Y7, Y7, Y7
-	MOVQ   kbuf+48(FP), R8 // row 0 of element d
-	LEAQ   (R8)(R12*4), R9 // row 4
-	MOVQ   qT+8(FP), R10
-	MOVQ   BX, DX
-
-yscd:
-	VMOVUPS          (R10), Y8
-	VFMADD231PS.BCST (R8), Y8, Y0
-	VFMADD231PS.BCST (R8)(R12*1), Y8, Y1
-	VFMADD231PS.BCST (R8)(R12*2), Y8, Y2
-	VFMADD231PS.BCST (R8)(R11*1), Y8, Y3
-	VFMADD231PS.BCST (R9), Y8, Y4
-	VFMADD231PS.BCST (R9)(R12*1), Y8, Y5
-	VFMADD231PS.BCST (R9)(R12*2), Y8, Y6
-	VFMADD231PS.BCST (R9)(R11*1), Y8, Y7
-	ADDQ             $64, R10
-	ADDQ             $4, R8
-	ADDQ             $4, R9
-	DECQ             DX
-	JNZ              yscd
-
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 64(DI)
-	VMOVUPS Y2, 128(DI)
-	VMOVUPS Y3, 192(DI)
-	VMOVUPS Y4, 256(DI)
-	VMOVUPS Y5, 320(DI)
-	VMOVUPS Y6, 384(DI)
-	VMOVUPS Y7, 448(DI)
-	ADDQ    $512, DI
-	LEAQ    (SI)(R13*8), SI
-	SUBQ    $8, CX
-	JMP     ysc8
-
-ysc1:
-	TESTQ CX, CX
-	JZ    yscdone
-	MOVQ  kbuf+48(FP), R8
-	XORQ  AX, AX
-
-ysc1conv:
-	LEAQ      64(AX)(AX*1), R10
-	CMPQ      R10, R12
-	JGT       ysc1convtail
-	VCVTPH2PS (SI)(AX*1), Z8
-	VMOVUPS   Z8, (R8)(AX*2)
-	ADDQ      $32, AX
-	CMPQ      R10, R12
-	JLT       ysc1conv
-	JMP       ysc1convdone
-
-ysc1convtail:
-	VCVTPH2PS.Z (SI)(AX*1), K2, Z8
-	VMOVUPS     Z8, K2, (R8)(AX*2)
-
-ysc1convdone:
-
-	VPXORD Y0, Y0, Y0
-	MOVQ   qT+8(FP), R10
-	MOVQ   BX, DX
-
-ysc1d:
-	VMOVUPS          (R10), Y8
-	VFMADD231PS.BCST (R8), Y8, Y0
-	ADDQ             $64, R10
-	ADDQ             $4, R8
-	DECQ             DX
-	JNZ              ysc1d
-	VMOVUPS          Y0, (DI)
-	ADDQ             $64, DI
-	ADDQ             R13, SI
-	DECQ             CX
-	JMP              ysc1
-
-yscdone:
-	VZEROUPPER
-	RET
-
-// VEXPY is VEXP on the 8 lanes of Y0 (the same operations, 256-bit); clobbers Y1…Y7, K1, K2.
-#define VEXPY(big, done) \
-	VBROADCASTSS      VX_SHIFT, Y1      \
-	VFMADD231PS.BCST  VX_LOG2E, Y0, Y1  \
-	VSUBPS.BCST       VX_SHIFT, Y1, Y2  \
-	VMOVAPS           Y0, Y3            \
-	VFNMADD231PS.BCST VX_LN2HI, Y2, Y3  \
-	VFNMADD231PS.BCST VX_LN2LO, Y2, Y3  \
-	VMULPS            Y3, Y3, Y4        \
-	VBROADCASTSS      VX_C4, Y5         \
-	VFMADD231PS.BCST  VX_C5, Y3, Y5     \
-	VBROADCASTSS      VX_C2, Y6         \
-	VFMADD231PS.BCST  VX_C3, Y3, Y6     \
-	VFMADD213PS       Y6, Y4, Y5        \
-	VBROADCASTSS      VX_ONE, Y7        \
-	VFMADD231PS.BCST  VX_C1, Y3, Y7     \
-	VFMADD213PS       Y7, Y4, Y5        \
-	VSCALEFPS         Y2, Y5, Y0        \
-	VANDPS.BCST       VX_ABS, Y2, Y6    \
-	VCMPPS.BCST       $0x1e, VX_192, Y6, K1 \
-	KORTESTW          K1, K1            \
-	JNZ               big               \
-done:
-
-// VEXPBIGY is VEXPBIG on Y0 (Y2 = n).
-#define VEXPBIGY(done) \
-	VXORPS       Y6, Y6, Y6            \
-	VMOVAPS      Y6, K1, Y0            \
-	VCMPPS       $0x1e, Y6, Y2, K1, K2 \
-	VBROADCASTSS VX_INF, K2, Y0        \
-	JMP          done
-
-// LANEMASKY is LANEMASK for lanes 0…7 (lo in Y10, hi in Y11); clobbers Y9.
-#define LANEMASKY(R) \
-	VPBROADCASTD R, Y9           \
-	VPCMPD       $5, Y10, Y9, K3 \
-	VPCMPD       $1, Y11, Y9, K3, K3
-
-// func attnSoftmaxF16Y(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
-//
-// attnSoftmaxF16 for lanes 0…7 only (the score rows keep their 16 floats; lanes 8…15 are not read or
-// written), in 256-bit registers: each lane's operations are the same, the group sums of 16 cells included.
-TEXT ·attnSoftmaxF16Y(SB), NOSPLIT, $0-48
-	MOVQ         n+0(FP), CX
-	MOVQ         s+8(FP), SI
-	MOVQ         c0+16(FP), BX
-	MOVQ         lohi+24(FP), AX
-	VMOVDQU32    (AX), Y10
-	VMOVDQU32    64(AX), Y11
-	VBROADCASTSS scale+32(FP), Y12
-	VBROADCASTSS VX_INF, Y13
-	VXORPS.BCST  VX_SIGN, Y13, Y13 // m = −Inf
-
-	// pass 1: scale, lane maxima
-	MOVQ SI, R8
-	XORQ DX, DX
-
-syp1:
-	CMPQ      DX, CX
-	JGE       syp1done
-	LEAQ      (BX)(DX*1), AX
-	LANEMASKY(AX)
-	VMULPS    (R8), Y12, Y8
-	VMOVUPS   Y8, (R8)
-	VMAXPS    Y8, Y13, K3, Y13
-	ADDQ      $64, R8
-	INCQ      DX
-	JMP       syp1
-
-syp1done:
-	// pass 2: exponentials and the sums per aligned group of 16 cells
-	VXORPD Z14, Z14, Z14
-	MOVQ   BX, R9
-	ANDQ   $15, R9
-	NEGQ   R9 // R9 = first row of the group (≤ 0)
-
-sygroup:
-	CMPQ R9, CX
-	JGE  syp2done
-	MOVQ tmp+40(FP), DI
-	XORQ R10, R10
-
-syrow:
-	LEAQ    (R9)(R10*1), DX // row
-	VPXORD  Y8, Y8, Y8
-	TESTQ   DX, DX
-	JL      systore
-	CMPQ    DX, CX
-	JGE     systore
-	MOVQ    DX, R11
-	SHLQ    $6, R11
-	VMOVUPS (SI)(R11*1), Y0
-	VSUBPS  Y13, Y0, Y0
-	VEXPY(sybig, syexpdone)
-	LEAQ      (BX)(DX*1), AX
-	LANEMASKY(AX)
-	VMOVAPS   Y0, K3, Y8
-	VMOVUPS   Y8, (SI)(R11*1)
-
-systore:
-	VMOVUPS Y8, (DI)
-	ADDQ    $64, DI
-	INCQ    R10
-	CMPQ    R10, $16
-	JLT     syrow
-
-	// the group's 16 rows: t_i = e_i + e_{i+8}, u_i = t_i + t_{i+4}, (u0 + u2) + (u1 + u3)
-	MOVQ      tmp+40(FP), DI
-	VMOVUPS   0(DI), Y16
-	VADDPS    512(DI), Y16, Y16
-	VMOVUPS   64(DI), Y17
-	VADDPS    576(DI), Y17, Y17
-	VMOVUPS   128(DI), Y18
-	VADDPS    640(DI), Y18, Y18
-	VMOVUPS   192(DI), Y19
-	VADDPS    704(DI), Y19, Y19
-	VMOVUPS   256(DI), Y20
-	VADDPS    768(DI), Y20, Y20
-	VMOVUPS   320(DI), Y21
-	VADDPS    832(DI), Y21, Y21
-	VMOVUPS   384(DI), Y22
-	VADDPS    896(DI), Y22, Y22
-	VMOVUPS   448(DI), Y23
-	VADDPS    960(DI), Y23, Y23
-	VADDPS    Y20, Y16, Y16
-	VADDPS    Y21, Y17, Y17
-	VADDPS    Y22, Y18, Y18
-	VADDPS    Y23, Y19, Y19
-	VADDPS    Y18, Y16, Y16
-	VADDPS    Y19, Y17, Y17
-	VADDPS    Y17, Y16, Y16
-	VCVTPS2PD Y16, Z24
-	VADDPD    Z24, Z14, Z14
-	ADDQ      $16, R9
-	JMP       sygroup
-
-syp2done:
-	// pass 3: p = f16(e·float32(1/sum))
-	VBROADCASTSD attnOneD<>(SB), Z24
-	VDIVPD       Z14, Z24, Z14
-	VCVTPD2PS    Z14, Y14
-	MOVQ         SI, R8
-	MOVQ         CX, DX
-	TESTQ        DX, DX
-	JZ           sydone
-
-syp3:
-	VMULPS    (R8), Y14, Y0
-	VCVTPS2PH $0, Y0, X1
-	VCVTPH2PS X1, Y0
-	VMOVUPS   Y0, (R8)
-	ADDQ      $64, R8
-	DECQ      DX
-	JNZ       syp3
-
-sydone:
-	VZEROUPPER
-	RET
-
-sybig:
-	VEXPBIGY(syexpdone)
