@@ -2,14 +2,19 @@
 
 package quant
 
-// The F16 and BF16 Gemms (gemm_float.go) need AVX-512F: 32 registers hold a tile of 16-lane accumulators with
-// the tile's weight and activation vectors (gemm_float_amd64.s).
+// The F16 and BF16 Gemms (gemm_float.go, gemm_float_amd64.s): with AVX-512F, 32 registers hold a tile of
+// 16-lane accumulators with the tile's weight and activation vectors (F16 4 × 4, BF16 4 × 2); with AVX2 only,
+// F16 in 2 × 2 tiles of two 8-float registers per accumulator, and no BF16 Gemm (its rows keep their dot).
 func init() {
-	if !hasAVX512 {
+	if !hasAVX2 {
 		return
 	}
 	typeTraits[F16].gemm[OrderTiled] = &Gemm{w: F16, o: OrderTiled, actBlock: f16tAct, quantize: quantizeF16T,
 		fromRef: f16tFromF16, direct: mulF16T}
+	if !hasAVX512 { // AVX2: 16 registers hold 2 × 2 tiles
+		f16tRows, f16tTile, f16tDot = 2, gemm2F16TAVX2, dotF16TAAVX2
+		return
+	}
 	typeTraits[BF16].gemm[OrderVecDot] = &Gemm{w: BF16, o: OrderVecDot, actBlock: 2, quantize: QuantizeBF16,
 		fromRef: func(ref, dst []byte) { copy(dst, ref) }, direct: mulBF16}
 }
@@ -22,39 +27,54 @@ const f16tMinCols = 4
 // the L2 cache while the kernel runs over a group of 16 weight rows (64 KiB).
 const f16tCols = 64
 
-// mulF16T multiplies rows F16 weight rows with cols activation rows (Mul has checked the bounds): four rows
-// at a time by the kernel where n is a multiple of 16 (for f16tMinCols columns or more), by groups of 16 rows against blocks of f16tCols
+// mulF16T multiplies rows F16 weight rows with cols activation rows (Mul has checked the bounds): f16tRows
+// rows at a time by the kernel where n is a multiple of 16 (for f16tMinCols columns or more), by groups of 16 rows against blocks of f16tCols
 // activation rows; the rows past the last four, one pair at a time.
 func mulF16T(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, out []float32, outStride int) {
 	tiled := 0
 	if n%f32Lanes == 0 && cols < f16tMinCols {
 		for r := 0; r < rows; r++ {
 			for c := 0; c < cols; c++ {
-				out[c*outStride+r] = dotF16TA(n, &w[r*wStride], &a[c*aStride])
+				out[c*outStride+r] = f16tDot(n, &w[r*wStride], &a[c*aStride])
 			}
 		}
 		return
 	}
 	if n%f32Lanes == 0 {
-		tiled = rows &^ 3
+		tiled = rows / f16tRows * f16tRows
 	}
 	for r0 := 0; r0 < tiled; r0 += GemmRows {
 		r1 := min(tiled, r0+GemmRows)
 		for c0 := 0; c0 < cols; c0 += f16tCols {
 			nc := min(f16tCols, cols-c0)
-			for r := r0; r < r1; r += 4 {
-				gemm4F16T(n, &w[r*wStride], wStride, &a[c0*aStride], aStride, nc, &out[c0*outStride+r], outStride)
+			for r := r0; r < r1; r += f16tRows {
+				f16tTile(n, &w[r*wStride], wStride, &a[c0*aStride], aStride, nc, &out[c0*outStride+r], outStride)
 			}
 		}
 	}
 	mulF16TRows(n, w, wStride, tiled, rows, a, aStride, cols, out, outStride)
 }
 
+// The F16 kernels this CPU runs (set by init): the tile kernel, its rows, and the one-row dot.
+var (
+	f16tRows = 4
+	f16tTile = gemm4F16T
+	f16tDot  = dotF16TA
+)
+
 // gemm4F16T sets out[c·outStride + r] for r < 4, c < cols to DotF16F16Tiled of F16 weight row r (n halves at
 // w + r·wStride bytes) with activation row c (n float32 at a + c·aStride bytes); n is a positive multiple of 16.
 //
 //go:noescape
 func dotF16TA(n int, w, a *byte) float32
+
+// gemm2F16TAVX2 and dotF16TAAVX2 are gemm4F16T (for two rows) and dotF16TA with AVX2.
+//
+//go:noescape
+func gemm2F16TAVX2(n int, w *byte, wStride int, a *byte, aStride, cols int, out *float32, outStride int)
+
+//go:noescape
+func dotF16TAAVX2(n int, w, a *byte) float32
 
 //go:noescape
 func gemm4F16T(n int, w *byte, wStride int, a *byte, aStride, cols int, out *float32, outStride int)

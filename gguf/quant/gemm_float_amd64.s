@@ -345,3 +345,156 @@ b1k:
 bdone:
 	VZEROUPPER
 	RET
+
+// The F16 Gemm's kernels for CPUs with AVX2, FMA and F16C but not AVX-512: a 16-lane accumulator is two
+// 8-float registers (lanes 0…7, 8…15), which changes nothing in any lane's operations.
+
+// RED16Y leaves Reduce16 of the lanes LO (0…7) and HI (8…15) in X0; clobbers Y0 and X1.
+#define RED16Y(LO, HI) \
+	VADDPS       HI, LO, Y0 \
+	VEXTRACTF128 $1, Y0, X1 \
+	VADDPS       X1, X0, X0 \
+	VMOVHLPS     X0, X0, X1 \
+	VADDPS       X1, X0, X0 \
+	VMOVSHDUP    X0, X1     \
+	VADDSS       X1, X0, X0
+
+// func gemm2F16TAVX2(n int, w *byte, wStride int, a *byte, aStride, cols int, out *float32, outStride int)
+//
+// gemm4F16T for two weight rows: 2 × 2 tiles (eight accumulator registers, the two rows' chunks and the two
+// columns' chunks in the other eight), then the last column alone.
+TEXT ·gemm2F16TAVX2(SB), NOSPLIT, $0-64
+	MOVQ n+0(FP), BX
+	MOVQ w+8(FP), R8
+	MOVQ wStride+16(FP), R9
+	MOVQ a+24(FP), R10
+	MOVQ aStride+32(FP), R11
+	MOVQ cols+40(FP), R12
+	MOVQ out+48(FP), DI
+	MOVQ outStride+56(FP), R13
+	SHLQ $2, R13
+	SHRQ $4, BX
+
+h2cols:
+	CMPQ   R12, $2
+	JLT    h1col
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   R8, SI
+	MOVQ   R10, DX
+	MOVQ   BX, CX
+
+h2k:
+	VCVTPH2PS   (SI), Y8
+	VCVTPH2PS   16(SI), Y9
+	VCVTPH2PS   (SI)(R9*1), Y10
+	VCVTPH2PS   16(SI)(R9*1), Y11
+	VMOVUPS     (DX), Y12
+	VMOVUPS     32(DX), Y13
+	VMOVUPS     (DX)(R11*1), Y14
+	VMOVUPS     32(DX)(R11*1), Y15
+	VFMADD231PS Y12, Y8, Y0
+	VFMADD231PS Y13, Y9, Y1
+	VFMADD231PS Y12, Y10, Y2
+	VFMADD231PS Y13, Y11, Y3
+	VFMADD231PS Y14, Y8, Y4
+	VFMADD231PS Y15, Y9, Y5
+	VFMADD231PS Y14, Y10, Y6
+	VFMADD231PS Y15, Y11, Y7
+	ADDQ        $32, SI
+	ADDQ        $64, DX
+	DECQ        CX
+	JNZ         h2k
+
+	// (row, column) pairs: Y0:Y1 (0, 0), Y2:Y3 (1, 0), Y4:Y5 (0, 1), Y6:Y7 (1, 1)
+	VMOVAPS Y2, Y8
+	VMOVAPS Y3, Y9
+	VMOVAPS Y4, Y10
+	VMOVAPS Y5, Y11
+	VMOVAPS Y6, Y12
+	VMOVAPS Y7, Y13
+	RED16Y(Y0, Y1)
+	VMOVSS  X0, 0(DI)
+	RED16Y(Y8, Y9)
+	VMOVSS  X0, 4(DI)
+	RED16Y(Y10, Y11)
+	VMOVSS  X0, 0(DI)(R13*1)
+	RED16Y(Y12, Y13)
+	VMOVSS  X0, 4(DI)(R13*1)
+	LEAQ    (R10)(R11*2), R10
+	LEAQ    (DI)(R13*2), DI
+	SUBQ    $2, R12
+	JMP     h2cols
+
+h1col:
+	TESTQ  R12, R12
+	JZ     hdone
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   R8, SI
+	MOVQ   R10, DX
+	MOVQ   BX, CX
+
+h1k:
+	VCVTPH2PS   (SI), Y8
+	VCVTPH2PS   16(SI), Y9
+	VCVTPH2PS   (SI)(R9*1), Y10
+	VCVTPH2PS   16(SI)(R9*1), Y11
+	VMOVUPS     (DX), Y12
+	VMOVUPS     32(DX), Y13
+	VFMADD231PS Y12, Y8, Y0
+	VFMADD231PS Y13, Y9, Y1
+	VFMADD231PS Y12, Y10, Y2
+	VFMADD231PS Y13, Y11, Y3
+	ADDQ        $32, SI
+	ADDQ        $64, DX
+	DECQ        CX
+	JNZ         h1k
+
+	VMOVAPS Y2, Y8
+	VMOVAPS Y3, Y9
+	RED16Y(Y0, Y1)
+	VMOVSS  X0, 0(DI)
+	RED16Y(Y8, Y9)
+	VMOVSS  X0, 4(DI)
+	ADDQ    R11, R10
+	ADDQ    R13, DI
+	DECQ    R12
+	JMP     h1col
+
+hdone:
+	VZEROUPPER
+	RET
+
+// func dotF16TAAVX2(n int, w, a *byte) float32
+//
+// dotF16TA with AVX2.
+TEXT ·dotF16TAAVX2(SB), NOSPLIT, $0-28
+	MOVQ   n+0(FP), CX
+	MOVQ   w+8(FP), SI
+	MOVQ   a+16(FP), DI
+	SHRQ   $4, CX
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+
+hdloop:
+	VCVTPH2PS   (SI), Y4
+	VCVTPH2PS   16(SI), Y5
+	VFMADD231PS (DI), Y4, Y2
+	VFMADD231PS 32(DI), Y5, Y3
+	ADDQ        $32, SI
+	ADDQ        $64, DI
+	DECQ        CX
+	JNZ         hdloop
+	RED16Y(Y2, Y3)
+	VZEROUPPER
+	MOVSS X0, ret+24(FP)
+	RET
