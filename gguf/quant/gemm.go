@@ -55,6 +55,10 @@ type Gemm struct {
 	storedBlock int
 	store       func(nb int, w []byte, wStride, rows int, dst []byte)
 	storedMul   func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int)
+	// tileBytes, if not 0, makes MulPacked take the activation rows in tiles of about that many bytes (a
+	// multiple of 4 rows), each through all the groups, so that a tile stays in the cache while the groups
+	// pass instead of every group streaming all the activation rows.
+	tileBytes int
 }
 
 // GemmFor returns the batched kernel for weight type w in order o on this CPU, or nil when there is none

@@ -21,7 +21,19 @@ func init() {
 		vec: gemvQ4_K, minCols: 8, storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4Kx16AVX2}
 	gemmQ6_KAVX2()
 	gemmIQ4_XSAVX2()
+	for _, w := range []Type{Q4_0, Q4_K, Q6_K, IQ4_XS} {
+		for _, g := range typeTraits[w].gemm {
+			if g != nil {
+				g.tileBytes = avx2TileBytes
+			}
+		}
+	}
 }
+
+// avx2TileBytes is the activation tile of the AVX2 Gemms' MulPacked: a quarter of a typical 1 MiB L2 (a
+// prefill's 512 Q8_K rows of 1024 elements, 600 KB, passed once per group of rows from the L3, made the
+// IQ4_XS kernels wait on memory).
+const avx2TileBytes = 256 << 10
 
 // mulQ4x16AVX2 multiplies the first rows rows of one Q4_0x16 group (nb blocks at p) with cols Q8_0S rows:
 // 4 columns and 8 rows per kernel call, then the last columns one at a time with all 16 rows. MulPacked (or

@@ -35,19 +35,19 @@ func q8kxaFromQ8_K(ref, dst []byte) {
 	q8kxaAbs(nb, dst)
 }
 
-// q8kxaAbs writes |y| of the nb Q8_KX blocks of row after them.
+// q8kxaAbs writes |y| of the nb Q8_KX blocks of row after them (VPABSB: −128 becomes 0x80, 128 as the
+// unsigned byte it is read as).
 func q8kxaAbs(nb int, row []byte) {
 	abs := row[nb*q8kxBlock : nb*q8kxaBlock]
 	for b := 0; b < nb; b++ {
-		for j, q := range row[b*q8kxBlock+4 : b*q8kxBlock+4+QKK] {
-			v := int8(q)
-			if v < 0 {
-				v = -v // −128 wraps to 0x80: 128 as the unsigned byte it is read as
-			}
-			abs[b*QKK+j] = byte(v)
-		}
+		absQKK(&abs[b*QKK], &row[b*q8kxBlock+4])
 	}
 }
+
+// absQKK writes the absolute values of the QKK int8 at src to dst.
+//
+//go:noescape
+func absQKK(dst, src *byte)
 
 // mulIQ4_XSx16AVX2 multiplies the first rows rows of one IQ4_XSx16 group (nb super-blocks at p) with cols
 // Q8_KXA rows: 4 columns and 8 rows per kernel call, then the last columns one at a time with all 16 rows
