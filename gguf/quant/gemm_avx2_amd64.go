@@ -4,10 +4,11 @@ package quant
 
 // Batched kernels for CPUs with AVX2, FMA and F16C but without AVX-512 VNNI (most desktop Intel CPUs, and
 // FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16), gemm_stored_k4.go (Q4_Kx16, quants in
-// Q8_K's order) and gemm_k6.go (Q6_Kx16, gemm_avx2_k6_amd64.go), read 8 rows per 256-bit register with
-// VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see gemm_avx2_amd64.s, gemm_avx2_k4_amd64.s and
-// gemm_avx2_k6_amd64.s). Mul packs into the same layouts (with the portable packers)
-// for enough columns, and multiplies the original rows one at a time for fewer.
+// Q8_K's order), gemm_k6.go (Q6_Kx16, gemm_avx2_k6_amd64.go) and gemm_stored_iq4.go (IQ4_XSx16,
+// gemm_avx2_iq4_amd64.go), read 8 rows per 256-bit register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD
+// (see gemm_avx2_amd64.s, gemm_avx2_k4_amd64.s, gemm_avx2_k6_amd64.s and gemm_avx2_iq4_amd64.s). Mul packs
+// into the same layouts (with the portable packers) for enough columns, and multiplies the original rows one
+// at a time for fewer.
 
 func init() {
 	if !hasAVX2 || hasVNNI {
