@@ -206,33 +206,81 @@ k6a4loop:
 	VZEROUPPER
 	RET
 
-// K6AQ1 adds quarter pair (ZA with the scales in Y12 at activation offset ao, ZB with Y13 at ao+32) of the
-// column at R8 into Y0.
-#define K6AQ1(ao, ZA, ZB) \
-	K6AQ(ao(R8), ZA, Y12, Y0, Y14) \
-	K6AQ(ao+32(R8), ZB, Y13, Y0, Y15)
+// K6AUNPACKR unpacks like K6AUNPACK, into Q0…Q3 (Y12, Y13: scratch).
+#define K6AUNPACKR(o, R, Q0, Q1, Q2, Q3) \
+	VMOVDQU o(R), Q0                 \
+	VMOVDQU o+64(R), Q1              \
+	VMOVDQU o+128(R), Q3             \
+	VPSRLW  $4, Q0, Q2               \
+	VPAND   k6aNib<>(SB), Q2, Q2     \
+	VPSRLW  $4, Q1, Y12              \
+	VPAND   k6aNib<>(SB), Y12, Y12   \
+	VPAND   k6aNib<>(SB), Q0, Q0     \
+	VPAND   k6aNib<>(SB), Q1, Q1     \
+	VPSLLW  $4, Q3, Y13              \
+	VPAND   k6a30<>(SB), Y13, Y13    \
+	VPOR    Y13, Q0, Q0              \
+	VPSLLW  $2, Q3, Y13              \
+	VPAND   k6a30<>(SB), Y13, Y13    \
+	VPOR    Y13, Q1, Q1              \
+	VPAND   k6a30<>(SB), Q3, Y13     \
+	VPOR    Y13, Q2, Q2              \
+	VPSRLW  $2, Q3, Q3               \
+	VPAND   k6a30<>(SB), Q3, Q3      \
+	VPOR    Y12, Q3, Q3
 
-// K6A1 adds lane m of 8 rows (the lane's quants at qo(R9), the scales from BX: correction pairs at so, t's
-// masks at tm(R14), quarter pairs at wo; activation offset ao = 4m) into its accumulators at acco(R10),
-// with d·yd at (R11).
-#define K6A1(qo, so, tm, wo, ao, acco) \
-	K6ACORR(so, BX, tm)                 \
-	VPBROADCASTD 260+ao(R8), Y14        \
-	VPMADDWD     Y14, Y12, Y0           \
-	K6AUNPACK(qo, R9)                   \
-	K6ASC(wo, BX)                       \
-	K6AQ1(4+ao, Y8, Y9)                 \
-	K6ASC(wo+32, BX)                    \
-	K6AQ1(68+ao, Y10, Y11)              \
-	K6AUNPACK(qo+192, R9)               \
-	K6ASC(wo+64, BX)                    \
-	K6AQ1(132+ao, Y8, Y9)               \
-	K6ASC(wo+96, BX)                    \
-	K6AQ1(196+ao, Y10, Y11)             \
-	VCVTDQ2PS    Y0, Y0                 \
-	VMOVUPS      acco(R10), Y1          \
-	VFMADD231PS  (R11), Y0, Y1          \
-	VMOVUPS      Y1, acco(R10)
+// K6DUP stores the scale pairs of stored pair p (w, j = p/4, p%4) of rows 8rh…8rh+7 (at 3072+32p+16rh(SI)),
+// each scale in both words of its row's dword, at do(R11) (first scales) and do+32(R11) (second).
+#define K6DUP(so, do) \
+	VPMOVSXBW so(SI), Y12                \
+	VPSHUFB   k6aDup<>(SB), Y12, Y13     \
+	VMOVDQU   Y13, do(R11)               \
+	VPSHUFB   k6aDup<>+32(SB), Y12, Y13  \
+	VMOVDQU   Y13, do+32(R11)
+
+// K6VP adds a quarter pair (activation dwords at ya(R8), yb(R8); quants QA0, QB0 of rows 0…7 into Y0, QA1,
+// QB1 of rows 8…15 into Y1; their scales from K6DUP at do(R11)) for the 16 rows.
+#define K6VP(ya, yb, do, QA0, QB0, QA1, QB1) \
+	VPBROADCASTD ya(R8), Y12          \
+	VPBROADCASTD yb(R8), Y13          \
+	VPMADDUBSW   Y12, QA0, Y14        \
+	VPMADDWD     do(R11), Y14, Y14    \
+	VPADDD       Y14, Y0, Y0          \
+	VPMADDUBSW   Y13, QB0, Y15        \
+	VPMADDWD     do+32(R11), Y15, Y15 \
+	VPADDD       Y15, Y0, Y0          \
+	VPMADDUBSW   Y12, QA1, Y6         \
+	VPMADDWD     do+64(R11), Y6, Y6   \
+	VPADDD       Y6, Y1, Y1           \
+	VPMADDUBSW   Y13, QB1, Y7         \
+	VPMADDWD     do+96(R11), Y7, Y7   \
+	VPADDD       Y7, Y1, Y1
+
+// K6V adds lane m of the 16 rows (the lane's quants at qo(SI); its correction scale pairs at so and the
+// k6aCorr masks of t at tm(R14); the K6DUP pairs of its half of the lanes at wb(R11); activation offset ao
+// = 4m) into its accumulators at acco(DX), with d·yd at 1024(R11) and 1056(R11).
+#define K6V(qo, so, tm, wb, ao, acco) \
+	K6ACORR(3072+so, SI, tm)                               \
+	VPBROADCASTD 260+ao(R8), Y15                           \
+	VPMADDWD     Y15, Y12, Y0                              \
+	K6ACORR(3088+so, SI, tm)                               \
+	VPMADDWD     Y15, Y12, Y1                              \
+	K6AUNPACKR(qo, SI, Y8, Y9, Y10, Y11)                   \
+	K6AUNPACKR(qo+32, SI, Y2, Y3, Y4, Y5)                  \
+	K6VP(4+ao, 36+ao, wb, Y8, Y9, Y2, Y3)                  \
+	K6VP(68+ao, 100+ao, wb+128, Y10, Y11, Y4, Y5)          \
+	K6AUNPACKR(qo+192, SI, Y8, Y9, Y10, Y11)               \
+	K6AUNPACKR(qo+224, SI, Y2, Y3, Y4, Y5)                 \
+	K6VP(132+ao, 164+ao, wb+256, Y8, Y9, Y2, Y3)           \
+	K6VP(196+ao, 228+ao, wb+384, Y10, Y11, Y4, Y5)         \
+	VCVTDQ2PS    Y0, Y0                                    \
+	VMOVUPS      acco(DX), Y6                              \
+	VFMADD231PS  1024(R11), Y0, Y6                         \
+	VMOVUPS      Y6, acco(DX)                              \
+	VCVTDQ2PS    Y1, Y1                                    \
+	VMOVUPS      acco+32(DX), Y7                           \
+	VFMADD231PS  1056(R11), Y1, Y7                         \
+	VMOVUPS      Y7, acco+32(DX)
 
 // K6XPFA is gemv1Q6KxAVX2's prefetch distance: 2 stored super-blocks.
 #define K6XPFA 6720
@@ -240,14 +288,16 @@ k6a4loop:
 // func gemv1Q6KxAVX2(nb int, p, a *byte, acc *[8][4 * GemmRows]float32)
 //
 // Reference: DotQ6_KQ8_K's eight lanes for the 16 rows of one stored group at p against one Q8_K column a,
-// in one pass through the stored super-blocks (each twice, once per half of the rows); acc[m] gets lane m's
-// 16 float accumulators.
-TEXT ·gemv1Q6KxAVX2(SB), NOSPLIT, $64-32
+// in one pass through the stored super-blocks, each activation dword broadcast once for the 16 rows; acc[m]
+// gets lane m's 16 float accumulators. Per super-block the frame holds each scale pair's scales in both
+// words of their rows' dwords (K6DUP: 1024 bytes) and the rows' d·yd (64 bytes).
+TEXT ·gemv1Q6KxAVX2(SB), $1088-32
 	MOVQ  nb+0(FP), CX
 	MOVQ  p+8(FP), SI
 	MOVQ  a+16(FP), R8
 	MOVQ  acc+24(FP), DX
 	LEAQ  k6aCorr<>(SB), R14
+	LEAQ  frame-1088(SP), R11
 	VPXOR Y0, Y0, Y0
 	MOVQ  $0, AX
 
@@ -266,32 +316,34 @@ k6a1block:
 	VBROADCASTSS (R8), Y15
 	VCVTPH2PS    const_k6xBlock-const_k6xSD+const_k6xD(SI), Y12
 	VMULPS       Y15, Y12, Y12
-	VMOVUPS      Y12, dd-64(SP)
+	VMOVUPS      Y12, 1024(R11)
 	VCVTPH2PS    const_k6xBlock-const_k6xSD+const_k6xD+16(SI), Y12
 	VMULPS       Y15, Y12, Y12
-	VMOVUPS      Y12, dd-32(SP)
-	MOVQ         SI, R9
-	LEAQ         const_k6xBlock-const_k6xSD(SI), BX
-	MOVQ         DX, R10
-	LEAQ         dd-64(SP), R11
-	MOVQ         $2, AX
-
-k6a1half:
-	K6A1(0, 0, 0, 0, 0, 0)
-	K6A1(384, 0, 64, 0, 4, 256)
-	K6A1(768, 32, 0, 0, 8, 512)
-	K6A1(1152, 32, 64, 0, 12, 768)
-	K6A1(1536, 64, 0, 128, 16, 1024)
-	K6A1(1920, 64, 64, 128, 20, 1280)
-	K6A1(2304, 96, 0, 128, 24, 1536)
-	K6A1(2688, 96, 64, 128, 28, 1792)
-	ADDQ $32, R9
-	ADDQ $16, BX
-	ADDQ $32, R10
-	ADDQ $32, R11
-	DECQ AX
-	JNZ  k6a1half
-
+	VMOVUPS      Y12, 1056(R11)
+	K6DUP(3072, 0)
+	K6DUP(3088, 64)
+	K6DUP(3104, 128)
+	K6DUP(3120, 192)
+	K6DUP(3136, 256)
+	K6DUP(3152, 320)
+	K6DUP(3168, 384)
+	K6DUP(3184, 448)
+	K6DUP(3200, 512)
+	K6DUP(3216, 576)
+	K6DUP(3232, 640)
+	K6DUP(3248, 704)
+	K6DUP(3264, 768)
+	K6DUP(3280, 832)
+	K6DUP(3296, 896)
+	K6DUP(3312, 960)
+	K6V(0, 0, 0, 0, 0, 0)
+	K6V(384, 0, 64, 0, 4, 256)
+	K6V(768, 32, 0, 0, 8, 512)
+	K6V(1152, 32, 64, 0, 12, 768)
+	K6V(1536, 64, 0, 512, 16, 1024)
+	K6V(1920, 64, 64, 512, 20, 1280)
+	K6V(2304, 96, 0, 512, 24, 1536)
+	K6V(2688, 96, 64, 512, 28, 1792)
 	ADDQ $const_k6xBlock, SI
 	ADDQ $292, R8
 	DECQ CX
