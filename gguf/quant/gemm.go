@@ -14,11 +14,10 @@ package quant
 //
 // The kernels by CPU (amd64): with AVX-512 VNNI (gemm_amd64.go), Q4_0, Q4_K and IQ4_XS in the repacked order
 // (Q4_K's stored layout where the CPU also has VBMI) and Q8_0 and Q6_K in the vec_dot order, 16 rows a 512-bit
-// register; with AVX2, FMA and F16C but no VNNI (gemm_avx2_amd64.go, FORMA_CPU=avx2), Q4_0 and Q4_K in the
-// repacked order, 8 rows a 256-bit register, on their stored layouts. F16 in the tiled order (AVX-512F or
-// AVX2) and BF16 in the vec_dot order (AVX-512F) multiply the rows in place (gemm_float.go), tiles of 16-lane
-// float accumulators as tinyBLAS's.
-// Elsewhere (arm64, generic) there is none.
+// register; with AVX2, FMA and F16C but no VNNI (gemm_avx2_amd64.go, FORMA_CPU=avx2), Q4_0, Q4_K and IQ4_XS
+// in the repacked order and Q6_K in the vec_dot order, 8 rows a 256-bit register, on their stored layouts. F16
+// in the tiled order (AVX-512F or AVX2) and BF16 in the vec_dot order (AVX-512F) multiply the rows in place
+// (gemm_float.go), tiles of 16-lane float accumulators as tinyBLAS's. Elsewhere (arm64, generic) there is none.
 //
 // Mul packs on the fly, per group and per call. A Gemm with a stored layout (gemm_stored.go: Q4_0 in the
 // repacked order and Q8_0; gemm_stored_k4.go: Q4_K in the repacked order, where the CPU has VBMI;
@@ -61,6 +60,10 @@ type Gemm struct {
 	// direct, if not nil, multiplies the weight rows in place (no packing): Mul calls it instead of pack and
 	// kernel (F16 in the tiled order, whose rows the kernel reads as they are).
 	direct func(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, out []float32, outStride int)
+	// tileBytes, if not 0, makes MulPacked take the activation rows in tiles of about that many bytes (a
+	// multiple of 4 rows), each through all the groups, so that a tile stays in the cache while the groups
+	// pass instead of every group streaming all the activation rows.
+	tileBytes int
 }
 
 // GemmFor returns the batched kernel for weight type w in order o on this CPU, or nil when there is none

@@ -3,10 +3,12 @@
 package quant
 
 // Batched kernels for CPUs with AVX2, FMA and F16C but without AVX-512 VNNI (most desktop Intel CPUs, and
-// FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16) and gemm_stored_k4.go (Q4_Kx16, quants in
-// Q8_K's order), read 8 rows per 256-bit register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see
-// gemm_avx2_amd64.s and gemm_avx2_k4_amd64.s). Mul packs into the same layouts (with the portable packers)
-// for enough columns, and multiplies the original rows one at a time for fewer.
+// FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16), gemm_stored_k4.go (Q4_Kx16, quants in
+// Q8_K's order), gemm_k6.go (Q6_Kx16, gemm_avx2_k6_amd64.go) and gemm_stored_iq4.go (IQ4_XSx16,
+// gemm_avx2_iq4_amd64.go), read 8 rows per 256-bit register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD
+// (see gemm_avx2_amd64.s, gemm_avx2_k4_amd64.s, gemm_avx2_k6_amd64.s and gemm_avx2_iq4_amd64.s). Mul packs
+// into the same layouts (with the portable packers) for enough columns, and multiplies the original rows one
+// at a time for fewer.
 
 func init() {
 	if !hasAVX2 || hasVNNI {
@@ -18,7 +20,21 @@ func init() {
 	typeTraits[Q4_K].gemm[OrderRepacked] = &Gemm{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, packBlock: k4xBlock,
 		quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_Kx16, kernel: mulQ4Kx16AVX2,
 		vec: gemvQ4_K, minCols: 8, storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4Kx16AVX2}
+	gemmQ6_KAVX2()
+	gemmIQ4_XSAVX2()
+	for _, w := range []Type{Q4_0, Q4_K, Q6_K, IQ4_XS} {
+		for _, g := range typeTraits[w].gemm {
+			if g != nil {
+				g.tileBytes = avx2TileBytes
+			}
+		}
+	}
 }
+
+// avx2TileBytes is the activation tile of the AVX2 Gemms' MulPacked: a quarter of a typical 1 MiB L2 (a
+// prefill's 512 Q8_K rows of 1024 elements, 600 KB, passed once per group of rows from the L3, made the
+// IQ4_XS kernels wait on memory).
+const avx2TileBytes = 256 << 10
 
 // mulQ4x16AVX2 multiplies the first rows rows of one Q4_0x16 group (nb blocks at p) with cols Q8_0S rows:
 // 4 columns and 8 rows per kernel call, then the last columns one at a time with all 16 rows. MulPacked (or

@@ -82,8 +82,16 @@ func (g *Gemm) MulPacked(n int, packed []byte, rows int, a []byte, aStride, cols
 		panic("quant: gemm: overlapping rows")
 	}
 	gb := g.PackedBytes(n, GemmRows)
-	for r0 := 0; r0 < rows; r0 += GemmRows {
-		g.storedMul(nb, packed[r0/GemmRows*gb:(r0/GemmRows+1)*gb], a, aStride, cols, out[r0:], outStride, min(GemmRows, rows-r0))
+	tile := cols
+	if g.tileBytes != 0 {
+		tile = max(4, g.tileBytes/aRow&^3)
+	}
+	for c0 := 0; c0 < cols; c0 += tile {
+		nc := min(tile, cols-c0)
+		for r0 := 0; r0 < rows; r0 += GemmRows {
+			g.storedMul(nb, packed[r0/GemmRows*gb:(r0/GemmRows+1)*gb], a[c0*aStride:], aStride, nc,
+				out[c0*outStride+r0:], outStride, min(GemmRows, rows-r0))
+		}
 	}
 }
 

@@ -28,6 +28,11 @@ func storedGemms() []*Gemm {
 			ref := *g
 			ref.storedMul = refs[g.w]
 			gs = append(gs, g, &ref)
+			if g.tileBytes != 0 { // MulPacked's column tiles, at their least (4 rows)
+				tiled := *g
+				tiled.tileBytes = 1
+				gs = append(gs, &tiled)
+			}
 		}
 	}
 	return gs

@@ -1,0 +1,352 @@
+//go:build amd64 && !noasm
+
+#include "go_asm.h"
+#include "textflag.h"
+
+// Kernels on stored Q6_Kx16 groups (gemm_k6.go) for CPUs with AVX2 but without AVX-512 VNNI: lane r of a
+// 256-bit register is row 8h+r of half h of the group. Per super-block and integer lane m of DotQ6_KQ8_K,
+// the kernels start the lane at −32·(scale·bsum of groups 2m and 2m+1) (VPMADDWD of the −32·scale pair with
+// Q8_K's bsum pair), unpack each quarter's unsigned 6-bit quants (0…63), multiply them with the broadcast
+// activation dword (VPMADDUBSW: two products a word, |2·63·128| < 2¹⁵, so no saturation), multiply-add the
+// words with the quarter's scale in both words of a dword (VPMADDWD: the exact int32 scale·Σq·y) and add
+// them into the lane; then fuse the lane into its float32 accumulator, acc = fma(d·yd, lane, acc). The
+// integer sums are exact, so the lane is the reference's; the caller adds the eight accumulators as
+// hsum_float_8.
+
+DATA k6aNib<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA k6aNib<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA k6aNib<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
+DATA k6aNib<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
+GLOBL k6aNib<>(SB), RODATA|NOPTR, $32
+DATA k6a30<>+0(SB)/8, $0x3030303030303030
+DATA k6a30<>+8(SB)/8, $0x3030303030303030
+DATA k6a30<>+16(SB)/8, $0x3030303030303030
+DATA k6a30<>+24(SB)/8, $0x3030303030303030
+GLOBL k6a30<>(SB), RODATA|NOPTR, $32
+DATA k6aM32<>+0(SB)/8, $0xffe0ffe0ffe0ffe0
+DATA k6aM32<>+8(SB)/8, $0xffe0ffe0ffe0ffe0
+DATA k6aM32<>+16(SB)/8, $0xffe0ffe0ffe0ffe0
+DATA k6aM32<>+24(SB)/8, $0xffe0ffe0ffe0ffe0
+GLOBL k6aM32<>(SB), RODATA|NOPTR, $32
+
+// k6aDup: VPSHUFB masks that put word 0 (k6aDup+0) or word 1 (k6aDup+32) of every dword in both its words.
+DATA k6aDup<>+0(SB)/8, $0x0504050401000100
+DATA k6aDup<>+8(SB)/8, $0x0d0c0d0c09080908
+DATA k6aDup<>+16(SB)/8, $0x0504050401000100
+DATA k6aDup<>+24(SB)/8, $0x0d0c0d0c09080908
+DATA k6aDup<>+32(SB)/8, $0x0706070603020302
+DATA k6aDup<>+40(SB)/8, $0x0f0e0f0e0b0a0b0a
+DATA k6aDup<>+48(SB)/8, $0x0706070603020302
+DATA k6aDup<>+56(SB)/8, $0x0f0e0f0e0b0a0b0a
+GLOBL k6aDup<>(SB), RODATA|NOPTR, $64
+
+// k6aCorr: for t = 0 (at 0) and t = 1 (at 64), VPSHUFB masks that move word t of every dword to word 0
+// (first mask) or to word 1 (second), zeroing the other word.
+DATA k6aCorr<>+0(SB)/8, $0x8080050480800100
+DATA k6aCorr<>+8(SB)/8, $0x80800d0c80800908
+DATA k6aCorr<>+16(SB)/8, $0x8080050480800100
+DATA k6aCorr<>+24(SB)/8, $0x80800d0c80800908
+DATA k6aCorr<>+32(SB)/8, $0x0504808001008080
+DATA k6aCorr<>+40(SB)/8, $0x0d0c808009088080
+DATA k6aCorr<>+48(SB)/8, $0x0504808001008080
+DATA k6aCorr<>+56(SB)/8, $0x0d0c808009088080
+DATA k6aCorr<>+64(SB)/8, $0x8080070680800302
+DATA k6aCorr<>+72(SB)/8, $0x80800f0e80800b0a
+DATA k6aCorr<>+80(SB)/8, $0x8080070680800302
+DATA k6aCorr<>+88(SB)/8, $0x80800f0e80800b0a
+DATA k6aCorr<>+96(SB)/8, $0x0706808003028080
+DATA k6aCorr<>+104(SB)/8, $0x0f0e80800b0a8080
+DATA k6aCorr<>+112(SB)/8, $0x0706808003028080
+DATA k6aCorr<>+120(SB)/8, $0x0f0e80800b0a8080
+GLOBL k6aCorr<>(SB), RODATA|NOPTR, $128
+
+// K6AUNPACK unpacks the 8 rows' dwords of one half (ql[l], ql[l+32], qh[l] at o(R), o+64(R), o+128(R)) into
+// the quarters' unsigned quants Y8…Y11 (Y12, Y13: scratch).
+#define K6AUNPACK(o, R) \
+	VMOVDQU o(R), Y8                 \
+	VMOVDQU o+64(R), Y9              \
+	VMOVDQU o+128(R), Y11            \
+	VPSRLW  $4, Y8, Y10              \
+	VPAND   k6aNib<>(SB), Y10, Y10   \
+	VPSRLW  $4, Y9, Y12              \
+	VPAND   k6aNib<>(SB), Y12, Y12   \
+	VPAND   k6aNib<>(SB), Y8, Y8     \
+	VPAND   k6aNib<>(SB), Y9, Y9     \
+	VPSLLW  $4, Y11, Y13             \
+	VPAND   k6a30<>(SB), Y13, Y13    \
+	VPOR    Y13, Y8, Y8              \
+	VPSLLW  $2, Y11, Y13             \
+	VPAND   k6a30<>(SB), Y13, Y13    \
+	VPOR    Y13, Y9, Y9              \
+	VPAND   k6a30<>(SB), Y11, Y13    \
+	VPOR    Y13, Y10, Y10            \
+	VPSRLW  $2, Y11, Y11             \
+	VPAND   k6a30<>(SB), Y11, Y11    \
+	VPOR    Y12, Y11, Y11
+
+// K6ASC loads the scale pairs of 8 rows at o(R) and puts the first of each pair in both words of the row's
+// dword in Y12, the second in Y13 (Y14: scratch).
+#define K6ASC(o, R) \
+	VPMOVSXBW o(R), Y14                 \
+	VPSHUFB   k6aDup<>(SB), Y14, Y12    \
+	VPSHUFB   k6aDup<>+32(SB), Y14, Y13
+
+// K6AQ adds scale·Σq·y of one quarter (quants ZQ, scale words ZS, activation dword at ao(AR)) into ACC; T is
+// scratch.
+#define K6AQ(AR, ZQ, ZS, ACC, T) \
+	VPBROADCASTD AR, T        \
+	VPMADDUBSW   T, ZQ, T     \
+	VPMADDWD     ZS, T, T     \
+	VPADDD       T, ACC, ACC
+
+// K6ACORR puts the −32·scale pair of groups 2m and 2m+1 of 8 rows (the scales at so(R) and so+128(R), in
+// byte t of their pairs; the k6aCorr masks of t at tm(R14)) into Y12 (Y13: scratch).
+#define K6ACORR(so, R, tm) \
+	VPMOVSXBW so(R), Y12               \
+	VPMOVSXBW so+128(R), Y13           \
+	VPSHUFB   tm(R14), Y12, Y12        \
+	VPSHUFB   tm+32(R14), Y13, Y13     \
+	VPOR      Y13, Y12, Y12            \
+	VPMULLW   k6aM32<>(SB), Y12, Y12
+
+// K6AP4 adds quarter pair (ZA with the scales in Y12 at activation offset ao, ZB with Y13 at ao+32) of the
+// four columns at R8…R11 (lane offset R12) into Y0…Y3.
+#define K6AP4(ao, ZA, ZB) \
+	K6AQ(ao(R8)(R12*1), ZA, Y12, Y0, Y14)     \
+	K6AQ(ao(R9)(R12*1), ZA, Y12, Y1, Y15)     \
+	K6AQ(ao(R10)(R12*1), ZA, Y12, Y2, Y14)    \
+	K6AQ(ao(R11)(R12*1), ZA, Y12, Y3, Y15)    \
+	K6AQ(ao+32(R8)(R12*1), ZB, Y13, Y0, Y14)  \
+	K6AQ(ao+32(R9)(R12*1), ZB, Y13, Y1, Y15)  \
+	K6AQ(ao+32(R10)(R12*1), ZB, Y13, Y2, Y14) \
+	K6AQ(ao+32(R11)(R12*1), ZB, Y13, Y3, Y15)
+
+// K6AF fuses the lane ZI of the column at R into ZF, with the rows' d in Y12.
+#define K6AF(R, ZI, ZF) \
+	VCVTDQ2PS    ZI, ZI          \
+	VBROADCASTSS (R), Y14        \
+	VMULPS       Y14, Y12, Y14   \
+	VFMADD231PS  Y14, ZI, ZF
+
+// func gemm4Q6KxAVX2(nb int, q, sd, a *byte, aStride, m int, acc *float32)
+//
+// Reference: lane m of DotQ6_KQ8_K for each of the 8×4 (row, column) pairs of one half of a stored group
+// (the lane's dwords from q, scales and d from sd, both a stored super-block apart), the columns aStride
+// bytes apart; acc[16c+r] gets column c's float accumulators. Each half of the lane's quants is unpacked
+// once for the four columns.
+TEXT ·gemm4Q6KxAVX2(SB), NOSPLIT, $0-56
+	MOVQ  nb+0(FP), CX
+	MOVQ  q+8(FP), SI
+	MOVQ  sd+16(FP), BX
+	MOVQ  a+24(FP), R8
+	MOVQ  aStride+32(FP), AX
+	LEAQ  (R8)(AX*1), R9
+	LEAQ  (R9)(AX*1), R10
+	LEAQ  (R10)(AX*1), R11
+	MOVQ  m+40(FP), AX
+	LEAQ  (AX*4), R12
+	MOVQ  AX, R14
+	ANDQ  $1, R14
+	SHLQ  $6, R14
+	LEAQ  k6aCorr<>(SB), DX
+	ADDQ  DX, R14
+	MOVQ  AX, DI
+	SHRQ  $2, DI
+	SHLQ  $7, DI
+	ADDQ  BX, DI
+	SHRQ  $1, AX
+	SHLQ  $5, AX
+	ADDQ  BX, AX
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+
+k6a4loop:
+	K6ACORR(0, AX, 0)
+	VPBROADCASTD 260(R8)(R12*1), Y14
+	VPMADDWD     Y14, Y12, Y0
+	VPBROADCASTD 260(R9)(R12*1), Y15
+	VPMADDWD     Y15, Y12, Y1
+	VPBROADCASTD 260(R10)(R12*1), Y14
+	VPMADDWD     Y14, Y12, Y2
+	VPBROADCASTD 260(R11)(R12*1), Y15
+	VPMADDWD     Y15, Y12, Y3
+	K6AUNPACK(0, SI)
+	K6ASC(0, DI)
+	K6AP4(4, Y8, Y9)
+	K6ASC(32, DI)
+	K6AP4(68, Y10, Y11)
+	K6AUNPACK(192, SI)
+	K6ASC(64, DI)
+	K6AP4(132, Y8, Y9)
+	K6ASC(96, DI)
+	K6AP4(196, Y10, Y11)
+	VCVTPH2PS    const_k6xD(BX), Y12
+	K6AF(R8, Y0, Y4)
+	K6AF(R9, Y1, Y5)
+	K6AF(R10, Y2, Y6)
+	K6AF(R11, Y3, Y7)
+	ADDQ         $const_k6xBlock, SI
+	ADDQ         $const_k6xBlock, BX
+	ADDQ         $const_k6xBlock, DI
+	ADDQ         $const_k6xBlock, AX
+	ADDQ         $292, R8
+	ADDQ         $292, R9
+	ADDQ         $292, R10
+	ADDQ         $292, R11
+	DECQ         CX
+	JNZ          k6a4loop
+
+	MOVQ    acc+48(FP), DI
+	VMOVUPS Y4, (DI)
+	VMOVUPS Y5, 64(DI)
+	VMOVUPS Y6, 128(DI)
+	VMOVUPS Y7, 192(DI)
+	VZEROUPPER
+	RET
+
+// K6AUNPACKR unpacks like K6AUNPACK, into Q0…Q3 (Y12, Y13: scratch).
+#define K6AUNPACKR(o, R, Q0, Q1, Q2, Q3) \
+	VMOVDQU o(R), Q0                 \
+	VMOVDQU o+64(R), Q1              \
+	VMOVDQU o+128(R), Q3             \
+	VPSRLW  $4, Q0, Q2               \
+	VPAND   k6aNib<>(SB), Q2, Q2     \
+	VPSRLW  $4, Q1, Y12              \
+	VPAND   k6aNib<>(SB), Y12, Y12   \
+	VPAND   k6aNib<>(SB), Q0, Q0     \
+	VPAND   k6aNib<>(SB), Q1, Q1     \
+	VPSLLW  $4, Q3, Y13              \
+	VPAND   k6a30<>(SB), Y13, Y13    \
+	VPOR    Y13, Q0, Q0              \
+	VPSLLW  $2, Q3, Y13              \
+	VPAND   k6a30<>(SB), Y13, Y13    \
+	VPOR    Y13, Q1, Q1              \
+	VPAND   k6a30<>(SB), Q3, Y13     \
+	VPOR    Y13, Q2, Q2              \
+	VPSRLW  $2, Q3, Q3               \
+	VPAND   k6a30<>(SB), Q3, Q3      \
+	VPOR    Y12, Q3, Q3
+
+// K6DUP stores the scale pairs of stored pair p (w, j = p/4, p%4) of rows 8rh…8rh+7 (at 3072+32p+16rh(SI)),
+// each scale in both words of its row's dword, at do(R11) (first scales) and do+32(R11) (second).
+#define K6DUP(so, do) \
+	VPMOVSXBW so(SI), Y12                \
+	VPSHUFB   k6aDup<>(SB), Y12, Y13     \
+	VMOVDQU   Y13, do(R11)               \
+	VPSHUFB   k6aDup<>+32(SB), Y12, Y13  \
+	VMOVDQU   Y13, do+32(R11)
+
+// K6VP adds a quarter pair (activation dwords at ya(R8), yb(R8); quants QA0, QB0 of rows 0…7 into Y0, QA1,
+// QB1 of rows 8…15 into Y1; their scales from K6DUP at do(R11)) for the 16 rows.
+#define K6VP(ya, yb, do, QA0, QB0, QA1, QB1) \
+	VPBROADCASTD ya(R8), Y12          \
+	VPBROADCASTD yb(R8), Y13          \
+	VPMADDUBSW   Y12, QA0, Y14        \
+	VPMADDWD     do(R11), Y14, Y14    \
+	VPADDD       Y14, Y0, Y0          \
+	VPMADDUBSW   Y13, QB0, Y15        \
+	VPMADDWD     do+32(R11), Y15, Y15 \
+	VPADDD       Y15, Y0, Y0          \
+	VPMADDUBSW   Y12, QA1, Y6         \
+	VPMADDWD     do+64(R11), Y6, Y6   \
+	VPADDD       Y6, Y1, Y1           \
+	VPMADDUBSW   Y13, QB1, Y7         \
+	VPMADDWD     do+96(R11), Y7, Y7   \
+	VPADDD       Y7, Y1, Y1
+
+// K6V adds lane m of the 16 rows (the lane's quants at qo(SI); its correction scale pairs at so and the
+// k6aCorr masks of t at tm(R14); the K6DUP pairs of its half of the lanes at wb(R11); activation offset ao
+// = 4m) into its accumulators at acco(DX), with d·yd at 1024(R11) and 1056(R11).
+#define K6V(qo, so, tm, wb, ao, acco) \
+	K6ACORR(3072+so, SI, tm)                               \
+	VPBROADCASTD 260+ao(R8), Y15                           \
+	VPMADDWD     Y15, Y12, Y0                              \
+	K6ACORR(3088+so, SI, tm)                               \
+	VPMADDWD     Y15, Y12, Y1                              \
+	K6AUNPACKR(qo, SI, Y8, Y9, Y10, Y11)                   \
+	K6AUNPACKR(qo+32, SI, Y2, Y3, Y4, Y5)                  \
+	K6VP(4+ao, 36+ao, wb, Y8, Y9, Y2, Y3)                  \
+	K6VP(68+ao, 100+ao, wb+128, Y10, Y11, Y4, Y5)          \
+	K6AUNPACKR(qo+192, SI, Y8, Y9, Y10, Y11)               \
+	K6AUNPACKR(qo+224, SI, Y2, Y3, Y4, Y5)                 \
+	K6VP(132+ao, 164+ao, wb+256, Y8, Y9, Y2, Y3)           \
+	K6VP(196+ao, 228+ao, wb+384, Y10, Y11, Y4, Y5)         \
+	VCVTDQ2PS    Y0, Y0                                    \
+	VMOVUPS      acco(DX), Y6                              \
+	VFMADD231PS  1024(R11), Y0, Y6                         \
+	VMOVUPS      Y6, acco(DX)                              \
+	VCVTDQ2PS    Y1, Y1                                    \
+	VMOVUPS      acco+32(DX), Y7                           \
+	VFMADD231PS  1056(R11), Y1, Y7                         \
+	VMOVUPS      Y7, acco+32(DX)
+
+// K6XPFA is gemv1Q6KxAVX2's prefetch distance: 2 stored super-blocks.
+#define K6XPFA 6720
+
+// func gemv1Q6KxAVX2(nb int, p, a *byte, acc *[8][4 * GemmRows]float32)
+//
+// Reference: DotQ6_KQ8_K's eight lanes for the 16 rows of one stored group at p against one Q8_K column a,
+// in one pass through the stored super-blocks, each activation dword broadcast once for the 16 rows; acc[m]
+// gets lane m's 16 float accumulators. Per super-block the frame holds each scale pair's scales in both
+// words of their rows' dwords (K6DUP: 1024 bytes) and the rows' d·yd (64 bytes).
+TEXT ·gemv1Q6KxAVX2(SB), $1088-32
+	MOVQ  nb+0(FP), CX
+	MOVQ  p+8(FP), SI
+	MOVQ  a+16(FP), R8
+	MOVQ  acc+24(FP), DX
+	LEAQ  k6aCorr<>(SB), R14
+	LEAQ  frame-1088(SP), R11
+	VPXOR Y0, Y0, Y0
+	MOVQ  $0, AX
+
+k6a1zero:
+	VMOVUPS Y0, (DX)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, $2048
+	JB      k6a1zero
+
+k6a1block:
+	PREFETCHT0   K6XPFA+3072(SI)
+	PREFETCHT0   K6XPFA+3136(SI)
+	PREFETCHT0   K6XPFA+3200(SI)
+	PREFETCHT0   K6XPFA+3264(SI)
+	PREFETCHT0   K6XPFA+3328(SI)
+	VBROADCASTSS (R8), Y15
+	VCVTPH2PS    const_k6xBlock-const_k6xSD+const_k6xD(SI), Y12
+	VMULPS       Y15, Y12, Y12
+	VMOVUPS      Y12, 1024(R11)
+	VCVTPH2PS    const_k6xBlock-const_k6xSD+const_k6xD+16(SI), Y12
+	VMULPS       Y15, Y12, Y12
+	VMOVUPS      Y12, 1056(R11)
+	K6DUP(3072, 0)
+	K6DUP(3088, 64)
+	K6DUP(3104, 128)
+	K6DUP(3120, 192)
+	K6DUP(3136, 256)
+	K6DUP(3152, 320)
+	K6DUP(3168, 384)
+	K6DUP(3184, 448)
+	K6DUP(3200, 512)
+	K6DUP(3216, 576)
+	K6DUP(3232, 640)
+	K6DUP(3248, 704)
+	K6DUP(3264, 768)
+	K6DUP(3280, 832)
+	K6DUP(3296, 896)
+	K6DUP(3312, 960)
+	K6V(0, 0, 0, 0, 0, 0)
+	K6V(384, 0, 64, 0, 4, 256)
+	K6V(768, 32, 0, 0, 8, 512)
+	K6V(1152, 32, 64, 0, 12, 768)
+	K6V(1536, 64, 0, 512, 16, 1024)
+	K6V(1920, 64, 64, 512, 20, 1280)
+	K6V(2304, 96, 0, 512, 24, 1536)
+	K6V(2688, 96, 64, 512, 28, 1792)
+	ADDQ $const_k6xBlock, SI
+	ADDQ $292, R8
+	DECQ CX
+	JNZ  k6a1block
+	VZEROUPPER
+	RET
