@@ -229,7 +229,7 @@ k5mloop:
 // K5L1 adds lane m of the super-block at SI and the column at R8 into its accumulator F, with the scale
 // pairs in Z24…Z27 and d·yd in Z12.
 #define K5L1(m, F) \
-	K5UNPACK(320*m)                                                      \
+	K5UNPACK(const_k5xSD+320*m)                                                      \
 	VPXORD   Z9, Z9, Z9                                                  \
 	VPXORD   Z10, Z10, Z10                                               \
 	K5PAIR(4+4*m(R8), 132+4*m(R8), Z16, Z20, Z11, Z13, Z24, Z9)          \
@@ -242,8 +242,8 @@ k5mloop:
 
 // K5MIN1 adds the minimum terms of groups j and j+1 of the column at R8 into Z9 and Z10.
 #define K5MIN1(j) \
-	VPMOVZXBD      8*const_k5xLane+const_k5xMins+16*j(SI), Z16 \
-	VPMOVZXBD      8*const_k5xLane+const_k5xMins+16+16*j(SI), Z17 \
+	VPMOVZXBD      const_k5xMins+16*j(SI), Z16 \
+	VPMOVZXBD      const_k5xMins+16+16*j(SI), Z17 \
 	VPMULLD        Z30, Z16, Z16                                  \
 	VPMULLD        Z30, Z17, Z17                                  \
 	VPDPWSSD.BCST  260+4*j(R8), Z16, Z9                           \
@@ -265,12 +265,12 @@ TEXT ·gemv1Q5Kx(SB), NOSPLIT, $0-32
 	VPXORD        Z8, Z8, Z8
 
 k51loop:
-	VCVTPH2PS    8*const_k5xLane+const_k5xD(SI), Z12
+	VCVTPH2PS    const_k5xD(SI), Z12
 	VMULPS.BCST  (R8), Z12, Z12
-	VPMOVZXBW    8*const_k5xLane(SI), Z24
-	VPMOVZXBW    8*const_k5xLane+32(SI), Z25
-	VPMOVZXBW    8*const_k5xLane+64(SI), Z26
-	VPMOVZXBW    8*const_k5xLane+96(SI), Z27
+	VPMOVZXBW    (SI), Z24
+	VPMOVZXBW    32(SI), Z25
+	VPMOVZXBW    64(SI), Z26
+	VPMOVZXBW    96(SI), Z27
 	K5L1(0, Z0)
 	K5L1(1, Z1)
 	K5L1(2, Z2)
@@ -287,7 +287,7 @@ k51loop:
 	K5MIN1(6)
 	VPADDD       Z10, Z9, Z9
 	VCVTDQ2PS    Z9, Z9
-	VCVTPH2PS    8*const_k5xLane+const_k5xDmin(SI), Z11
+	VCVTPH2PS    const_k5xDmin(SI), Z11
 	VMULPS.BCST  (R8), Z11, Z11
 	VFNMADD231PS Z11, Z9, Z8
 	ADDQ         $const_k5xBlock, SI
