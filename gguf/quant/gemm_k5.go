@@ -39,7 +39,7 @@ const (
 func k5xQ(m, b int) int { return b*k5xBlock + k5xSD + m*k5xLane }
 
 // k5xSDAt returns the offset of super-block b's scales, minimums and d in a stored group.
-func k5xSDAt(b int) int { return b*k5xBlock }
+func k5xSDAt(b int) int { return b * k5xBlock }
 
 // k5xScale returns the offset of row r's scale of group j in a super-block's scales, minimums and d.
 func k5xScale(j, r int) int { return j%4*2*GemmRows + 2*r + j/4 }

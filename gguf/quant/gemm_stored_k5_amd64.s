@@ -162,8 +162,7 @@ k54loop:
 	VZEROUPPER
 	RET
 
-// K5MIN loads group j's minimums (in both words of every dword) into Z and multiplies them with the bsum
-// pair of group j of the column at R (DX: its super-block) into ACC; T: Z already loaded.
+// K5MINS loads group j's minimums, in both words of every dword, into Z.
 #define K5MINS(j, Z) \
 	VPMOVZXBD  const_k5xMins+16*j(BX), Z \
 	VPMULLD    Z30, Z, Z
