@@ -5,7 +5,8 @@ package quant
 // The Q5_K Gemm for CPUs with AVX2, FMA and F16C but without AVX-512 VNNI (FORMA_CPU=avx2): Mul packs each
 // group of rows into the Q5_Kx16 layout (gemm_k5.go) and multiplies it 8 rows per 256-bit register with
 // VPMADDUBSW/VPMADDWD in place of VPDPBUSD/VPDPWSSD (gemm_avx2_k5_amd64.s); for fewer than minCols columns
-// it multiplies the original rows one at a time with the AVX2 dot product. It has no stored layout: its
+// it multiplies the original rows one at a time with the AVX2 dot product (below about 24 columns packing
+// costs more than it saves, BenchmarkGemmSmall). It has no stored layout: its
 // kernels run one lane of DotQ5_KQ8_K at a time through the super-blocks, a strided walk that suits a packed
 // group in the cache but not a decode pass over a stored matrix in memory, which the row dot streams.
 
@@ -15,7 +16,7 @@ func init() {
 	}
 	typeTraits[Q5_K].gemm[OrderVecDot] = &Gemm{w: Q5_K, o: OrderVecDot, actBlock: 292, packBlock: k5xBlock,
 		quantize: quantizeQ8K, fromRef: q8kFromQ8_K, pack: packQ5_Kx16, kernel: mulQ5Kx16AVX2, vec: gemvQ5_K,
-		minCols: 8}
+		minCols: 24}
 }
 
 // mulQ5Kx16AVX2 multiplies the first rows rows of one Q5_Kx16 group (nb super-blocks at p) with cols Q8_K

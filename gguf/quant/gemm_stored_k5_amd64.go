@@ -4,11 +4,11 @@ package quant
 
 // gemmQ5_K registers the vec_dot-order Q5_K Gemm with its stored layout (called from gemm_amd64.go's init):
 // Mul packs each group of rows into the same layout, or for fewer than minCols columns runs the AVX2 dot
-// product row by row.
+// product row by row (below about 24 columns packing costs more than it saves, BenchmarkGemmSmall).
 func gemmQ5_K() {
 	typeTraits[Q5_K].gemm[OrderVecDot] = &Gemm{w: Q5_K, o: OrderVecDot, actBlock: 292, packBlock: k5xBlock,
 		quantize: quantizeQ8K, fromRef: q8kFromQ8_K, pack: packQ5_Kx16, kernel: mulQ5_Kx16, vec: gemvQ5_K,
-		minCols: 8, storedBlock: k5xBlock, store: packQ5_Kx16, storedMul: mulQ5_Kx16}
+		minCols: 24, storedBlock: k5xBlock, store: packQ5_Kx16, storedMul: mulQ5_Kx16}
 }
 
 // gemvQ5_K multiplies rows Q5_K rows with one Q8_K row through the AVX2 dot product. Mul has checked the
