@@ -2,6 +2,7 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "kpair_amd64.h"
 
 // Kernels on stored Q5_Kx16 groups (gemm_k5.go), AVX-512 VNNI: for four columns, one integer lane m of
 // DotQ5_KQ8_K through all the super-blocks of a group per call (and the minimum terms in a call of their
@@ -56,18 +57,7 @@ GLOBL k5xTwice<>(SB), RODATA|NOPTR, $4
 	VPSRLD      $4, o+64(SI), Z14         \
 	VPTERNLOGD  $0xb8, Z14, Z28, Z19
 
-// K5PAIR multiplies two groups (quants ZA, ZB) with their activation dwords at AA, AB (TA, TB: scratch)
-// and adds them, scaled by the pair of scales in SC, into ACC (Z31: 0xffff in every dword).
-#define K5PAIR(AA, AB, ZA, ZB, TA, TB, SC, ACC) \
-	VPXORD         TA, TA, TA                \
-	VPXORD         TB, TB, TB                \
-	VPDPBUSD.BCST  AA, ZA, TA                \
-	VPDPBUSD.BCST  AB, ZB, TB                \
-	VPSLLD         $16, TB, TB               \
-	VPTERNLOGD     $0xf8, Z31, TA, TB        \
-	VPDPWSSD       SC, TB, ACC
-
-// K5CONST loads the constants of K5UNPACK and K5PAIR.
+// K5CONST loads the constants of K5UNPACK and KPAIR.
 #define K5CONST \
 	VPBROADCASTD  k5xNib<>(SB), Z28 \
 	VPBROADCASTD  k5x11<>(SB), Z29  \
@@ -82,10 +72,10 @@ GLOBL k5xTwice<>(SB), RODATA|NOPTR, $4
 
 // K5P4 adds group pair j (quants ZA, ZB, scales SC) of the four columns at R8…R11 into Z0…Z3.
 #define K5P4(j, ZA, ZB, SC) \
-	K5PAIR(4+32*j(R8)(R12*1), 132+32*j(R8)(R12*1), ZA, ZB, Z9, Z10, SC, Z0)    \
-	K5PAIR(4+32*j(R9)(R12*1), 132+32*j(R9)(R12*1), ZA, ZB, Z11, Z12, SC, Z1)   \
-	K5PAIR(4+32*j(R10)(R12*1), 132+32*j(R10)(R12*1), ZA, ZB, Z13, Z14, SC, Z2) \
-	K5PAIR(4+32*j(R11)(R12*1), 132+32*j(R11)(R12*1), ZA, ZB, Z15, Z30, SC, Z3)
+	KPAIR(4+32*j(R8)(R12*1), 132+32*j(R8)(R12*1), ZA, ZB, Z9, Z10, SC, Z0)    \
+	KPAIR(4+32*j(R9)(R12*1), 132+32*j(R9)(R12*1), ZA, ZB, Z11, Z12, SC, Z1)   \
+	KPAIR(4+32*j(R10)(R12*1), 132+32*j(R10)(R12*1), ZA, ZB, Z13, Z14, SC, Z2) \
+	KPAIR(4+32*j(R11)(R12*1), 132+32*j(R11)(R12*1), ZA, ZB, Z15, Z30, SC, Z3)
 
 // K5COLS loads the four column pointers R8…R11 from a+24(FP), aStride+32(FP).
 #define K5COLS \
@@ -231,10 +221,10 @@ k5mloop:
 	K5UNPACK(const_k5xSD+320*m)                                                      \
 	VPXORD   Z9, Z9, Z9                                                  \
 	VPXORD   Z10, Z10, Z10                                               \
-	K5PAIR(4+4*m(R8), 132+4*m(R8), Z16, Z20, Z11, Z13, Z24, Z9)          \
-	K5PAIR(36+4*m(R8), 164+4*m(R8), Z17, Z21, Z14, Z15, Z25, Z10)        \
-	K5PAIR(68+4*m(R8), 196+4*m(R8), Z18, Z22, Z11, Z13, Z26, Z9)         \
-	K5PAIR(100+4*m(R8), 228+4*m(R8), Z19, Z23, Z14, Z15, Z27, Z10)       \
+	KPAIR(4+4*m(R8), 132+4*m(R8), Z16, Z20, Z11, Z13, Z24, Z9)          \
+	KPAIR(36+4*m(R8), 164+4*m(R8), Z17, Z21, Z14, Z15, Z25, Z10)        \
+	KPAIR(68+4*m(R8), 196+4*m(R8), Z18, Z22, Z11, Z13, Z26, Z9)         \
+	KPAIR(100+4*m(R8), 228+4*m(R8), Z19, Z23, Z14, Z15, Z27, Z10)       \
 	VPADDD       Z10, Z9, Z9                                             \
 	VCVTDQ2PS    Z9, Z9                                                  \
 	VFMADD231PS  Z12, Z9, F
