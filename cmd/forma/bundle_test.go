@@ -207,8 +207,8 @@ func checkMapped(t *testing.T, pid int, path string, offset int64) (mappedKiB in
 
 // TestBundleMapsModel bundles a 140 MiB model and checks, after an answer, that its weights were read through
 // the mapping of the bundle file while the process's anonymous memory stayed under 64 MiB: mapped, not copied.
-// The weights are Q5_K, which the CPU multiplies in place (the types with a batched kernel, Q4_0, Q8_0, Q4_K,
-// Q6_K and IQ4_XS, are multiplied from a copy in their kernels' layout, and their mapped pages released:
+// The weights are Q5_0, which the CPU multiplies in place (the types with a batched kernel, Q4_0, Q8_0, Q4_K,
+// Q5_K, Q6_K and IQ4_XS, are multiplied from a copy in their kernels' layout, and their mapped pages released:
 // accel/cpu/stored.go).
 func TestBundleMapsModel(t *testing.T) {
 	if goruntime.GOOS != "linux" {
@@ -216,7 +216,7 @@ func TestBundleMapsModel(t *testing.T) {
 	}
 	work := t.TempDir()
 	model := filepath.Join(work, "big.gguf")
-	err := synth.Write(model, synth.Options{Preset: "tinyllama-1.1b", Type: quant.Q5_K, Seed: 1, NumLayers: 1, ContextLength: 256})
+	err := synth.Write(model, synth.Options{Preset: "tinyllama-1.1b", Type: quant.Q5_0, Seed: 1, NumLayers: 1, ContextLength: 256})
 	if err != nil {
 		t.Fatal(err)
 	}

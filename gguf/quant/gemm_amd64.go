@@ -33,6 +33,7 @@ func init() {
 		quantize: quantizeQ8KX, fromRef: q8kxFromQ8_K, pack: packIQ4_XSx16, kernel: mulIQ4_XSx16,
 		vec: gemvIQ4_XSPanel, minCols: 4}
 	storedIQ4_XS(typeTraits[IQ4_XS].gemm[OrderRepacked])
+	gemmQ5_K()
 	gemmQ6_K()
 	packLane = func(p, qs []byte, scales *[8]uint16) {
 		_, _ = p[q4kPackD-4*GemmRows+3], qs[127] // the last dword written, the last byte read

@@ -2,6 +2,7 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "kpair_amd64.h"
 
 // Kernels on stored Q6_Kx16 groups (gemm_k6.go), AVX-512 VNNI: for four columns, one integer lane m of
 // DotQ6_KQ8_K through all the super-blocks of a group per call; for one, all eight lanes in one pass. Lane r
@@ -72,17 +73,6 @@ GLOBL k6xM32<>(SB), RODATA|NOPTR, $8
 	VPTERNLOGD  $0xe4, Z30, Z22, Z21      \
 	VPANDD      Z29, Z21, Z19
 
-// K6PAIR multiplies two quarters (quants ZA, ZB) with their activation dwords at AA, AB (TA, TB: scratch)
-// and adds them, scaled by the pair of scales in SC, into ACC.
-#define K6PAIR(AA, AB, ZA, ZB, TA, TB, SC, ACC) \
-	VPXORD         TA, TA, TA                \
-	VPXORD         TB, TB, TB                \
-	VPDPBUSD.BCST  AA, ZA, TA                \
-	VPDPBUSD.BCST  AB, ZB, TB                \
-	VPSLLD         $16, TB, TB               \
-	VPTERNLOGD     $0xf8, Z31, TA, TB        \
-	VPDPWSSD       SC, TB, ACC
-
 // K6CORR loads the −32·scale words of groups 2m and 2m+1 into Z22 and Z23.
 #define K6CORR \
 	VPMOVSXBW  (BX)(AX*1), Z22     \
@@ -114,10 +104,10 @@ GLOBL k6xM32<>(SB), RODATA|NOPTR, $8
 // K6P4 adds quarter pair jj (quants ZA, ZB) of the four columns at R8…R11 into Z0…Z3.
 #define K6P4(jj, ZA, ZB) \
 	VPMOVSXBW  32*jj(BX)(DI*1), Z23                                                   \
-	K6PAIR(4+64*jj(R8)(R12*1), 36+64*jj(R8)(R12*1), ZA, ZB, Z24, Z9, Z23, Z0)          \
-	K6PAIR(4+64*jj(R9)(R12*1), 36+64*jj(R9)(R12*1), ZA, ZB, Z25, Z10, Z23, Z1)         \
-	K6PAIR(4+64*jj(R10)(R12*1), 36+64*jj(R10)(R12*1), ZA, ZB, Z26, Z11, Z23, Z2)       \
-	K6PAIR(4+64*jj(R11)(R12*1), 36+64*jj(R11)(R12*1), ZA, ZB, Z27, Z12, Z23, Z3)
+	KPAIR(4+64*jj(R8)(R12*1), 36+64*jj(R8)(R12*1), ZA, ZB, Z24, Z9, Z23, Z0)          \
+	KPAIR(4+64*jj(R9)(R12*1), 36+64*jj(R9)(R12*1), ZA, ZB, Z25, Z10, Z23, Z1)         \
+	KPAIR(4+64*jj(R10)(R12*1), 36+64*jj(R10)(R12*1), ZA, ZB, Z26, Z11, Z23, Z2)       \
+	KPAIR(4+64*jj(R11)(R12*1), 36+64*jj(R11)(R12*1), ZA, ZB, Z27, Z12, Z23, Z3)
 
 // func gemm4Q6Kx(nb int, q, sd, a *byte, aStride, m int, acc *float32)
 //
@@ -190,11 +180,11 @@ k64loop:
 	K6UNPACK(384*m)                                                              \
 	VPXORD         Z23, Z23, Z23                                                 \
 	VPXORD         Z24, Z24, Z24                                                 \
-	K6PAIR(4+4*m(R8), 36+4*m(R8), Z16, Z17, Z25, Z26, Z8, Z23)                   \
-	K6PAIR(68+4*m(R8), 100+4*m(R8), Z18, Z19, Z20, Z21, Z9, Z24)                 \
+	KPAIR(4+4*m(R8), 36+4*m(R8), Z16, Z17, Z25, Z26, Z8, Z23)                   \
+	KPAIR(68+4*m(R8), 100+4*m(R8), Z18, Z19, Z20, Z21, Z9, Z24)                 \
 	K6UNPACK(384*m+192)                                                          \
-	K6PAIR(132+4*m(R8), 164+4*m(R8), Z16, Z17, Z25, Z26, Z10, Z23)               \
-	K6PAIR(196+4*m(R8), 228+4*m(R8), Z18, Z19, Z20, Z21, Z11, Z24)               \
+	KPAIR(132+4*m(R8), 164+4*m(R8), Z16, Z17, Z25, Z26, Z10, Z23)               \
+	KPAIR(196+4*m(R8), 228+4*m(R8), Z18, Z19, Z20, Z21, Z11, Z24)               \
 	VPMULLW        CT, IN, Z22                                                   \
 	VPDPWSSD.BCST  INB(R8), Z22, Z23                                             \
 	VPMOVSXBW      OUT(SI), Z22                                                  \
