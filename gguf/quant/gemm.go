@@ -50,6 +50,9 @@ type Gemm struct {
 	// packing; Mul uses it for fewer than minCols activation rows.
 	vec     func(nb int, w []byte, wStride, rows int, a []byte, out []float32)
 	minCols int
+	// act127 says that the kernels take activation quants in −127…127 only: all that QuantizeActivation
+	// makes, not every byte a Q8_0 row may hold (fromRef's input, in tests).
+	act127 bool
 	// storedBlock, if not 0, is the bytes per block of a group of GemmRows rows in the Gemm's stored layout
 	// (see gemm_stored.go): store writes one group of rows in it, storedMul multiplies one stored group.
 	storedBlock int

@@ -3,10 +3,11 @@
 package quant
 
 // Batched kernels for CPUs with AVX2, FMA and F16C but without AVX-512 VNNI (most desktop Intel CPUs, and
-// FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16) and gemm_stored_k4.go (Q4_Kx16, quants in
-// Q8_K's order), read 8 rows per 256-bit register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see
-// gemm_avx2_amd64.s and gemm_avx2_k4_amd64.s). Mul packs into the same layouts (with the portable packers)
-// for enough columns, and multiplies the original rows one at a time for fewer.
+// FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16, and Q8_0x16S: Q8_0 in the vec_dot order,
+// quants signed) and gemm_stored_k4.go (Q4_Kx16, quants in Q8_K's order), read 8 rows per 256-bit register
+// with VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see gemm_avx2_amd64.s, gemm_avx2_q8_amd64.s and
+// gemm_avx2_k4_amd64.s). Mul packs into the same layouts (with the portable packers) for enough columns, and
+// for fewer multiplies the original rows one at a time (Q4_0, Q4_K) or packs all the same (Q8_0).
 
 func init() {
 	if !hasAVX2 || hasVNNI {
@@ -18,7 +19,33 @@ func init() {
 	typeTraits[Q4_K].gemm[OrderRepacked] = &Gemm{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, packBlock: k4xBlock,
 		quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_Kx16, kernel: mulQ4Kx16AVX2,
 		vec: gemvQ4_K, minCols: 8, storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4Kx16AVX2}
+	typeTraits[Q8_0].gemm[OrderVecDot] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8sBlock, packBlock: q8xBlock,
+		act127: true, quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ8_0x16S, kernel: mulQ8x16AVX2,
+		storedBlock: q8xBlock, store: packQ8_0x16S, storedMul: mulQ8x16AVX2}
 }
+
+// mulQ8x16AVX2 multiplies the first rows rows of one Q8_0x16S group (nb blocks at p) with cols Q8_0S rows, 8
+// rows a pass over the columns; a partial half goes one column at a time through a buffer. MulPacked (or Mul)
+// has checked the bounds.
+func mulQ8x16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	for h := 0; h < 2 && 8*h < rows; h++ {
+		if 8*h+8 <= rows {
+			gemmQ8xAVX2(nb, &p[0], &a[0], aStride, cols, h, &out[8*h], outStride)
+			continue
+		}
+		var tmp [8]float32
+		for c := 0; c < cols; c++ {
+			gemmQ8xAVX2(nb, &p[0], &a[c*aStride], aStride, 1, h, &tmp[0], 8)
+			copy(out[c*outStride+8*h:c*outStride+rows], tmp[:rows-8*h])
+		}
+	}
+}
+
+// gemmQ8xAVX2 computes the 8 rows of half half of one stored Q8_0x16S group against cols Q8_0S columns
+// aStride bytes apart: out[c*outStride+r], r < 8.
+//
+//go:noescape
+func gemmQ8xAVX2(nb int, p, a *byte, aStride, cols, half int, out *float32, outStride int)
 
 // mulQ4x16AVX2 multiplies the first rows rows of one Q4_0x16 group (nb blocks at p) with cols Q8_0S rows:
 // 4 columns and 8 rows per kernel call, then the last columns one at a time with all 16 rows. MulPacked (or

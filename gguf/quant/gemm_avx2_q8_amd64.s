@@ -1,0 +1,93 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// Kernel on stored Q8_0x16S groups (gemm_stored.go: the Q8_0x16 arrangement, quants signed) for CPUs with AVX2
+// but without AVX-512 VNNI, in DotQ8_0Q8_0's arithmetic: a 256-bit register holds quant dword g (elements
+// 4g…4g+3) of 8 of the group's rows (lane r = row 8h+r of half h), so each of the reference's eight float32
+// lanes of a (row, column) pair is the lane of one of eight accumulators.
+//
+// Per group, llama.cpp's own AVX2 sign trick: VPMADDUBSW multiplies |q| (VPABSB, an unsigned byte ≤ 128) with
+// the broadcast activation bytes carrying q's sign (VPSIGNB), and VPMADDWD with ones adds the two int16 pair
+// sums into the exact Σ q·y of the group. |q|·|y| ≤ 128·127, so a pair sum fits an int16, and ±y is exact,
+// for activation quants in −127…127: every quant QuantizeActivation makes (Q8_0 rounds x/d with d = max|x|/127),
+// not the −128 an arbitrary Q8_0 row may hold (the Gemm's act127).
+
+// Q8XG adds group g of the 8 rows (quants at qo(BX)) times the column's quant dword at ao(R8), scaled by the
+// rows' dw·da in Y13, into the group's accumulator ACC. Y12 holds int16 ones.
+#define Q8XG(qo, ao, ACC, ABS, T) \
+	VPABSB       qo(BX), ABS  \
+	VPBROADCASTD ao(R8), T    \
+	VPSIGNB      qo(BX), T, T \
+	VPMADDUBSW   T, ABS, T    \
+	VPMADDWD     Y12, T, T    \
+	VCVTDQ2PS    T, T         \
+	VFMADD231PS  Y13, T, ACC
+
+// func gemmQ8xAVX2(nb int, p, a *byte, aStride, cols, half int, out *float32, outStride int)
+//
+// Reference: DotQ8_0Q8_0 (mulQ8_0x16SRef) for the 8 rows of half half of one stored Q8_0x16S group (nb blocks
+// at p) and each of the cols Q8_0S columns at a, aStride bytes apart: out[c·outStride+r] for r < 8. Per
+// column, the eight accumulators are added as lanes8.sum adds a pair's lanes.
+TEXT ·gemmQ8xAVX2(SB), NOSPLIT, $0-64
+	MOVQ    nb+0(FP), R12
+	MOVQ    p+8(FP), R13
+	MOVQ    a+16(FP), R9
+	MOVQ    cols+32(FP), R10
+	MOVQ    half+40(FP), DX
+	MOVQ    out+48(FP), DI
+	MOVQ    outStride+56(FP), R11
+	SHLQ    $2, R11
+	SHLQ    $4, DX
+	ADDQ    DX, R13            // the half's scales: p + 16·half
+	LEAQ    32(R13)(DX*1), R14 // its quants: p + 32 + 32·half
+	MOVL    $0x00010001, AX
+	MOVD    AX, X12
+	VPBROADCASTD X12, Y12
+
+q8xcol:
+	MOVQ  R12, CX
+	MOVQ  R13, SI
+	MOVQ  R14, BX
+	MOVQ  R9, R8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+q8xblock:
+	VCVTPH2PS    (SI), Y13
+	VBROADCASTSS (R8), Y14
+	VMULPS       Y14, Y13, Y13
+	Q8XG(0, 8, Y0, Y8, Y9)
+	Q8XG(64, 12, Y1, Y10, Y11)
+	Q8XG(128, 16, Y2, Y14, Y15)
+	Q8XG(192, 20, Y3, Y8, Y9)
+	Q8XG(256, 24, Y4, Y10, Y11)
+	Q8XG(320, 28, Y5, Y14, Y15)
+	Q8XG(384, 32, Y6, Y8, Y9)
+	Q8XG(448, 36, Y7, Y10, Y11)
+	ADDQ         $544, SI
+	ADDQ         $544, BX
+	ADDQ         $40, R8
+	DECQ         CX
+	JNZ          q8xblock
+
+	VADDPS  Y4, Y0, Y0 // lanes8.sum: (l0+l4) + (l2+l6), + (l1+l5) + (l3+l7)
+	VADDPS  Y6, Y2, Y2
+	VADDPS  Y5, Y1, Y1
+	VADDPS  Y7, Y3, Y3
+	VADDPS  Y2, Y0, Y0
+	VADDPS  Y3, Y1, Y1
+	VADDPS  Y1, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    R11, DI
+	ADDQ    aStride+24(FP), R9
+	DECQ    R10
+	JNZ     q8xcol
+	VZEROUPPER
+	RET
