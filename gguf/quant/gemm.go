@@ -15,7 +15,8 @@ package quant
 // The kernels by CPU (amd64): with AVX-512 VNNI (gemm_amd64.go), Q4_0, Q4_K and IQ4_XS in the repacked order
 // (Q4_K's stored layout where the CPU also has VBMI) and Q8_0 and Q6_K in the vec_dot order, 16 rows a 512-bit
 // register; with AVX2, FMA and F16C but no VNNI (gemm_avx2_amd64.go, FORMA_CPU=avx2), Q4_0 and Q4_K in the
-// repacked order, 8 rows a 256-bit register, on their stored layouts. Elsewhere (arm64, generic) there is none.
+// repacked order and Q8_0 in the vec_dot order, 8 rows a 256-bit register, on their stored layouts. Elsewhere
+// (arm64, generic) there is none.
 //
 // Mul packs on the fly, per group and per call. A Gemm with a stored layout (gemm_stored.go: Q4_0 in the
 // repacked order and Q8_0; gemm_stored_k4.go: Q4_K in the repacked order, where the CPU has VBMI;

@@ -7,7 +7,7 @@ package quant
 // quants signed) and gemm_stored_k4.go (Q4_Kx16, quants in Q8_K's order), read 8 rows per 256-bit register
 // with VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see gemm_avx2_amd64.s, gemm_avx2_q8_amd64.s and
 // gemm_avx2_k4_amd64.s). Mul packs into the same layouts (with the portable packers) for enough columns, and
-// for fewer multiplies the original rows one at a time (Q4_0, Q4_K) or packs all the same (Q8_0).
+// multiplies the original rows one at a time for fewer.
 
 func init() {
 	if !hasAVX2 || hasVNNI {
@@ -21,8 +21,21 @@ func init() {
 		vec: gemvQ4_K, minCols: 8, storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4Kx16AVX2}
 	typeTraits[Q8_0].gemm[OrderVecDot] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8sBlock, packBlock: q8xBlock,
 		act127: true, quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ8_0x16S, kernel: mulQ8x16AVX2,
-		storedBlock: q8xBlock, store: packQ8_0x16S, storedMul: mulQ8x16AVX2}
+		vec: gemvQ8_0AVX2, minCols: 16, storedBlock: q8xBlock, store: packQ8_0x16S, storedMul: mulQ8x16AVX2}
 }
+
+// gemvQ8_0AVX2 multiplies rows Q8_0 rows (original layout) with one Q8_0S row, row by row: Mul's path for
+// fewer columns than packing pays for. Mul has checked the bounds.
+func gemvQ8_0AVX2(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
+	for r := 0; r < rows; r++ {
+		out[r] = dotQ8_0Q8SAVX2(nb, &w[r*wStride], &a[0])
+	}
+}
+
+// dotQ8_0Q8SAVX2 is DotQ8_0Q8_0 of one Q8_0 row with one Q8_0S row.
+//
+//go:noescape
+func dotQ8_0Q8SAVX2(nb int, w, a *byte) float32
 
 // mulQ8x16AVX2 multiplies the first rows rows of one Q8_0x16S group (nb blocks at p) with cols Q8_0S rows, 8
 // rows a pass over the columns; a partial half goes one column at a time through a buffer. MulPacked (or Mul)

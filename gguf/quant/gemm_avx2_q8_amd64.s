@@ -10,8 +10,9 @@
 // Per group, llama.cpp's own AVX2 sign trick: VPMADDUBSW multiplies |q| (VPABSB, an unsigned byte ≤ 128) with
 // the broadcast activation bytes carrying q's sign (VPSIGNB), and VPMADDWD with ones adds the two int16 pair
 // sums into the exact Σ q·y of the group. |q|·|y| ≤ 128·127, so a pair sum fits an int16, and ±y is exact,
-// for activation quants in −127…127: every quant QuantizeActivation makes (Q8_0 rounds x/d with d = max|x|/127),
-// not the −128 an arbitrary Q8_0 row may hold (the Gemm's act127).
+// for activation quants in −127…127 (the Gemm's act127), not the −128 an arbitrary Q8_0 row may hold:
+// QuantizeActivation rounds x·127/max|x|, which stays within ±127 except where 127/max|x| overflows, in
+// blocks whose f16 scale is then 0, so that their quants do not change the sum.
 
 // Q8XG adds group g of the 8 rows (quants at qo(BX)) times the column's quant dword at ao(R8), scaled by the
 // rows' dw·da in Y13, into the group's accumulator ACC. Y12 holds int16 ones.
@@ -90,4 +91,46 @@ q8xblock:
 	DECQ    R10
 	JNZ     q8xcol
 	VZEROUPPER
+	RET
+
+// func dotQ8_0Q8SAVX2(nb int, w, a *byte) float32
+//
+// Reference: DotQ8_0Q8_0 of one Q8_0 row (original layout) with one Q8_0S row: Mul's path for few columns.
+// Both sides sign-extended to int16 (exact for every quant), VPMADDWD and VPHADDD make the group sums, VPERMQ
+// puts group i in lane i; the lanes are added at the end as lanes8.sum does.
+TEXT ·dotQ8_0Q8SAVX2(SB), NOSPLIT, $0-28
+	MOVQ   nb+0(FP), CX
+	MOVQ   w+8(FP), SI
+	MOVQ   a+16(FP), DI
+	VXORPS Y0, Y0, Y0
+
+q8sdot:
+	MOVWLZX      (SI), AX
+	VMOVD        AX, X2
+	VCVTPH2PS    X2, X2
+	VMULSS       (DI), X2, X2
+	VBROADCASTSS X2, Y2
+	VPMOVSXBW    2(SI), Y3
+	VPMOVSXBW    18(SI), Y4
+	VPMOVSXBW    8(DI), Y5
+	VPMOVSXBW    24(DI), Y6
+	VPMADDWD     Y5, Y3, Y3
+	VPMADDWD     Y6, Y4, Y4
+	VPHADDD      Y4, Y3, Y3
+	VPERMQ       $0xd8, Y3, Y3
+	VCVTDQ2PS    Y3, Y3
+	VFMADD231PS  Y3, Y2, Y0
+	ADDQ         $34, SI
+	ADDQ         $40, DI
+	DECQ         CX
+	JNZ          q8sdot
+
+	VEXTRACTF128 $1, Y0, X1 // lanes8.sum
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
+	VZEROUPPER
+	MOVSS        X0, ret+24(FP)
 	RET
