@@ -17,9 +17,10 @@
 // Q8XG adds group g of the 8 rows (quants at qo(BX)) times the column's quant dword at ao(R8), scaled by the
 // rows' dw·da in Y13, into the group's accumulator ACC. Y12 holds int16 ones.
 #define Q8XG(qo, ao, ACC, ABS, T) \
-	VPABSB       qo(BX), ABS  \
+	VMOVDQU      qo(BX), ABS  \
 	VPBROADCASTD ao(R8), T    \
-	VPSIGNB      qo(BX), T, T \
+	VPSIGNB      ABS, T, T    \
+	VPABSB       ABS, ABS     \
 	VPMADDUBSW   T, ABS, T    \
 	VPMADDWD     Y12, T, T    \
 	VCVTDQ2PS    T, T         \
