@@ -38,12 +38,17 @@ func gemvQ8_0AVX2(nb int, w []byte, wStride, rows int, a []byte, out []float32) 
 func dotQ8_0Q8SAVX2(nb int, w, a *byte) float32
 
 // mulQ8x16AVX2 multiplies the first rows rows of one Q8_0x16S group (nb blocks at p) with cols Q8_0S rows, 8
-// rows a pass over the columns; a partial half goes one column at a time through a buffer. MulPacked (or Mul)
-// has checked the bounds.
+// rows a pass over the columns, two columns at a time and the last one alone; a partial half goes one column
+// at a time through a buffer. MulPacked (or Mul) has checked the bounds.
 func mulQ8x16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 	for h := 0; h < 2 && 8*h < rows; h++ {
 		if 8*h+8 <= rows {
-			gemmQ8xAVX2(nb, &p[0], &a[0], aStride, cols, h, &out[8*h], outStride)
+			if cols >= 2 {
+				gemm2Q8xAVX2(nb, &p[0], &a[0], aStride, cols/2, h, &out[8*h], outStride)
+			}
+			if c := cols - 1; cols%2 == 1 {
+				gemmQ8xAVX2(nb, &p[0], &a[c*aStride], aStride, 1, h, &out[c*outStride+8*h], outStride)
+			}
 			continue
 		}
 		var tmp [8]float32
@@ -59,6 +64,11 @@ func mulQ8x16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStri
 //
 //go:noescape
 func gemmQ8xAVX2(nb int, p, a *byte, aStride, cols, half int, out *float32, outStride int)
+
+// gemm2Q8xAVX2 is gemmQ8xAVX2 for 2·pairs columns, two at a time.
+//
+//go:noescape
+func gemm2Q8xAVX2(nb int, p, a *byte, aStride, pairs, half int, out *float32, outStride int)
 
 // mulQ4x16AVX2 multiplies the first rows rows of one Q4_0x16 group (nb blocks at p) with cols Q8_0S rows:
 // 4 columns and 8 rows per kernel call, then the last columns one at a time with all 16 rows. MulPacked (or

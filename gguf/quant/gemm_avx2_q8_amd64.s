@@ -135,3 +135,120 @@ q8sdot:
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET
+
+// Q8X2HEAD puts one block's dw·da of the columns at R8 and DX into Y13 and Y14 (dw: the half's scales at SI).
+#define Q8X2HEAD \
+	VCVTPH2PS    (SI), Y15     \
+	VBROADCASTSS (R8), Y13     \
+	VMULPS       Y13, Y15, Y13 \
+	VBROADCASTSS (DX), Y14     \
+	VMULPS       Y14, Y15, Y14
+
+// Q8X2G is Q8XG for two columns (R8 into A0, DX into A1) sharing the quant line's load and |q|.
+#define Q8X2G(qo, ao, A0, A1) \
+	VMOVDQU      qo(BX), Y8     \
+	VPBROADCASTD ao(R8), Y10    \
+	VPBROADCASTD ao(DX), Y11    \
+	VPSIGNB      Y8, Y10, Y10   \
+	VPSIGNB      Y8, Y11, Y11   \
+	VPABSB       Y8, Y9         \
+	VPMADDUBSW   Y10, Y9, Y10   \
+	VPMADDUBSW   Y11, Y9, Y11   \
+	VPMADDWD     Y12, Y10, Y10  \
+	VPMADDWD     Y12, Y11, Y11  \
+	VCVTDQ2PS    Y10, Y10       \
+	VCVTDQ2PS    Y11, Y11       \
+	VFMADD231PS  Y13, Y10, A0   \
+	VFMADD231PS  Y14, Y11, A1
+
+// Q8X2START points the pass at the pair's first block (quants at R14+qoff) and zeroes its accumulators.
+#define Q8X2START(qoff) \
+	MOVQ   R12, CX         \
+	MOVQ   R13, SI         \
+	LEAQ   qoff(R14), BX   \
+	MOVQ   R9, R8          \
+	LEAQ   (R9)(AX*1), DX  \
+	VXORPS Y0, Y0, Y0      \
+	VXORPS Y1, Y1, Y1      \
+	VXORPS Y2, Y2, Y2      \
+	VXORPS Y3, Y3, Y3      \
+	VXORPS Y4, Y4, Y4      \
+	VXORPS Y5, Y5, Y5      \
+	VXORPS Y6, Y6, Y6      \
+	VXORPS Y7, Y7, Y7
+
+// Q8X2NEXT steps to the next block.
+#define Q8X2NEXT \
+	ADDQ $544, SI \
+	ADDQ $544, BX \
+	ADDQ $40, R8  \
+	ADDQ $40, DX  \
+	DECQ CX
+
+// Q8X2SUM adds the pass's lanes of each column, (Y0+Y2) + (Y1+Y3) and (Y4+Y6) + (Y5+Y7), into Y0 and Y4.
+#define Q8X2SUM \
+	VADDPS Y2, Y0, Y0 \
+	VADDPS Y3, Y1, Y1 \
+	VADDPS Y1, Y0, Y0 \
+	VADDPS Y6, Y4, Y4 \
+	VADDPS Y7, Y5, Y5 \
+	VADDPS Y5, Y4, Y4
+
+// func gemm2Q8xAVX2(nb int, p, a *byte, aStride, pairs, half int, out *float32, outStride int)
+//
+// gemmQ8xAVX2 for 2·pairs columns, two at a time: each quant line is loaded and made |q| once for both. The
+// 16 accumulators of two columns do not fit the registers, so each pair takes two passes over the blocks:
+// groups 0, 2, 4, 6 (lanes8.sum's (l0+l4) + (l2+l6), left in out) and then 1, 3, 5, 7 ((l1+l5) + (l3+l7),
+// added to it).
+TEXT ·gemm2Q8xAVX2(SB), NOSPLIT, $0-64
+	MOVQ         nb+0(FP), R12
+	MOVQ         p+8(FP), R13
+	MOVQ         a+16(FP), R9
+	MOVQ         aStride+24(FP), AX
+	MOVQ         pairs+32(FP), R10
+	MOVQ         half+40(FP), DX
+	MOVQ         out+48(FP), DI
+	MOVQ         outStride+56(FP), R11
+	SHLQ         $2, R11
+	SHLQ         $4, DX
+	ADDQ         DX, R13
+	LEAQ         32(R13)(DX*1), R14
+	MOVL         $0x00010001, DX
+	MOVD         DX, X12
+	VPBROADCASTD X12, Y12
+
+q8x2pair:
+	Q8X2START(0)
+
+q8x2even:
+	Q8X2HEAD
+	Q8X2G(0, 8, Y0, Y4)
+	Q8X2G(128, 16, Y1, Y5)
+	Q8X2G(256, 24, Y2, Y6)
+	Q8X2G(384, 32, Y3, Y7)
+	Q8X2NEXT
+	JNZ q8x2even
+	Q8X2SUM
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y4, (DI)(R11*1)
+	Q8X2START(64)
+
+q8x2odd:
+	Q8X2HEAD
+	Q8X2G(0, 12, Y0, Y4)
+	Q8X2G(128, 20, Y1, Y5)
+	Q8X2G(256, 28, Y2, Y6)
+	Q8X2G(384, 36, Y3, Y7)
+	Q8X2NEXT
+	JNZ q8x2odd
+	Q8X2SUM
+	VADDPS  (DI), Y0, Y0
+	VADDPS  (DI)(R11*1), Y4, Y4
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y4, (DI)(R11*1)
+	LEAQ    (DI)(R11*2), DI
+	LEAQ    (R9)(AX*2), R9
+	DECQ    R10
+	JNZ     q8x2pair
+	VZEROUPPER
+	RET
