@@ -37,38 +37,39 @@ func gemvQ8_0AVX2(nb int, w []byte, wStride, rows int, a []byte, out []float32) 
 //go:noescape
 func dotQ8_0Q8SAVX2(nb int, w, a *byte) float32
 
-// mulQ8x16AVX2 multiplies the first rows rows of one Q8_0x16S group (nb blocks at p) with cols Q8_0S rows, 8
-// rows a pass over the columns, two columns at a time and the last one alone; a partial half goes one column
-// at a time through a buffer. MulPacked (or Mul) has checked the bounds.
+// mulQ8x16AVX2 multiplies the first rows rows of one Q8_0x16S group (nb blocks at p) with cols Q8_0S rows:
+// the column pairs 8 rows a pass, then each column with rows left (an odd last one, or the rows of a partial
+// half) with all 16 rows at once through a buffer. MulPacked (or Mul) has checked the bounds.
 func mulQ8x16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
-	for h := 0; h < 2 && 8*h < rows; h++ {
-		if 8*h+8 <= rows {
-			if cols >= 2 {
-				gemm2Q8xAVX2(nb, &p[0], &a[0], aStride, cols/2, h, &out[8*h], outStride)
-			}
-			if c := cols - 1; cols%2 == 1 {
-				gemmQ8xAVX2(nb, &p[0], &a[c*aStride], aStride, 1, h, &out[c*outStride+8*h], outStride)
-			}
-			continue
+	done := 0 // the rows the column pairs have written
+	if cols >= 2 {
+		for ; done+8 <= rows; done += 8 {
+			gemm2Q8xAVX2(nb, &p[0], &a[0], aStride, cols/2, done/8, &out[done], outStride)
 		}
-		var tmp [8]float32
-		for c := 0; c < cols; c++ {
-			gemmQ8xAVX2(nb, &p[0], &a[c*aStride], aStride, 1, h, &tmp[0], 8)
-			copy(out[c*outStride+8*h:c*outStride+rows], tmp[:rows-8*h])
+	}
+	var tmp [GemmRows]float32
+	for c := 0; c < cols; c++ {
+		lo := done
+		if c >= cols&^1 { // the odd last column: no pair wrote it
+			lo = 0
+		}
+		if lo < rows {
+			gemv16Q8xAVX2(nb, &p[0], &a[c*aStride], &tmp[0])
+			copy(out[c*outStride+lo:c*outStride+rows], tmp[lo:rows])
 		}
 	}
 }
 
-// gemmQ8xAVX2 computes the 8 rows of half half of one stored Q8_0x16S group against cols Q8_0S columns
+// gemm2Q8xAVX2 computes the 8 rows of half half of one stored Q8_0x16S group against 2·pairs Q8_0S columns
 // aStride bytes apart: out[c*outStride+r], r < 8.
 //
 //go:noescape
-func gemmQ8xAVX2(nb int, p, a *byte, aStride, cols, half int, out *float32, outStride int)
+func gemm2Q8xAVX2(nb int, p, a *byte, aStride, pairs, half int, out *float32, outStride int)
 
-// gemm2Q8xAVX2 is gemmQ8xAVX2 for 2·pairs columns, two at a time.
+// gemv16Q8xAVX2 computes the 16 rows of one stored Q8_0x16S group against one Q8_0S column: out[r].
 //
 //go:noescape
-func gemm2Q8xAVX2(nb int, p, a *byte, aStride, pairs, half int, out *float32, outStride int)
+func gemv16Q8xAVX2(nb int, p, a *byte, out *float32)
 
 // mulQ4x16AVX2 multiplies the first rows rows of one Q4_0x16 group (nb blocks at p) with cols Q8_0S rows:
 // 4 columns and 8 rows per kernel call, then the last columns one at a time with all 16 rows. MulPacked (or

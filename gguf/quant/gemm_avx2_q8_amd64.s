@@ -14,83 +14,100 @@
 // QuantizeActivation rounds x·127/max|x|, which stays within ±127 except where 127/max|x| overflows, in
 // blocks whose f16 scale is then 0, so that their quants do not change the sum.
 
-// Q8XG adds group g of the 8 rows (quants at qo(BX)) times the column's quant dword at ao(R8), scaled by the
-// rows' dw·da in Y13, into the group's accumulator ACC. Y12 holds int16 ones.
-#define Q8XG(qo, ao, ACC, ABS, T) \
-	VMOVDQU      qo(BX), ABS  \
-	VPBROADCASTD ao(R8), T    \
-	VPSIGNB      ABS, T, T    \
-	VPABSB       ABS, ABS     \
-	VPMADDUBSW   T, ABS, T    \
-	VPMADDWD     Y12, T, T    \
-	VCVTDQ2PS    T, T         \
-	VFMADD231PS  Y13, T, ACC
+// Q8VG adds group g of the 16 rows (quants at qo(SI): rows 0…7, then 8…15) times the column's quant dword at
+// ao(R8) into the group's accumulators: rows 0…7 in ACC (scaled by Y13), rows 8…15 in the frame at so(SP)
+// (scaled by Y14). Y12 holds int16 ones.
+#define Q8VG(qo, ao, ACC, so) \
+	VPBROADCASTD ao(R8), Y15     \
+	VMOVDQU      qo(SI), Y8      \
+	VMOVDQU      qo+32(SI), Y9   \
+	VPSIGNB      Y8, Y15, Y10    \
+	VPSIGNB      Y9, Y15, Y11    \
+	VPABSB       Y8, Y8          \
+	VPABSB       Y9, Y9          \
+	VPMADDUBSW   Y10, Y8, Y10    \
+	VPMADDUBSW   Y11, Y9, Y11    \
+	VPMADDWD     Y12, Y10, Y10   \
+	VPMADDWD     Y12, Y11, Y11   \
+	VCVTDQ2PS    Y10, Y10        \
+	VCVTDQ2PS    Y11, Y11        \
+	VFMADD231PS  Y13, Y10, ACC   \
+	VMOVUPS      so(SP), Y9      \
+	VFMADD231PS  Y14, Y11, Y9    \
+	VMOVUPS      Y9, so(SP)
 
-// func gemmQ8xAVX2(nb int, p, a *byte, aStride, cols, half int, out *float32, outStride int)
+// LANESUM adds the eight group accumulators Y0…Y7 into Y0 as lanes8.sum adds a pair's lanes:
+// ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)).
+#define LANESUM \
+	VADDPS Y4, Y0, Y0 \
+	VADDPS Y6, Y2, Y2 \
+	VADDPS Y5, Y1, Y1 \
+	VADDPS Y7, Y3, Y3 \
+	VADDPS Y2, Y0, Y0 \
+	VADDPS Y3, Y1, Y1 \
+	VADDPS Y1, Y0, Y0
+
+// func gemv16Q8xAVX2(nb int, p, a *byte, out *float32)
 //
-// Reference: DotQ8_0Q8_0 (mulQ8_0x16SRef) for the 8 rows of half half of one stored Q8_0x16S group (nb blocks
-// at p) and each of the cols Q8_0S columns at a, aStride bytes apart: out[c·outStride+r] for r < 8. Per
-// column, the eight accumulators are added as lanes8.sum adds a pair's lanes.
-TEXT ·gemmQ8xAVX2(SB), NOSPLIT, $0-64
-	MOVQ    nb+0(FP), R12
-	MOVQ    p+8(FP), R13
-	MOVQ    a+16(FP), R9
-	MOVQ    cols+32(FP), R10
-	MOVQ    half+40(FP), DX
-	MOVQ    out+48(FP), DI
-	MOVQ    outStride+56(FP), R11
-	SHLQ    $2, R11
-	SHLQ    $4, DX
-	ADDQ    DX, R13            // the half's scales: p + 16·half
-	LEAQ    32(R13)(DX*1), R14 // its quants: p + 32 + 32·half
-	MOVL    $0x00010001, AX
-	MOVD    AX, X12
+// Reference: DotQ8_0Q8_0 (mulQ8_0x16SRef) for the 16 rows of one stored Q8_0x16S group (nb blocks at p) and
+// the Q8_0S column at a: out[r]. One pass over the stored lines (decode streams them once) with each
+// activation dword broadcast once for both halves; the second half's eight accumulators live in the frame.
+TEXT ·gemv16Q8xAVX2(SB), NOSPLIT, $256-32
+	MOVQ         nb+0(FP), CX
+	MOVQ         p+8(FP), SI
+	MOVQ         a+16(FP), R8
+	MOVQ         out+24(FP), DI
+	MOVL         $0x00010001, AX
+	MOVD         AX, X12
 	VPBROADCASTD X12, Y12
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VMOVUPS      Y0, 0(SP)
+	VMOVUPS      Y0, 32(SP)
+	VMOVUPS      Y0, 64(SP)
+	VMOVUPS      Y0, 96(SP)
+	VMOVUPS      Y0, 128(SP)
+	VMOVUPS      Y0, 160(SP)
+	VMOVUPS      Y0, 192(SP)
+	VMOVUPS      Y0, 224(SP)
 
-q8xcol:
-	MOVQ  R12, CX
-	MOVQ  R13, SI
-	MOVQ  R14, BX
-	MOVQ  R9, R8
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-
-q8xblock:
+q8vblock:
 	VCVTPH2PS    (SI), Y13
-	VBROADCASTSS (R8), Y14
-	VMULPS       Y14, Y13, Y13
-	Q8XG(0, 8, Y0, Y8, Y9)
-	Q8XG(64, 12, Y1, Y10, Y11)
-	Q8XG(128, 16, Y2, Y14, Y15)
-	Q8XG(192, 20, Y3, Y8, Y9)
-	Q8XG(256, 24, Y4, Y10, Y11)
-	Q8XG(320, 28, Y5, Y14, Y15)
-	Q8XG(384, 32, Y6, Y8, Y9)
-	Q8XG(448, 36, Y7, Y10, Y11)
+	VCVTPH2PS    16(SI), Y14
+	VBROADCASTSS (R8), Y15
+	VMULPS       Y15, Y13, Y13
+	VMULPS       Y15, Y14, Y14
+	Q8VG(32, 8, Y0, 0)
+	Q8VG(96, 12, Y1, 32)
+	Q8VG(160, 16, Y2, 64)
+	Q8VG(224, 20, Y3, 96)
+	Q8VG(288, 24, Y4, 128)
+	Q8VG(352, 28, Y5, 160)
+	Q8VG(416, 32, Y6, 192)
+	Q8VG(480, 36, Y7, 224)
 	ADDQ         $544, SI
-	ADDQ         $544, BX
 	ADDQ         $40, R8
 	DECQ         CX
-	JNZ          q8xblock
+	JNZ          q8vblock
 
-	VADDPS  Y4, Y0, Y0 // lanes8.sum: (l0+l4) + (l2+l6), + (l1+l5) + (l3+l7)
-	VADDPS  Y6, Y2, Y2
-	VADDPS  Y5, Y1, Y1
-	VADDPS  Y7, Y3, Y3
-	VADDPS  Y2, Y0, Y0
-	VADDPS  Y3, Y1, Y1
-	VADDPS  Y1, Y0, Y0
+	LANESUM
 	VMOVUPS Y0, (DI)
-	ADDQ    R11, DI
-	ADDQ    aStride+24(FP), R9
-	DECQ    R10
-	JNZ     q8xcol
+	VMOVUPS 0(SP), Y0
+	VMOVUPS 32(SP), Y1
+	VMOVUPS 64(SP), Y2
+	VMOVUPS 96(SP), Y3
+	VMOVUPS 128(SP), Y4
+	VMOVUPS 160(SP), Y5
+	VMOVUPS 192(SP), Y6
+	VMOVUPS 224(SP), Y7
+	LANESUM
+	VMOVUPS Y0, 32(DI)
 	VZEROUPPER
 	RET
 
@@ -144,7 +161,8 @@ q8sdot:
 	VBROADCASTSS (DX), Y14     \
 	VMULPS       Y14, Y15, Y14
 
-// Q8X2G is Q8XG for two columns (R8 into A0, DX into A1) sharing the quant line's load and |q|.
+// Q8X2G adds group g of the 8 rows (quants at qo(BX)) times the quant dwords at ao(R8) and ao(DX) of two
+// columns, scaled by their dw·da in Y13 and Y14, into A0 and A1; the quant line is loaded and made |q| once.
 #define Q8X2G(qo, ao, A0, A1) \
 	VMOVDQU      qo(BX), Y8     \
 	VPBROADCASTD ao(R8), Y10    \
@@ -196,8 +214,9 @@ q8sdot:
 
 // func gemm2Q8xAVX2(nb int, p, a *byte, aStride, pairs, half int, out *float32, outStride int)
 //
-// gemmQ8xAVX2 for 2·pairs columns, two at a time: each quant line is loaded and made |q| once for both. The
-// 16 accumulators of two columns do not fit the registers, so each pair takes two passes over the blocks:
+// Reference: DotQ8_0Q8_0 (mulQ8_0x16SRef) for the 8 rows of half half of one stored Q8_0x16S group (nb blocks
+// at p) and 2·pairs Q8_0S columns at a, aStride bytes apart: out[c·outStride+r] for r < 8. Two columns at a
+// time, each quant line loaded and made |q| once for both. The 16 accumulators of two columns do not fit the registers, so each pair takes two passes over the blocks:
 // groups 0, 2, 4, 6 (lanes8.sum's (l0+l4) + (l2+l6), left in out) and then 1, 3, 5, 7 ((l1+l5) + (l3+l7),
 // added to it).
 TEXT ·gemm2Q8xAVX2(SB), NOSPLIT, $0-64
