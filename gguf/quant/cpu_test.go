@@ -85,14 +85,14 @@ func TestForcedCPULevel(t *testing.T) {
 		if path != "avx2" && path != "generic" {
 			t.Errorf("CPUPath %q at the avx2 level", path)
 		}
-		if GemmFor(Q8_0, OrderVecDot) != nil {
+		if g := GemmFor(Q8_0, OrderVecDot); g != nil && g.actBlock != q8sBlock {
 			t.Error("the AVX-512 VNNI Q8_0 kernels at the avx2 level")
 		}
 		// The AVX2 batched kernels (gemm_avx2_amd64.go) must be the ones this level tests.
 		for _, wo := range []struct {
 			w Type
 			o Order
-		}{{Q4_0, OrderRepacked}, {Q4_K, OrderRepacked}, {Q6_K, OrderVecDot}, {IQ4_XS, OrderRepacked}} {
+		}{{Q4_0, OrderRepacked}, {Q4_K, OrderRepacked}, {Q8_0, OrderVecDot}, {Q6_K, OrderVecDot}, {IQ4_XS, OrderRepacked}} {
 			if g := GemmFor(wo.w, wo.o); path == "avx2" && (g == nil || g.storedBlock == 0) {
 				t.Errorf("%s %s: no stored batched kernel at the avx2 level", wo.w, wo.o)
 			}

@@ -15,9 +15,9 @@ package quant
 // The kernels by CPU (amd64): with AVX-512 VNNI (gemm_amd64.go), Q4_0, Q4_K and IQ4_XS in the repacked order
 // (Q4_K's stored layout where the CPU also has VBMI) and Q8_0, Q5_K and Q6_K in the vec_dot order, 16 rows a
 // 512-bit register; with AVX2, FMA and F16C but no VNNI (gemm_avx2_amd64.go, FORMA_CPU=avx2), Q4_0, Q4_K and
-// IQ4_XS in the repacked order and Q6_K in the vec_dot order, 8 rows a 256-bit register, on their stored
-// layouts, and Q5_K packed per pass (gemm_avx2_k5_amd64.go). F16 in the tiled order (AVX-512F or AVX2) and
-// BF16 in the vec_dot order (AVX-512F) multiply the rows in place (gemm_float.go), tiles of 16-lane float
+// IQ4_XS in the repacked order and Q8_0 and Q6_K in the vec_dot order, 8 rows a 256-bit register, on their
+// stored layouts, and Q5_K packed per pass (gemm_avx2_k5_amd64.go). F16 in the tiled order (AVX-512F or AVX2)
+// and BF16 in the vec_dot order (AVX-512F) multiply the rows in place (gemm_float.go), tiles of 16-lane float
 // accumulators as tinyBLAS's. Elsewhere (arm64, generic) there is none.
 //
 // Mul packs on the fly, per group and per call. A Gemm with a stored layout (gemm_stored.go: Q4_0 in the repacked
@@ -52,6 +52,9 @@ type Gemm struct {
 	// packing; Mul uses it for fewer than minCols activation rows.
 	vec     func(nb int, w []byte, wStride, rows int, a []byte, out []float32)
 	minCols int
+	// act127 says that the kernels take activation quants in −127…127 only: all that QuantizeActivation
+	// makes, not every byte a Q8_0 row may hold (fromRef's input, in tests).
+	act127 bool
 	// storedBlock, if not 0, is the bytes per block of a group of GemmRows rows in the Gemm's stored layout
 	// (see gemm_stored.go): store writes one group of rows in it, storedMul multiplies one stored group.
 	storedBlock int

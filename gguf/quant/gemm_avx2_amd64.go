@@ -3,12 +3,12 @@
 package quant
 
 // Batched kernels for CPUs with AVX2, FMA and F16C but without AVX-512 VNNI (most desktop Intel CPUs, and
-// FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16), gemm_stored_k4.go (Q4_Kx16, quants in
-// Q8_K's order), gemm_k6.go (Q6_Kx16, gemm_avx2_k6_amd64.go) and gemm_stored_iq4.go (IQ4_XSx16,
-// gemm_avx2_iq4_amd64.go), read 8 rows per 256-bit register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD
-// (see gemm_avx2_amd64.s, gemm_avx2_k4_amd64.s, gemm_avx2_k6_amd64.s and gemm_avx2_iq4_amd64.s). Mul packs
-// into the same layouts (with the portable packers) for enough columns, and multiplies the original rows one
-// at a time for fewer.
+// FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16, and Q8_0x16S: Q8_0 in the vec_dot order,
+// quants signed), gemm_stored_k4.go (Q4_Kx16, quants in Q8_K's order), gemm_k6.go (Q6_Kx16,
+// gemm_avx2_k6_amd64.go) and gemm_stored_iq4.go (IQ4_XSx16, gemm_avx2_iq4_amd64.go), read 8 rows per 256-bit
+// register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see gemm_avx2_amd64.s, gemm_avx2_q8_amd64.s,
+// gemm_avx2_k4_amd64.s, gemm_avx2_k6_amd64.s and gemm_avx2_iq4_amd64.s). Mul packs into the same layouts (with
+// the portable packers) for enough columns, and multiplies the original rows one at a time for fewer.
 
 func init() {
 	if !hasAVX2 || hasVNNI {
@@ -20,9 +20,12 @@ func init() {
 	typeTraits[Q4_K].gemm[OrderRepacked] = &Gemm{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, packBlock: k4xBlock,
 		quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_Kx16, kernel: mulQ4Kx16AVX2,
 		vec: gemvQ4_K, minCols: 8, storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4Kx16AVX2}
+	typeTraits[Q8_0].gemm[OrderVecDot] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8sBlock, packBlock: q8xBlock,
+		act127: true, quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ8_0x16S, kernel: mulQ8x16AVX2,
+		vec: gemvQ8_0AVX2, minCols: 16, storedBlock: q8xBlock, store: packQ8_0x16S, storedMul: mulQ8x16AVX2}
 	gemmQ6_KAVX2()
 	gemmIQ4_XSAVX2()
-	for _, w := range []Type{Q4_0, Q4_K, Q6_K, IQ4_XS} {
+	for _, w := range []Type{Q4_0, Q4_K, Q8_0, Q6_K, IQ4_XS} {
 		for _, g := range typeTraits[w].gemm {
 			if g != nil {
 				g.tileBytes = avx2TileBytes
@@ -35,6 +38,53 @@ func init() {
 // prefill's 512 Q8_K rows of 1024 elements, 600 KB, passed once per group of rows from the L3, made the
 // IQ4_XS kernels wait on memory).
 const avx2TileBytes = 256 << 10
+
+// gemvQ8_0AVX2 multiplies rows Q8_0 rows (original layout) with one Q8_0S row, row by row: Mul's path for
+// fewer columns than packing pays for. Mul has checked the bounds.
+func gemvQ8_0AVX2(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
+	for r := 0; r < rows; r++ {
+		out[r] = dotQ8_0Q8SAVX2(nb, &w[r*wStride], &a[0])
+	}
+}
+
+// dotQ8_0Q8SAVX2 is DotQ8_0Q8_0 of one Q8_0 row with one Q8_0S row.
+//
+//go:noescape
+func dotQ8_0Q8SAVX2(nb int, w, a *byte) float32
+
+// mulQ8x16AVX2 multiplies the first rows rows of one Q8_0x16S group (nb blocks at p) with cols Q8_0S rows:
+// the column pairs 8 rows a pass, then each column with rows left (an odd last one, or the rows of a partial
+// half) with all 16 rows at once through a buffer. MulPacked (or Mul) has checked the bounds.
+func mulQ8x16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	done := 0 // the rows the column pairs have written
+	if cols >= 2 {
+		for ; done+8 <= rows; done += 8 {
+			gemm2Q8xAVX2(nb, &p[0], &a[0], aStride, cols/2, done/8, &out[done], outStride)
+		}
+	}
+	var tmp [GemmRows]float32
+	for c := 0; c < cols; c++ {
+		lo := done
+		if c >= cols&^1 { // the odd last column: no pair wrote it
+			lo = 0
+		}
+		if lo < rows {
+			gemv16Q8xAVX2(nb, &p[0], &a[c*aStride], &tmp[0])
+			copy(out[c*outStride+lo:c*outStride+rows], tmp[lo:rows])
+		}
+	}
+}
+
+// gemm2Q8xAVX2 computes the 8 rows of half half of one stored Q8_0x16S group against 2·pairs Q8_0S columns
+// aStride bytes apart: out[c*outStride+r], r < 8.
+//
+//go:noescape
+func gemm2Q8xAVX2(nb int, p, a *byte, aStride, pairs, half int, out *float32, outStride int)
+
+// gemv16Q8xAVX2 computes the 16 rows of one stored Q8_0x16S group against one Q8_0S column: out[r].
+//
+//go:noescape
+func gemv16Q8xAVX2(nb int, p, a *byte, out *float32)
 
 // mulQ4x16AVX2 multiplies the first rows rows of one Q4_0x16 group (nb blocks at p) with cols Q8_0S rows:
 // 4 columns and 8 rows per kernel call, then the last columns one at a time with all 16 rows. MulPacked (or

@@ -23,7 +23,9 @@ import (
 //	d  [GemmRows]uint16      the rows' f16 scales
 //	qs [8][GemmRows][4]uint8 dword g (quants 4g…4g+3) of every row, each quant stored unsigned (q+128)
 //
-// which is packQ8_0's layout with f16 scales.
+// which is packQ8_0's layout with f16 scales. The AVX2 kernels (gemm_avx2_amd64.go) store the same blocks
+// with the quants as they are (signed, "Q8_0x16S"): their VPMADDUBSW takes |q| and moves the signs to the
+// activations (VPSIGNB), for which it needs the weight's signs.
 const (
 	q4xQs    = 2 * GemmRows
 	q4xBlock = q4xQs + 16*GemmRows
@@ -155,6 +157,17 @@ func mulQ4_0x16Ref(nb int, p, a []byte, aStride, cols int, out []float32, outStr
 
 // packQ8_0x16 stores one group of rows (at most GemmRows) of nb Q8_0 blocks in the Q8_0x16 layout.
 func packQ8_0x16(nb int, w []byte, wStride, rows int, dst []byte) {
+	packQ8x16(nb, w, wStride, rows, dst, 0x80808080)
+}
+
+// packQ8_0x16S stores one group of rows of nb Q8_0 blocks in the Q8_0x16S layout (quants signed).
+func packQ8_0x16S(nb int, w []byte, wStride, rows int, dst []byte) {
+	packQ8x16(nb, w, wStride, rows, dst, 0)
+}
+
+// packQ8x16 stores one group of rows of nb Q8_0 blocks in the Q8_0x16 arrangement, each quant dword xored
+// with flip (0x80808080: unsigned q+128; 0: signed).
+func packQ8x16(nb int, w []byte, wStride, rows int, dst []byte, flip uint32) {
 	le := binary.LittleEndian
 	for r := 0; r < GemmRows; r++ {
 		var row []byte
@@ -174,7 +187,7 @@ func packQ8_0x16(nb int, w []byte, wStride, rows int, dst []byte) {
 			blk := row[b*34 : b*34+34]
 			p[2*r], p[2*r+1] = blk[0], blk[1]
 			for g := 0; g < 8; g++ {
-				le.PutUint32(p[o+g*4*GemmRows:], le.Uint32(blk[2+4*g:])^0x80808080)
+				le.PutUint32(p[o+g*4*GemmRows:], le.Uint32(blk[2+4*g:])^flip)
 			}
 		}
 	}
@@ -183,16 +196,28 @@ func packQ8_0x16(nb int, w []byte, wStride, rows int, dst []byte) {
 // mulQ8_0x16Ref is the scalar reference of the Q8_0x16 kernels: DotQ8_0Q8_0 of each of the first rows rows of
 // one stored group (nb blocks) with each of cols Q8_0G rows, read from the stored layout.
 func mulQ8_0x16Ref(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	mulQ8x16Ref(nb, p, a, aStride, cols, out, outStride, rows, func(q byte) int32 { return int32(q) - 128 }, q8gBlock, 36)
+}
+
+// mulQ8_0x16SRef is the scalar reference of the Q8_0x16S kernels: DotQ8_0Q8_0 of each of the first rows rows
+// of one stored group with each of cols Q8_0S rows.
+func mulQ8_0x16SRef(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	mulQ8x16Ref(nb, p, a, aStride, cols, out, outStride, rows, func(q byte) int32 { return int32(int8(q)) }, q8sBlock, 8)
+}
+
+// mulQ8x16Ref is DotQ8_0Q8_0 on a stored Q8_0x16 group whose bytes quant reads, against activation blocks of
+// aBlock bytes (the scale a float32 at 0, the quants at aQs).
+func mulQ8x16Ref(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int, quant func(byte) int32, aBlock, aQs int) {
 	var q [QK]int32
 	for c := 0; c < cols; c++ {
 		for r := 0; r < rows; r++ {
 			var l lanes8
 			for b := 0; b < nb; b++ {
-				x, y := p[b*q8xBlock:(b+1)*q8xBlock], a[c*aStride+b*q8gBlock:c*aStride+(b+1)*q8gBlock]
+				x, y := p[b*q8xBlock:(b+1)*q8xBlock], a[c*aStride+b*aBlock:c*aStride+(b+1)*aBlock]
 				for j := range q {
-					q[j] = int32(x[q8xQs+j/4*4*GemmRows+4*r+j%4]) - 128
+					q[j] = quant(x[q8xQs+j/4*4*GemmRows+4*r+j%4])
 				}
-				l.add(f16at(x, 2*r)*f32at(y, 0), &q, y[36:])
+				l.add(f16at(x, 2*r)*f32at(y, 0), &q, y[aQs:])
 			}
 			out[c*outStride+r] = l.sum()
 		}

@@ -17,6 +17,8 @@ func storedGemms() []*Gemm {
 		storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4_0x16Ref},
 		{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128),
 			storedBlock: q8xBlock, store: packQ8_0x16, storedMul: mulQ8_0x16Ref},
+		{w: Q8_0, o: OrderVecDot, actBlock: q8sBlock, quantize: quantizeQ8S, fromRef: q8sFromQ8_0,
+			storedBlock: q8xBlock, store: packQ8_0x16S, storedMul: mulQ8_0x16SRef},
 		{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K,
 			storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4_Kx16Ref},
 		{w: IQ4_XS, o: OrderRepacked, actBlock: q8kxBlock, quantize: quantizeQ8KX, fromRef: q8kxFromQ8_K,
@@ -29,6 +31,9 @@ func storedGemms() []*Gemm {
 		if g.storedBlock != 0 {
 			ref := *g
 			ref.storedMul = refs[g.w]
+			if g.w == Q8_0 && g.actBlock == q8sBlock { // the AVX2 layout, quants signed
+				ref.storedMul = mulQ8_0x16SRef
+			}
 			gs = append(gs, g, &ref)
 			if g.tileBytes != 0 { // MulPacked's column tiles, at their least (4 rows)
 				tiled := *g
@@ -147,7 +152,7 @@ func testGemmStoredExact(t *testing.T, gs []*Gemm) {
 			// Random bytes (every quant value) with random finite scales.
 			for trial := 0; trial < 20; trial++ {
 				n, rows, cols := be*(1+r.IntN(9)), 1+r.IntN(40), 1+r.IntN(19)
-				checkStored(t, g, n, rows, cols, randScaled(r, wt, n*rows/be), randScaled(r, at, n*cols/be),
+				checkStored(t, g, n, rows, cols, randScaled(r, wt, n*rows/be), randActivations(r, g, n*cols/be),
 					fmt.Sprintf("random bytes %d", trial))
 			}
 		})

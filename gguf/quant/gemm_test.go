@@ -95,11 +95,26 @@ func TestGemmExact(t *testing.T) {
 			// Random bytes (every quant value, −128 included) with random finite scales.
 			for trial := 0; trial < 20; trial++ {
 				n, rows, cols := be*(1+r.IntN(9)), 1+r.IntN(40), 1+r.IntN(19)
-				checkGemm(t, g, n, rows, cols, randScaled(r, wt, n*rows/be), randScaled(r, at, n*cols/be),
+				checkGemm(t, g, n, rows, cols, randScaled(r, wt, n*rows/be), randActivations(r, g, n*cols/be),
 					fmt.Sprintf("random bytes %d", trial))
 			}
 		})
 	}
+}
+
+// randActivations returns nb blocks of random bytes of g's activation type with random finite scales: every
+// quant value, or for a Gemm whose kernels take −127…127 (act127), every one but −128.
+func randActivations(r *rand.Rand, g *Gemm, nb int) []byte {
+	at := ActivationType(g.Weight())
+	if !g.act127 {
+		return randScaled(r, at, nb)
+	}
+	return fillBlocks(r, at, nb, func(int) byte {
+		if q := byte(r.Uint32()); q != 0x80 {
+			return q
+		}
+		return 0x81
+	})
 }
 
 func TestGemmBadShapes(t *testing.T) {
