@@ -6,9 +6,9 @@
 // in place, with two exceptions, each copied once into memory outside the Go heap and freed by Close: an F32 weight
 // whose data is not 4-byte aligned (a GGUF file always aligns tensors, hand-made data may not), and a matrix whose
 // batched kernel has a stored layout (quant.Gemm.Pack: Q4_0, Q8_0, Q5_K, Q6_K and IQ4_XS on CPUs with AVX-512 VNNI,
-// Q4_K where they also have VBMI; Q4_0, Q8_0, Q4_K, Q6_K and IQ4_XS on CPUs with AVX2 but no VNNI), which the first program that
-// multiplies by it rearranges into that layout (stored.go) while other ops keep reading the original (unless the
-// copy would take more than half of the memory available: then it is multiplied in place).
+// Q4_K where they also have VBMI; Q4_0, Q8_0, Q4_K, Q6_K and IQ4_XS on CPUs with AVX2 but no VNNI), which the first
+// program that multiplies by it rearranges into that layout (stored.go) while other ops keep reading the original
+// (unless the copy would take more than half of the memory available: then it is multiplied in place).
 // Buffers (KV caches) and each program's scratch arena are allocated outside the Go heap with internal/osmem and
 // freed by Close, never by a finalizer. The arena holds every intermediate at the offset accel.NewPlan gives it,
 // followed by a workspace shared by the steps (quantized activations, attention scores, RoPE tables); programs
