@@ -282,7 +282,7 @@ g1gloop:
 	VMOVDQU32 416(SI), Z22  \
 	VMOVDQU32 480(SI), Z23
 
-// XPFD: 16 stored Q8_0x16 blocks ahead (BenchmarkGemmStored, one column: 14.5 GB/s at 4 blocks, ~15.5 at 16).
+// XPFD: 16 stored Q8_0x16 blocks ahead, for the two-column kernel.
 #define XPFD 8704
 
 // XPREFETCH prefetches the stored block XPFD bytes after SI (544 bytes: nine lines).
@@ -330,7 +330,8 @@ x2gloop:
 
 // func gemm1Q8x(nb int, p, a *byte, out *float32, mask int)
 //
-// gemm1Q8G on a stored Q8_0x16 group, the stream of blocks prefetched XPFD bytes ahead.
+// gemm1Q8G on a stored Q8_0x16 group: one stream, left to the hardware prefetcher (prefetching it XPFD bytes
+// ahead as gemm2Q8x does cost decoding 15-20%: qwen3-0.6b Q8_0 28.6/27.2/30.7 -> 33.2/32.8/36.6 t/s).
 TEXT ·gemm1Q8x(SB), NOSPLIT, $0-40
 	MOVQ nb+0(FP), CX
 	MOVQ p+8(FP), SI
@@ -339,7 +340,6 @@ TEXT ·gemm1Q8x(SB), NOSPLIT, $0-40
 	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 x1gloop:
-	XPREFETCH
 	XLOAD
 	GCOLG(R8, Z25, Z26, Z27, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	ADDQ $544, SI
