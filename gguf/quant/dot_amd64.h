@@ -1,4 +1,4 @@
-// Shared by the amd64 dot kernels (doti_amd64.s, dotk_amd64.s).
+// Shared by the amd64 dot kernels (doti_amd64.s, dotk_amd64.s, dotbf_amd64.s) and gemm_float_amd64.s.
 
 // ADD8 adds the eight float32 of Y0 to X10, lane 0 first, each rounded (the references' sequential adds).
 // Clobbers X0, X1.

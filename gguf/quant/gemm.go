@@ -139,6 +139,16 @@ func (g *Gemm) Mul(n int, w []byte, wStride, rows int, a []byte, aStride, cols i
 	}
 }
 
+// vecRows makes a Gemm's vec from a kernel that dots one weight row with one activation row (nb blocks):
+// the rows one at a time. Mul has checked the bounds.
+func vecRows(dot func(nb int, w, a *byte) float32) func(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
+	return func(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
+		for r := 0; r < rows; r++ {
+			out[r] = dot(nb, &w[r*wStride], &a[0])
+		}
+	}
+}
+
 func putU32(b []byte, off int, v uint32) {
 	b[off], b[off+1], b[off+2], b[off+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 }

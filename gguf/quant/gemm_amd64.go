@@ -15,7 +15,7 @@ func init() {
 	storedQ4_0(typeTraits[Q4_0].gemm[OrderRepacked])
 	typeTraits[Q8_0].gemm[OrderVecDot] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, packBlock: q8PackBlock,
 		quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128), pack: gatherPack(packQ8_0G, packQ8_0, 34), kernel: gemmCols(gemm2Q8G, gemm1Q8G, 2),
-		vec: gemvQ8G, minCols: 2}
+		vec: vecRows(dotQ8_0Q8GVNNI), minCols: 2}
 	storedQ8_0(typeTraits[Q8_0].gemm[OrderVecDot])
 	typeTraits[Q4_K].gemm[OrderRepacked] = &Gemm{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, packBlock: q4kPackBlock,
 		extra: q4kAccCols * q4kAccBytes, quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_K,
@@ -31,7 +31,7 @@ func init() {
 	storedQ4_K(typeTraits[Q4_K].gemm[OrderRepacked])
 	typeTraits[IQ4_XS].gemm[OrderRepacked] = &Gemm{w: IQ4_XS, o: OrderRepacked, actBlock: q8kxBlock, packBlock: ix4Block,
 		quantize: quantizeQ8KX, fromRef: q8kxFromQ8_K, pack: packIQ4_XSx16, kernel: mulIQ4_XSx16,
-		vec: gemvIQ4_XSPanel, minCols: 4}
+		vec: vecRows(dotIQ4_XSQ8_KPanelAVX2), minCols: 4}
 	storedIQ4_XS(typeTraits[IQ4_XS].gemm[OrderRepacked])
 	gemmQ5_K()
 	gemmQ6_K()
@@ -66,14 +66,6 @@ func gemvQ4_K(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
 	}
 	for r := 0; r < rows; r++ {
 		out[r] = dotQ4_KQ8_KWRepackedVNNI(nb, &w[r*wStride], &a[0], q8kwBlock)
-	}
-}
-
-// gemvIQ4_XSPanel multiplies rows IQ4_XS rows with one Q8_KX row (read as Q8_K: its d and quants are
-// where Q8_K has them) through the single-row kernel, row by row. Mul has checked the bounds.
-func gemvIQ4_XSPanel(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
-	for r := 0; r < rows; r++ {
-		out[r] = dotIQ4_XSQ8_KPanelAVX2(nb, &w[r*wStride], &a[0])
 	}
 }
 
@@ -138,13 +130,6 @@ func dotQ4_0Q8SRef(nb int, w, a []byte) float32 {
 		acc = fma32(float32(s), f16at(x, 0)*f32at(y, 0), acc)
 	}
 	return acc
-}
-
-// gemvQ8G multiplies rows Q8_0 rows with one Q8_0G row, row by row. Mul has checked the bounds.
-func gemvQ8G(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
-	for r := 0; r < rows; r++ {
-		out[r] = dotQ8_0Q8GVNNI(nb, &w[r*wStride], &a[0])
-	}
 }
 
 // Kernels (gemm_amd64.s): nb packed blocks of GemmRows rows against 8, 2 (or 1) activation rows; the rows

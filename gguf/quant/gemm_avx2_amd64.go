@@ -16,13 +16,13 @@ func init() {
 	}
 	typeTraits[Q4_0].gemm[OrderRepacked] = &Gemm{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, packBlock: q4xBlock,
 		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ4_0x16, kernel: mulQ4x16AVX2,
-		vec: gemvQ4_0AVX2, minCols: 4, storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4x16AVX2}
+		vec: vecRows(dotQ4_0Q8SAVX2), minCols: 4, storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4x16AVX2}
 	typeTraits[Q4_K].gemm[OrderRepacked] = &Gemm{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, packBlock: k4xBlock,
 		quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K, pack: packQ4_Kx16, kernel: mulQ4Kx16AVX2,
 		vec: gemvQ4_K, minCols: 8, storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4Kx16AVX2}
 	typeTraits[Q8_0].gemm[OrderVecDot] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8sBlock, packBlock: q8xBlock,
 		act127: true, quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ8_0x16S, kernel: mulQ8x16AVX2,
-		vec: gemvQ8_0AVX2, minCols: 16, storedBlock: q8xBlock, store: packQ8_0x16S, storedMul: mulQ8x16AVX2}
+		vec: vecRows(dotQ8_0Q8SAVX2), minCols: 16, storedBlock: q8xBlock, store: packQ8_0x16S, storedMul: mulQ8x16AVX2}
 	gemmQ6_KAVX2()
 	gemmIQ4_XSAVX2()
 	for _, w := range []Type{Q4_0, Q4_K, Q8_0, Q6_K, IQ4_XS} {
@@ -38,14 +38,6 @@ func init() {
 // prefill's 512 Q8_K rows of 1024 elements, 600 KB, passed once per group of rows from the L3, made the
 // IQ4_XS kernels wait on memory).
 const avx2TileBytes = 256 << 10
-
-// gemvQ8_0AVX2 multiplies rows Q8_0 rows (original layout) with one Q8_0S row, row by row: Mul's path for
-// fewer columns than packing pays for. Mul has checked the bounds.
-func gemvQ8_0AVX2(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
-	for r := 0; r < rows; r++ {
-		out[r] = dotQ8_0Q8SAVX2(nb, &w[r*wStride], &a[0])
-	}
-}
 
 // dotQ8_0Q8SAVX2 is DotQ8_0Q8_0 of one Q8_0 row with one Q8_0S row.
 //
@@ -103,14 +95,6 @@ func mulQ4x16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStri
 	for ; c < cols; c++ {
 		gemv16Q4xAVX2(nb, &p[0], &a[c*aStride], &tmp[0])
 		copy(out[c*outStride:c*outStride+rows], tmp[:rows])
-	}
-}
-
-// gemvQ4_0AVX2 multiplies rows Q4_0 rows (original layout) with one Q8_0S row, row by row: Mul's path for
-// few columns, where packing per call would cost more than it saves. Mul has checked the bounds.
-func gemvQ4_0AVX2(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
-	for r := 0; r < rows; r++ {
-		out[r] = dotQ4_0Q8SAVX2(nb, &w[r*wStride], &a[0])
 	}
 }
 

@@ -17,7 +17,7 @@ const q8kxaBlock = q8kxBlock + QKK
 func gemmIQ4_XSAVX2() {
 	typeTraits[IQ4_XS].gemm[OrderRepacked] = &Gemm{w: IQ4_XS, o: OrderRepacked, actBlock: q8kxaBlock,
 		packBlock: ix4Block, quantize: quantizeQ8KXA, fromRef: q8kxaFromQ8_K, pack: packIQ4_XSx16,
-		kernel: mulIQ4_XSx16AVX2, vec: gemvIQ4_XSPanel, minCols: 4, storedBlock: ix4Block,
+		kernel: mulIQ4_XSx16AVX2, vec: vecRows(dotIQ4_XSQ8_KPanelAVX2), minCols: 4, storedBlock: ix4Block,
 		store: packIQ4_XSx16, storedMul: mulIQ4_XSx16AVX2}
 }
 

@@ -15,7 +15,7 @@ func init() {
 		return
 	}
 	typeTraits[Q5_K].gemm[OrderVecDot] = &Gemm{w: Q5_K, o: OrderVecDot, actBlock: 292, packBlock: k5xBlock,
-		quantize: quantizeQ8K, fromRef: q8kFromQ8_K, pack: packQ5_Kx16, kernel: mulQ5Kx16AVX2, vec: gemvQ5_K,
+		quantize: quantizeQ8K, fromRef: q8kFromQ8_K, pack: packQ5_Kx16, kernel: mulQ5Kx16AVX2, vec: vecRows(dotQ5_KQ8_KAVX2),
 		minCols: 24}
 }
 

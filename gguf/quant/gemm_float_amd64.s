@@ -1,6 +1,7 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "dot_amd64.h"
 
 // The F16 Gemm's kernel (gemm_float.go), AVX-512F: accumulator (r, c) is lane l of DotF16F16Tiled's
 // l[i%16] = fma(w_i, a_i, l[i%16]) for weight row r and activation row c, over the chunks of 16 in order; each
@@ -349,15 +350,10 @@ bdone:
 // The F16 Gemm's kernels for CPUs with AVX2, FMA and F16C but not AVX-512: a 16-lane accumulator is two
 // 8-float registers (lanes 0…7, 8…15), which changes nothing in any lane's operations.
 
-// RED16Y leaves Reduce16 of the lanes LO (0…7) and HI (8…15) in X0; clobbers Y0 and X1.
+// RED16Y leaves Reduce16 of the lanes LO (0…7) and HI (8…15) in X0; clobbers Y0, X1 and X2.
 #define RED16Y(LO, HI) \
-	VADDPS       HI, LO, Y0 \
-	VEXTRACTF128 $1, Y0, X1 \
-	VADDPS       X1, X0, X0 \
-	VMOVHLPS     X0, X0, X1 \
-	VADDPS       X1, X0, X0 \
-	VMOVSHDUP    X0, X1     \
-	VADDSS       X1, X0, X0
+	VADDPS HI, LO, Y0 \
+	HSUM8
 
 // func gemm2F16TAVX2(n int, w *byte, wStride int, a *byte, aStride, cols int, out *float32, outStride int)
 //

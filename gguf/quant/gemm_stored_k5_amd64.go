@@ -7,16 +7,8 @@ package quant
 // product row by row (below about 24 columns packing costs more than it saves, BenchmarkGemmSmall).
 func gemmQ5_K() {
 	typeTraits[Q5_K].gemm[OrderVecDot] = &Gemm{w: Q5_K, o: OrderVecDot, actBlock: 292, packBlock: k5xBlock,
-		quantize: quantizeQ8K, fromRef: q8kFromQ8_K, pack: packQ5_Kx16, kernel: mulQ5_Kx16, vec: gemvQ5_K,
+		quantize: quantizeQ8K, fromRef: q8kFromQ8_K, pack: packQ5_Kx16, kernel: mulQ5_Kx16, vec: vecRows(dotQ5_KQ8_KAVX2),
 		minCols: 24, storedBlock: k5xBlock, store: packQ5_Kx16, storedMul: mulQ5_Kx16}
-}
-
-// gemvQ5_K multiplies rows Q5_K rows with one Q8_K row through the AVX2 dot product. Mul has checked the
-// bounds.
-func gemvQ5_K(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
-	for r := 0; r < rows; r++ {
-		out[r] = dotQ5_KQ8_KAVX2(nb, &w[r*wStride], &a[0])
-	}
 }
 
 // mulQ5_Kx16 multiplies the first rows rows of one stored Q5_Kx16 group (nb super-blocks, p) with cols Q8_K

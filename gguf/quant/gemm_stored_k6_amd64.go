@@ -7,16 +7,8 @@ package quant
 // product row by row.
 func gemmQ6_K() {
 	typeTraits[Q6_K].gemm[OrderVecDot] = &Gemm{w: Q6_K, o: OrderVecDot, actBlock: 292, packBlock: k6xBlock,
-		quantize: quantizeQ8K, fromRef: q8kFromQ8_K, pack: packQ6_Kx16, kernel: mulQ6_Kx16, vec: gemvQ6_K,
+		quantize: quantizeQ8K, fromRef: q8kFromQ8_K, pack: packQ6_Kx16, kernel: mulQ6_Kx16, vec: vecRows(dotQ6_KQ8_KAVX2),
 		minCols: 8, storedBlock: k6xBlock, store: packQ6_Kx16, storedMul: mulQ6_Kx16}
-}
-
-// gemvQ6_K multiplies rows Q6_K rows with one Q8_K row through the AVX2 dot product. Mul has checked the
-// bounds.
-func gemvQ6_K(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
-	for r := 0; r < rows; r++ {
-		out[r] = dotQ6_KQ8_KAVX2(nb, &w[r*wStride], &a[0])
-	}
 }
 
 // mulQ6_Kx16 multiplies the first rows rows of one stored Q6_Kx16 group (nb super-blocks, p) with cols Q8_K
