@@ -22,7 +22,9 @@
 // calling Run is the last worker. Programs share no mutable state, so any number of them may Run concurrently on
 // one Backend (one goroutine per program), as sessions over one model do. Work is split so that every worker gets
 // an equal share: by output rows for MatMul, by rows for norms, by (token, head) for RoPE and attention, by
-// element ranges for element-wise ops. Workers spin briefly after a step and then park, so a program between
+// element ranges for element-wise ops. The exception is a MatMul of at most 4 activation rows (decoding): it is
+// bound by memory, which the cores do not share evenly, so the workers take its output rows in shrinking chunks
+// (guided scheduling, pool.go's chunks) and finish together. Workers spin briefly after a step and then park, so a program between
 // tokens costs no CPU. Run allocates nothing on the Go heap.
 //
 // # Numerics

@@ -84,7 +84,13 @@ type matMulStep struct {
 	stored        []byte      // the weight in gemm's stored layout (stored.go), or nil
 	packBytes     int         // scratch of one worker for gemm on the original layout
 	pack          []byte      // the workers' scratch, packBytes each
+	chunks        chunks      // the groups of a product of few activation rows, taken as the shares go
 }
+
+// chunkCols is the most activation rows for which the shares take a product's weight rows in chunks (see
+// chunks) rather than in equal ranges: the memory-bound products of decoding and small batches. Larger batches
+// are bound by the multiplies, which split evenly, and keep the weight rows of a share together.
+const chunkCols = 4
 
 // quantizePhase is the first phase of a matMulStep, a task of its own.
 type quantizePhase struct{ s *matMulStep }
@@ -121,6 +127,7 @@ func (s *matMulStep) bind(p *program, ws []byte) {
 
 func (s *matMulStep) exec(p *pool) {
 	p.run(&s.quantize, p.shares(s.n*s.in, elemGrain))
+	s.chunks.reset()
 	p.run(s, min(s.out, p.shares(s.n*s.in*s.out, matGrain)))
 }
 
@@ -150,10 +157,33 @@ func (q *quantizePhase) run(w, nw int) {
 // run dots weight rows [lo, hi) with every converted activation row; with a batched kernel, the share is
 // whole groups of quant.GemmRows rows.
 func (s *matMulStep) run(w, nw int) {
+	unit := 1
 	if s.gemm != nil {
-		groups := (s.out + quant.GemmRows - 1) / quant.GemmRows
-		glo, ghi := split(groups, w, nw)
-		lo, hi := glo*quant.GemmRows, min(s.out, ghi*quant.GemmRows)
+		unit = quant.GemmRows
+	}
+	units := (s.out + unit - 1) / unit
+	if s.n > chunkCols || nw == 1 {
+		ulo, uhi := split(units, w, nw)
+		s.rows(w, ulo, uhi)
+		return
+	}
+	for least := max(1, chunkRows/unit); ; {
+		ulo, uhi := s.chunks.take(units, nw, least)
+		if ulo == uhi {
+			return
+		}
+		s.rows(w, ulo, uhi)
+	}
+}
+
+// chunkRows is the fewest weight rows a chunk takes.
+const chunkRows = 64
+
+// rows multiplies the weight rows of units [ulo, uhi) (of quant.GemmRows rows with a batched kernel, else
+// single rows) by every activation row, in share w.
+func (s *matMulStep) rows(w, ulo, uhi int) {
+	if s.gemm != nil {
+		lo, hi := ulo*quant.GemmRows, min(s.out, uhi*quant.GemmRows)
 		if lo < hi && s.stored != nil {
 			s.gemm.MulPacked(s.in, s.stored[s.gemm.PackedBytes(s.in, lo):], hi-lo, s.act, s.aRow, s.n, s.y[lo:], s.out)
 		} else if lo < hi {
@@ -162,7 +192,7 @@ func (s *matMulStep) run(w, nw int) {
 		}
 		return
 	}
-	lo, hi := split(s.out, w, nw)
+	lo, hi := ulo, uhi
 	dot := s.dot
 	for o := lo; o < hi; o++ {
 		wr := s.w[o*s.wRow : (o+1)*s.wRow]

@@ -140,6 +140,30 @@ func (w *worker) await(seen uint32) {
 	}
 }
 
+// chunks hands a dispatch's work units to its shares in shrinking pieces (guided scheduling): each take
+// claims half of what is left divided among the shares, at least least units. Memory-bound work such as a
+// decode step's matrix products does not split evenly in time between cores that share the memory: with
+// equal static shares the caller of a two-thread decode waited ~10 µs for the other share per ~100 µs
+// product. Reset before the dispatch; safe for the shares' concurrent takes.
+type chunks struct{ next atomic.Int64 }
+
+func (c *chunks) reset() { c.next.Store(0) }
+
+// take claims the next piece of the units [0, total) for one of nw shares; lo == hi when none is left.
+func (c *chunks) take(total, nw, least int) (lo, hi int) {
+	for {
+		cur := c.next.Load()
+		if cur >= int64(total) {
+			return total, total
+		}
+		lo = int(cur)
+		hi = min(total, lo+max(least, (total-lo)/(2*nw)))
+		if c.next.CompareAndSwap(cur, int64(hi)) {
+			return lo, hi
+		}
+	}
+}
+
 // close stops the workers and waits for them to exit.
 func (p *pool) close() {
 	for _, w := range p.workers {

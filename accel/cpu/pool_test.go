@@ -106,3 +106,48 @@ func TestCountCores(t *testing.T) {
 		t.Errorf("DefaultThreads() = %d", n)
 	}
 }
+
+// chunkTask takes units through chunks and counts how often each was taken.
+type chunkTask struct {
+	c            chunks
+	total, least int
+	taken        []atomic.Int32
+	pieces       atomic.Int32
+}
+
+func (c *chunkTask) run(w, nw int) {
+	for {
+		lo, hi := c.c.take(c.total, nw, c.least)
+		if lo == hi {
+			return
+		}
+		if hi-lo < min(c.least, c.total-lo) {
+			panic("chunk smaller than least before the end")
+		}
+		c.pieces.Add(1)
+		for u := lo; u < hi; u++ {
+			c.taken[u].Add(1)
+		}
+	}
+}
+
+// TestChunks checks that the shares of a dispatch take every unit exactly once, in pieces that shrink towards
+// the end (more than one per share for large totals, never below least but at the end).
+func TestChunks(t *testing.T) {
+	p := newPool(3, false)
+	defer p.close()
+	for _, tc := range []struct{ total, least, nw int }{{1, 1, 3}, {7, 4, 2}, {100, 1, 3}, {1000, 8, 3}, {5, 64, 2}} {
+		for rep := 0; rep < 20; rep++ {
+			c := &chunkTask{total: tc.total, least: tc.least, taken: make([]atomic.Int32, tc.total)}
+			p.run(c, tc.nw)
+			for u := range c.taken {
+				if n := c.taken[u].Load(); n != 1 {
+					t.Fatalf("%+v: unit %d taken %d times", tc, u, n)
+				}
+			}
+			if tc.total >= 100 && int(c.pieces.Load()) <= tc.nw {
+				t.Fatalf("%+v: %d pieces, not guided", tc, c.pieces.Load())
+			}
+		}
+	}
+}
