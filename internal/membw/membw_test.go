@@ -91,3 +91,62 @@ func BenchmarkStreamDot(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStreamGemm streams about 1 GiB of weights of each type in its Gemm's stored layout (the layout the
+// CPU backend keeps its matrices in) through MulPacked against one activation row, as a decode step does, with 1
+// and 2 goroutines each taking a contiguous half of the row groups: bytes of weights per second, to set beside
+// BenchmarkStream.
+func BenchmarkStreamGemm(b *testing.B) {
+	const n = 2048
+	for _, wt := range []quant.Type{quant.Q4_0, quant.Q8_0, quant.Q4_K, quant.Q5_K, quant.Q6_K, quant.IQ4_XS} {
+		for o := quant.OrderVecDot; o <= quant.OrderRepacked; o++ {
+			g := quant.GemmFor(wt, o)
+			if g == nil || g.PackedBytes(n, quant.GemmRows) == 0 {
+				continue
+			}
+			streamGemm(b, g, n)
+		}
+	}
+}
+
+func streamGemm(b *testing.B, g *quant.Gemm, n int) {
+	wt := g.Weight()
+	rowBytes, _ := wt.RowBytes(n)
+	x := make([]float32, n)
+	for i := range x {
+		x[i] = float32(i%17) - 8
+	}
+	w := make([]byte, quant.GemmRows*rowBytes)
+	for r := 0; r < quant.GemmRows; r++ {
+		if err := quant.Quantize(wt, x, w[r*rowBytes:(r+1)*rowBytes]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gb := g.PackedBytes(n, quant.GemmRows)
+	groups := streamBytes / gb
+	packed := make([]byte, groups*gb)
+	g.Pack(n, w, rowBytes, quant.GemmRows, packed[:gb])
+	for i := 1; i < groups; i++ {
+		copy(packed[i*gb:], packed[:gb])
+	}
+	a := make([]byte, g.ActivationRowBytes(n))
+	g.QuantizeActivation(x, a)
+	rows := groups * quant.GemmRows
+	out := make([]float32, rows)
+	for threads := 1; threads <= runtime.GOMAXPROCS(0); threads++ {
+		b.Run(fmt.Sprintf("%s/%s/threads=%d", strings.ToLower(wt.String()), g.Order(), threads), func(b *testing.B) {
+			b.SetBytes(int64(groups * quant.GemmRows * rowBytes))
+			var wg sync.WaitGroup
+			for b.Loop() {
+				for t := 0; t < threads; t++ {
+					wg.Add(1)
+					go func(lo, hi int) {
+						defer wg.Done()
+						g.MulPacked(n, packed[lo*gb:hi*gb], (hi-lo)*quant.GemmRows, a, len(a), 1, out[lo*quant.GemmRows:], rows)
+					}(groups*t/threads, groups*(t+1)/threads)
+				}
+				wg.Wait()
+			}
+		})
+	}
+}
