@@ -10,8 +10,10 @@
 DATA sNib<>+0(SB)/4, $0x0f0f0f0f
 GLOBL sNib<>(SB), RODATA|NOPTR, $4
 
-// SPFD is the kernels' prefetch distance: 24 stored blocks (BenchmarkGemmStored, one column: ~20 GB/s at 8
-// blocks, ~25–30 at 24 and more; 8 columns: ~45 ns per block without prefetching, ~29 with).
+// SPFD is the 8-column kernel's prefetch distance: 24 stored blocks (~45 ns per block without prefetching, ~29
+// with). The one-column kernel leaves its single stream to the hardware prefetcher, which keeps up better:
+// membw's BenchmarkStreamGemm, alternating, 16.7/16.0/14.8 GB/s with SPREFETCH, 21.6/18.3/20.6 without (one
+// goroutine), 27.1/20.9/24.1 against 29.8/23.8/29.5 (two).
 #define SPFD 6912
 
 // SPREFETCH prefetches the stored block SPFD bytes after SI (288 bytes: five lines).
@@ -147,8 +149,8 @@ s8loop:
 
 // func gemv1Q4x(nb int, p, a *byte, out *float32, mask int)
 //
-// Reference: DotQ4_0Q8_0Interleaved for the 16 rows of one stored group against one column: the stream of
-// stored blocks is prefetched SPFD bytes ahead, and the block sum runs in two dependency chains (low and
+// Reference: DotQ4_0Q8_0Interleaved for the 16 rows of one stored group against one column, unprefetched (see
+// SPFD); the block sum runs in two dependency chains (low and
 // high nibbles; the integer sums are exact, so their order does not matter).
 TEXT ·gemv1Q4x(SB), NOSPLIT, $0-40
 	MOVQ         nb+0(FP), CX
@@ -158,7 +160,6 @@ TEXT ·gemv1Q4x(SB), NOSPLIT, $0-40
 	VPXORD       Z0, Z0, Z0
 
 s1loop:
-	SPREFETCH
 	VCVTPH2PS     (SI), Z1
 	VMOVDQU32     32(SI), Z2
 	VMOVDQU32     96(SI), Z3

@@ -264,15 +264,10 @@ ix4loop:
 	VZEROUPPER
 	RET
 
-// IX1PFD is the single-column kernel's prefetch distance: 3 stored super-blocks.
+// IX1PFD is the two-column kernel's prefetch distance: 3 stored super-blocks. The one-column kernels are
+// faster without (BenchmarkStreamGemm, alternating: 12.1–16.5 GB/s against 20.7–21.7 with one goroutine,
+// 24.4–28.7 against 26.6–39.4 with two).
 #define IX1PFD 6720
-
-// IX1PREFETCH prefetches the header lines of the stored super-block IX1PFD bytes on (IX1D prefetches its
-// quants).
-#define IX1PREFETCH \
-	PREFETCHT0 IX1PFD(SI)     \
-	PREFETCHT0 IX1PFD+64(SI)  \
-	PREFETCHT0 IX1PFD+128(SI)
 
 // IX1FIN adds the eight sub-block sums Z0…Z7 of one super-block (exact integers, in any order) and
 // fuses their float32 times d·yd into Z8, the reference's step; then it moves SI and DI to the next
@@ -293,9 +288,8 @@ ix4loop:
 	ADDQ        $const_q8kxBlock, DI
 
 // IX1D adds stored dword so of the super-block at SI into sub-block sum Z (activation dwords at lo(DI) and
-// lo+16(DI)), prefetching IX1PFD ahead.
+// lo+16(DI)).
 #define IX1D(so, lo, Z) \
-	PREFETCHT0    IX1PFD+const_ix4Qs+so(SI) \
 	IX4UNPACK(so)                           \
 	VPDPBUSD.BCST lo(DI), Z25, Z            \
 	VPDPBUSD.BCST lo+16(DI), Z26, Z
@@ -322,7 +316,6 @@ TEXT ·gemv1IQ4x(SB), NOSPLIT, $0-40
 	VPXORD Z8, Z8, Z8
 
 ix1loop:
-	IX1PREFETCH
 	IX1SUB(0, Z0)
 	IX1SUB(1, Z1)
 	IX1SUB(2, Z2)
@@ -344,7 +337,6 @@ ix1loop:
 
 // IX1DV and IX1SUBV are IX1D and IX1SUB unpacking with IX4UNPACKV.
 #define IX1DV(so, lo, Z) \
-	PREFETCHT0    IX1PFD+const_ix4Qs+so(SI) \
 	IX4UNPACKV(so)                           \
 	VPDPBUSD.BCST lo(DI), Z25, Z            \
 	VPDPBUSD.BCST lo+16(DI), Z26, Z
@@ -369,7 +361,6 @@ TEXT ·gemv1IQ4xVBMI(SB), NOSPLIT, $0-40
 	VPXORD Z8, Z8, Z8
 
 ix1vloop:
-	IX1PREFETCH
 	IX1SUBV(0, Z0)
 	IX1SUBV(1, Z1)
 	IX1SUBV(2, Z2)

@@ -13,13 +13,14 @@
 DATA k4xNib<>+0(SB)/4, $0x0f0f0f0f
 GLOBL k4xNib<>(SB), RODATA|NOPTR, $4
 
-// K4XPFD is the kernels' prefetch distance: 3 stored super-blocks.
+// K4XPFD is the four-column kernel's prefetch distance: 3 stored super-blocks. The one-column kernel is faster
+// without (BenchmarkStreamGemm, alternating: 13.4–15.9 GB/s against 19.2–20.9 with one goroutine, 19.9–27.6
+// against 24.9–32.0 with two).
 #define K4XPFD 7104
 
 // X1 adds stored dword so (its offset in the quants) of the super-block at SI into the group sums ZL (low
-// nibbles, activation dword at lo(DI)) and ZH (high nibbles, at hi(DI)), prefetching K4XPFD ahead.
+// nibbles, activation dword at lo(DI)) and ZH (high nibbles, at hi(DI)).
 #define X1(so, lo, hi, ZL, ZH) \
-	PREFETCHT0    K4XPFD+const_k4xQs+so(SI) \
 	VMOVDQU32     const_k4xQs+so(SI), Z10   \
 	VPANDD        Z31, Z10, Z11             \
 	VPSRLD        $4, Z10, Z12              \
@@ -65,11 +66,6 @@ TEXT ·gemv1Q4Kx(SB), NOSPLIT, $0-40
 	VPXORD       Z9, Z9, Z9
 
 x1loop:
-	PREFETCHT0  K4XPFD(SI)
-	PREFETCHT0  K4XPFD+64(SI)
-	PREFETCHT0  K4XPFD+128(SI)
-	PREFETCHT0  K4XPFD+192(SI)
-	PREFETCHT0  K4XPFD+256(SI)
 	VPXORD      Z0, Z0, Z0
 	VPXORD      Z1, Z1, Z1
 	VPXORD      Z2, Z2, Z2
