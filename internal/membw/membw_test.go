@@ -22,26 +22,14 @@ func BenchmarkStream(b *testing.B) {
 		buf[i+3], buf[i+2] = 0x3f, byte(i>>2)|0x80 // floats in [1, 2): no denormal products to slow the FMAs
 	}
 	dot := quant.DotFunc(quant.F32)
-	for threads := 1; threads <= runtime.GOMAXPROCS(0); threads++ {
-		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
-			part := streamBytes / threads
-			b.SetBytes(streamBytes)
-			var wg sync.WaitGroup
-			for b.Loop() {
-				for t := 0; t < threads; t++ {
-					wg.Add(1)
-					go func(p []byte) {
-						defer wg.Done()
-						// in 64 KiB pieces, so that the dot's float sums stay small
-						for off := 0; off < len(p); off += 1 << 16 {
-							dot(1<<14, p[off:off+1<<16], p[off:off+1<<16])
-						}
-					}(buf[t*part : (t+1)*part])
-				}
-				wg.Wait()
-			}
-		})
-	}
+	byThreads(b, "", streamBytes, func(t, threads int) {
+		part := streamBytes / threads
+		p := buf[t*part : (t+1)*part]
+		// in 64 KiB pieces, so that the dot's float sums stay small
+		for off := 0; off < len(p); off += 1 << 16 {
+			dot(1<<14, p[off:off+1<<16], p[off:off+1<<16])
+		}
+	})
 }
 
 // BenchmarkStreamDot streams about 1 GiB of weight rows of each type through its dot product against one
@@ -71,24 +59,11 @@ func BenchmarkStreamDot(b *testing.B) {
 			b.Fatal(err)
 		}
 		dot := quant.DotFunc(wt)
-		for threads := 1; threads <= runtime.GOMAXPROCS(0); threads++ {
-			b.Run(fmt.Sprintf("%s/threads=%d", strings.ToLower(wt.String()), threads), func(b *testing.B) {
-				b.SetBytes(int64(len(w)))
-				var wg sync.WaitGroup
-				for b.Loop() {
-					for t := 0; t < threads; t++ {
-						wg.Add(1)
-						go func(lo, hi int) {
-							defer wg.Done()
-							for r := lo; r < hi; r++ {
-								dot(n, w[r*rowBytes:(r+1)*rowBytes], a)
-							}
-						}(rows*t/threads, rows*(t+1)/threads)
-					}
-					wg.Wait()
-				}
-			})
-		}
+		byThreads(b, strings.ToLower(wt.String()), int64(len(w)), func(t, threads int) {
+			for r := rows * t / threads; r < rows*(t+1)/threads; r++ {
+				dot(n, w[r*rowBytes:(r+1)*rowBytes], a)
+			}
+		})
 	}
 }
 
@@ -133,17 +108,31 @@ func streamGemm(b *testing.B, g *quant.Gemm, n int) {
 	g.QuantizeActivation(x, a)
 	rows := groups * quant.GemmRows
 	out := make([]float32, rows)
+	name := fmt.Sprintf("%s/%s", strings.ToLower(wt.String()), g.Order())
+	byThreads(b, name, int64(groups*quant.GemmRows*rowBytes), func(t, threads int) {
+		lo, hi := groups*t/threads, groups*(t+1)/threads
+		g.MulPacked(n, packed[lo*gb:hi*gb], (hi-lo)*quant.GemmRows, a, len(a), 1, out[lo*quant.GemmRows:], rows)
+	})
+}
+
+// byThreads runs a sub-benchmark name/threads=T for T = 1 … GOMAXPROCS, each operation part(t, T) on T
+// goroutines at once (t = 0 … T−1), reading bytes in all.
+func byThreads(b *testing.B, name string, bytes int64, part func(t, threads int)) {
 	for threads := 1; threads <= runtime.GOMAXPROCS(0); threads++ {
-		b.Run(fmt.Sprintf("%s/%s/threads=%d", strings.ToLower(wt.String()), g.Order(), threads), func(b *testing.B) {
-			b.SetBytes(int64(groups * quant.GemmRows * rowBytes))
+		sub := fmt.Sprintf("threads=%d", threads)
+		if name != "" {
+			sub = name + "/" + sub
+		}
+		b.Run(sub, func(b *testing.B) {
+			b.SetBytes(bytes)
 			var wg sync.WaitGroup
 			for b.Loop() {
 				for t := 0; t < threads; t++ {
 					wg.Add(1)
-					go func(lo, hi int) {
+					go func() {
 						defer wg.Done()
-						g.MulPacked(n, packed[lo*gb:hi*gb], (hi-lo)*quant.GemmRows, a, len(a), 1, out[lo*quant.GemmRows:], rows)
-					}(groups*t/threads, groups*(t+1)/threads)
+						part(t, threads)
+					}()
 				}
 				wg.Wait()
 			}
