@@ -177,7 +177,11 @@ func (s *attnStep) head(i, h int, q, out []float32, pos, g int, scores, qh, acc 
 		s.scoresF16(i, g, q, first, scores)
 	}
 	m := float32(math.Inf(-1))
-	for j := range scores {
+	j0 := 0
+	if s.kF16 && s.p.SoftCap == 0 {
+		j0, m = scaleMaxFast(scores, s.p.Scale, m)
+	}
+	for j := j0; j < len(scores); j++ {
 		var sc float32
 		if s.kF16 {
 			sc = scores[j]
@@ -205,8 +209,8 @@ func (s *attnStep) head(i, h int, q, out []float32, pos, g int, scores, qh, acc 
 		return
 	}
 	clear(out)
-	for j, e := range scores {
-		scores[j] = f16Round(e * inv) // the probabilities are converted to F16 for the F16 V product
+	for j := mulRoundF16Fast(scores, inv); j < len(scores); j++ {
+		scores[j] = f16Round(scores[j] * inv) // the probabilities are converted to F16 for the F16 V product
 	}
 	stride := s.kvHeads * s.vstride
 	for j := 0; j < len(scores); {
@@ -243,8 +247,12 @@ func (s *attnStep) scoresF16(i, g int, q []float32, first int, scores []float32)
 func softmaxExp(scores []float32, first int, m float32) float64 {
 	vexpVec(scores, scores, m)
 	var sum float64
+	j := 0
+	if first%f32Lanes == 0 {
+		j, sum = sum16Fast(scores, sum)
+	}
 	var grp [f32Lanes]float32
-	for j := 0; j < len(scores); {
+	for j < len(scores) {
 		c := first + j
 		end := min(len(scores), j+f32Lanes-c%f32Lanes)
 		grp = [f32Lanes]float32{}

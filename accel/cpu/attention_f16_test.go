@@ -15,7 +15,7 @@ import (
 func TestAttentionF16Loops(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	for _, size := range []int{8, 16, 24, 64, 72, 128, 136, 256} {
-		for _, n := range []int{1, 7, 8, 9, 16, 31, 64} {
+		for _, n := range []int{1, 7, 8, 9, 16, 31, 40, 57, 64} {
 			for _, scale := range []float64{1e-4, 1, 300} {
 				t.Run(fmt.Sprintf("size=%d/n=%d/scale=%g", size, n, scale), func(t *testing.T) {
 					stride := size + 8*r.IntN(3)
@@ -62,6 +62,81 @@ func TestAttentionF16Loops(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestAttentionSoftmaxLoops checks the SIMD forms of head's softmax loops (scaleMaxFast, sum16Fast,
+// mulRoundF16Fast, where the CPU has them) against the scalar loops bit for bit, for lengths around their
+// vector widths and values from subnormal to beyond F16's range.
+func TestAttentionSoftmaxLoops(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 33, 100, 257} {
+		for _, scale := range []float64{1e-6, 1, 1e5} {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = float32(r.NormFloat64() * scale)
+			}
+			// scores times the attention scale, and their maximum
+			got, want := append([]float32(nil), x...), append([]float32(nil), x...)
+			const s = 0.125
+			done, m := scaleMaxFast(got, s, float32(math.Inf(-1)))
+			wm := float32(math.Inf(-1))
+			for j := range want {
+				want[j] *= s
+				wm = max(wm, want[j])
+			}
+			for j := done; j < n; j++ {
+				got[j] *= s
+				m = max(m, got[j])
+			}
+			if hasAVX2 && n >= 8 && done == 0 {
+				t.Fatal("the SIMD score loop did not run")
+			}
+			if n > 0 && math.Float32bits(m) != math.Float32bits(wm) {
+				t.Fatalf("n=%d scale=%g: max %v, reference %v", n, scale, m, wm)
+			}
+			assertBits(t, fmt.Sprintf("n=%d scale=%g: scaled", n, scale), got, want)
+			// the exponentials and their sum in groups of 16 aligned at cell 0 (first = 0: the SIMD sum; 5: Go)
+			var p []float32
+			for _, first := range []int{0, 5} {
+				p = append([]float32(nil), want...)
+				gsum := softmaxExp(p, first, wm)
+				w := append([]float32(nil), want...)
+				vexpVec(w, w, wm)
+				var wsum float64
+				var grp [16]float32
+				for j := range w {
+					grp[(first+j)%16] = w[j]
+					if (first+j)%16 == 15 || j == n-1 {
+						wsum += float64(quant.Reduce16(&grp))
+						grp = [16]float32{}
+					}
+				}
+				if math.Float64bits(gsum) != math.Float64bits(wsum) {
+					t.Fatalf("n=%d scale=%g first=%d: sum %v, reference %v", n, scale, first, gsum, wsum)
+				}
+				assertBits(t, fmt.Sprintf("n=%d scale=%g: exponentials", n, scale), p, w)
+			}
+			// probabilities rounded to F16
+			got, want = append([]float32(nil), p...), append([]float32(nil), p...)
+			const inv = 0.37
+			for j := mulRoundF16Fast(got, inv); j < n; j++ {
+				got[j] = f16Round(got[j] * inv)
+			}
+			for j := range want {
+				want[j] = f16Round(want[j] * inv)
+			}
+			assertBits(t, fmt.Sprintf("n=%d scale=%g: probabilities", n, scale), got, want)
+		}
+	}
+}
+
+func assertBits(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	for j := range want {
+		if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+			t.Fatalf("%s %d = %v, reference %v", what, j, got[j], want[j])
 		}
 	}
 }

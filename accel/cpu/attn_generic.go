@@ -35,3 +35,9 @@ func valueF16Fast(out, p []float32, v []uint16, stride int) bool { return false 
 
 // hasAVX2 is false: head's F16 loops run in Go.
 const hasAVX2 = false
+
+func scaleMaxFast(x []float32, scale, m float32) (int, float32) { return 0, m }
+
+func sum16Fast(x []float32, sum float64) (int, float64) { return 0, sum }
+
+func mulRoundF16Fast(x []float32, s float32) int { return 0 }
