@@ -33,11 +33,12 @@ func BenchmarkStream(b *testing.B) {
 }
 
 // BenchmarkStreamDot streams about 1 GiB of weight rows of each type through its dot product against one
-// activation row (in cache), as a decode step does, with 1 and 2 goroutines: bytes of weights per second.
+// activation row (in cache), as a decode step did before the stored layouts (and still does for F16 and
+// BF16), with 1 and 2 goroutines: bytes of weights per second.
 // Compared with BenchmarkStream it tells whether a kernel keeps up with memory.
 func BenchmarkStreamDot(b *testing.B) {
 	const n = 2048
-	for _, wt := range []quant.Type{quant.Q4_0, quant.Q8_0, quant.Q4_K, quant.Q6_K} {
+	for _, wt := range []quant.Type{quant.Q4_0, quant.Q8_0, quant.Q4_K, quant.Q6_K, quant.F16, quant.BF16} {
 		rowBytes, _ := wt.RowBytes(n)
 		rows := streamBytes / rowBytes
 		w := make([]byte, rows*rowBytes)
