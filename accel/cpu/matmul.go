@@ -66,10 +66,11 @@ func orderFor(t quant.Type, in, out int) quant.Order {
 const matGrain = 1 << 16
 
 // matMulStep computes y = x·Wᵀ: first every activation row is converted to the kernel's activation type (in the
-// workspace), then each worker takes an equal range of weight rows and dots each with every activation row —
-// or, with a batched kernel (quant.Gemm), multiplies its groups of quant.GemmRows weight rows with all
-// activation rows at once: from the weight's stored copy where the kernel has a stored layout (stored.go),
-// else packing each group into scratch of its own in the workspace.
+// workspace), then each worker takes weight rows (an equal range, or for at most chunkCols activation rows
+// chunks as it goes, see run) and dots each with every activation row — or, with a batched kernel
+// (quant.Gemm), multiplies its groups of quant.GemmRows weight rows with all activation rows at once: from the
+// weight's stored copy where the kernel has a stored layout (stored.go), else packing each group into scratch
+// of its own in the workspace.
 type matMulStep struct {
 	wID, xID, yID int
 	w             []byte
@@ -84,7 +85,7 @@ type matMulStep struct {
 	stored        []byte      // the weight in gemm's stored layout (stored.go), or nil
 	packBytes     int         // scratch of one worker for gemm on the original layout
 	pack          []byte      // the workers' scratch, packBytes each
-	chunks        chunks      // the groups of a product of few activation rows, taken as the shares go
+	chunks        chunks      // the units (rows, or groups of them) of a product of few activation rows
 }
 
 // chunkCols is the most activation rows for which the shares take a product's weight rows in chunks (see
@@ -154,8 +155,9 @@ func (q *quantizePhase) run(w, nw int) {
 	}
 }
 
-// run dots weight rows [lo, hi) with every converted activation row; with a batched kernel, the share is
-// whole groups of quant.GemmRows rows.
+// run multiplies share w's weight rows with every converted activation row, in units of whole groups of
+// quant.GemmRows rows with a batched kernel, else of single rows: an equal range of the units, or for at most
+// chunkCols activation rows chunks of them until none is left.
 func (s *matMulStep) run(w, nw int) {
 	unit := 1
 	if s.gemm != nil {
@@ -192,9 +194,8 @@ func (s *matMulStep) rows(w, ulo, uhi int) {
 		}
 		return
 	}
-	lo, hi := ulo, uhi
 	dot := s.dot
-	for o := lo; o < hi; o++ {
+	for o := ulo; o < uhi; o++ {
 		wr := s.w[o*s.wRow : (o+1)*s.wRow]
 		for i := 0; i < s.n; i++ {
 			s.y[i*s.out+o] = dot(s.in, wr, s.act[i*s.aRow:(i+1)*s.aRow])
