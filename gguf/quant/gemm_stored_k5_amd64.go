@@ -32,9 +32,7 @@ func mulQ5_Kx16(nb int, p, a []byte, aStride, cols int, out []float32, outStride
 			o := out[(c0+c)*outStride : (c0+c)*outStride+rows]
 			for r := range o {
 				i := c*GemmRows + r
-				r0, r1 := acc[0][i]+acc[4][i], acc[1][i]+acc[5][i]
-				r2, r3 := acc[2][i]+acc[6][i], acc[3][i]+acc[7][i]
-				o[r] = ((r0 + r2) + (r1 + r3)) + acc[8][i]
+				o[r] = laneSum8(acc[:8], i) + acc[8][i]
 			}
 		}
 		c0 += nc

@@ -31,13 +31,19 @@ func mulQ6_Kx16(nb int, p, a []byte, aStride, cols int, out []float32, outStride
 			o := out[(c0+c)*outStride : (c0+c)*outStride+rows]
 			for r := range o {
 				i := c*GemmRows + r
-				r0, r1 := acc[0][i]+acc[4][i], acc[1][i]+acc[5][i]
-				r2, r3 := acc[2][i]+acc[6][i], acc[3][i]+acc[7][i]
-				o[r] = (r0 + r2) + (r1 + r3)
+				o[r] = laneSum8(acc[:], i)
 			}
 		}
 		c0 += nc
 	}
+}
+
+// laneSum8 is hsum_float_8 of output i's eight lane accumulators acc[0…7][i], as the Q5_K and Q6_K Gemm drivers
+// add them: ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)).
+func laneSum8(acc [][4 * GemmRows]float32, i int) float32 {
+	r0, r1 := acc[0][i]+acc[4][i], acc[1][i]+acc[5][i]
+	r2, r3 := acc[2][i]+acc[6][i], acc[3][i]+acc[7][i]
+	return (r0 + r2) + (r1 + r3)
 }
 
 // Kernels (gemm_stored_k6_amd64.s) on one stored Q6_Kx16 group of nb super-blocks.
