@@ -76,7 +76,7 @@ type matMulStep struct {
 	w             []byte
 	x, y          []float32
 	k             matKernel
-	dot           quant.DotFn
+	dots          quant.RowsDotFn
 	n, in, out    int
 	wRow, aRow    int // bytes of a weight row and of a converted activation row
 	act           []byte
@@ -104,7 +104,7 @@ func newMatMul(g *accel.Graph, id int) (*matMulStep, error) {
 	s.wRow = storageBytes(w.Type, s.in)
 	s.aRow = storageBytes(s.k.act, s.in)
 	o := orderFor(w.Type, s.in, s.out)
-	s.dot = quant.Dot(w.Type, o)
+	s.dots = quant.DotRows(w.Type, o)
 	if gm := quant.GemmFor(w.Type, o); gm != nil {
 		s.gemm = gm
 		var err error
@@ -194,14 +194,18 @@ func (s *matMulStep) rows(w, ulo, uhi int) {
 		}
 		return
 	}
-	dot := s.dot
-	for o := ulo; o < uhi; o++ {
-		wr := s.w[o*s.wRow : (o+1)*s.wRow]
+	// a few weight rows at a time against every activation row, while they are in cache
+	for o := ulo; o < uhi; o += dotRows {
+		e := min(uhi, o+dotRows)
 		for i := 0; i < s.n; i++ {
-			s.y[i*s.out+o] = dot(s.in, wr, s.act[i*s.aRow:(i+1)*s.aRow])
+			s.dots(s.in, s.w[o*s.wRow:e*s.wRow], s.wRow, s.act[i*s.aRow:(i+1)*s.aRow], s.y[i*s.out+o:i*s.out+e])
 		}
 	}
 }
+
+// dotRows is the weight rows a product without a batched kernel passes to its dot product at once (quant.DotRows:
+// the F16 kernel's tails take four rows together).
+const dotRows = 4
 
 // gemmSetup returns what a product by weight node wID through the batched kernel gm (rows of in elements)
 // needs: the bytes of a converted activation row, the weight's stored copy (nil: packed per pass) and the

@@ -79,6 +79,28 @@ func Dot(w Type, o Order) DotFn {
 // ActivationType(w)), or nil when there is none.
 func DotFunc(w Type) DotFn { return Dot(w, OrderVecDot) }
 
+// RowsDotFn computes out[r] = Dot(w, o)(n, wRows[r·wRow:], a) for r < len(out): one activation row against
+// len(out) weight rows wRow bytes apart, with that dot product's bits.
+type RowsDotFn func(n int, wRows []byte, wRow int, a []byte, out []float32)
+
+// DotRows returns Dot(w, o) over several weight rows: the CPU's kernel for it where there is one (F16 in
+// ggml_vec_dot's order on amd64, whose float64 tails of four rows run in the lanes of one register), a loop
+// over Dot(w, o) otherwise; nil where Dot(w, o) is nil.
+func DotRows(w Type, o Order) RowsDotFn {
+	if f := row(w).rows; f != nil && o == OrderVecDot {
+		return f
+	}
+	dot := Dot(w, o)
+	if dot == nil {
+		return nil
+	}
+	return func(n int, wRows []byte, wRow int, a []byte, out []float32) {
+		for r := range out {
+			out[r] = dot(n, wRows[r*wRow:], a)
+		}
+	}
+}
+
 // RefDotFunc is RefDot(w, OrderVecDot), the scalar reference of DotFunc.
 func RefDotFunc(w Type) DotFn { return RefDot(w, OrderVecDot) }
 

@@ -43,6 +43,7 @@ func init() {
 	}
 	setFast(F32, OrderVecDot, dotF32Vec)
 	setFast(F16, OrderVecDot, dotF16Vec)
+	typeTraits[F16].rows = dotF16Rows
 	setFast(F32, OrderTiled, dotF32Tiled)
 	setFast(F16, OrderTiled, dotF16Tiled)
 	setFast(Q4_0, OrderVecDot, dotQ4_0Fast)

@@ -221,3 +221,56 @@ f16tdone:
 	VZEROUPPER
 	MOVSD X0, ret+32(FP)
 	RET
+
+// func dotF16Tail4(n int, w *byte, wStride int, a *byte, sums *[4]float64)
+//
+// Reference: dotF16Tail for the four rows at w + r·wStride (r < 4), sums[r] in lane r: per four elements,
+// each row's exact float32 products become float64, a 4×4 transpose puts element i of every row in one
+// register, and four additions in element order continue every row's sum as dotF16Tail's four do.
+TEXT ·dotF16Tail4(SB), NOSPLIT, $0-40
+	MOVQ    n+0(FP), CX
+	MOVQ    w+8(FP), SI
+	MOVQ    wStride+16(FP), DX
+	MOVQ    a+24(FP), DI
+	MOVQ    sums+32(FP), R8
+	VMOVUPD (R8), Y0
+	LEAQ    (SI)(DX*2), R9
+	SHRQ    $2, CX
+	JZ      f16t4done
+
+f16t4loop:
+	VCVTPH2PS  (DI), X5
+	VCVTPH2PS  (SI), X1
+	VCVTPH2PS  (SI)(DX*1), X2
+	VCVTPH2PS  (R9), X3
+	VCVTPH2PS  (R9)(DX*1), X4
+	VMULPS     X5, X1, X1
+	VMULPS     X5, X2, X2
+	VMULPS     X5, X3, X3
+	VMULPS     X5, X4, X4
+	VCVTPS2PD  X1, Y1
+	VCVTPS2PD  X2, Y2
+	VCVTPS2PD  X3, Y3
+	VCVTPS2PD  X4, Y4
+	VUNPCKLPD  Y2, Y1, Y6 // rows 0, 1 of elements 0 and 2
+	VUNPCKHPD  Y2, Y1, Y7 // elements 1 and 3
+	VUNPCKLPD  Y4, Y3, Y8 // rows 2, 3
+	VUNPCKHPD  Y4, Y3, Y9
+	VPERM2F128 $0x20, Y8, Y6, Y1 // element 0 of rows 0…3
+	VPERM2F128 $0x20, Y9, Y7, Y2 // element 1
+	VPERM2F128 $0x31, Y8, Y6, Y3 // element 2
+	VPERM2F128 $0x31, Y9, Y7, Y4 // element 3
+	VADDPD     Y1, Y0, Y0
+	VADDPD     Y2, Y0, Y0
+	VADDPD     Y3, Y0, Y0
+	VADDPD     Y4, Y0, Y0
+	ADDQ       $8, SI
+	ADDQ       $8, R9
+	ADDQ       $8, DI
+	DECQ       CX
+	JNZ        f16t4loop
+
+f16t4done:
+	VMOVUPD Y0, (R8)
+	VZEROUPPER
+	RET

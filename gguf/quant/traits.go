@@ -30,6 +30,9 @@ type traits struct {
 	// fast are the SIMD kernels this CPU runs in place of ref, set during initialisation by the
 	// architecture's files (dot_amd64.go, dot_arm64.go) through setFast; nil: ref is the fastest.
 	fast [numOrders]DotFn
+	// rows is fast[OrderVecDot] over several weight rows and one activation row, where this CPU has a kernel
+	// that beats calling it row by row (set with fast); nil: DotRows loops over the rows.
+	rows RowsDotFn
 	// gemm are the batched kernels this CPU has, set during initialisation (gemm_amd64.go); nil: none.
 	gemm [numOrders]*Gemm
 }
