@@ -189,10 +189,7 @@ func (s *kvStoreStep) run(w, nw int) {
 func (s *kvStoreStep) store(x []float32, dst int) {
 	switch s.typ {
 	case quant.F16:
-		c := u16s(s.cache)[dst : dst+len(x)]
-		for j, v := range x {
-			c[j] = quant.F32ToF16(v)
-		}
+		quant.QuantizeF16(x, s.cache[2*dst:2*(dst+len(x))])
 	case quant.F32:
 		copy(f32s(s.cache)[dst:dst+len(x)], x)
 	case quant.Q8_0:

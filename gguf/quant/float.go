@@ -114,7 +114,9 @@ func QuantizeF32(src []float32, dst []byte) {
 // QuantizeF16 rounds src to halves into dst[:2*len(src)].
 func QuantizeF16(src []float32, dst []byte) {
 	dst = dst[:2*len(src)]
-	for i, v := range src {
+	done := f32ToF16Fast(src, dst)
+	for i, v := range src[done:] {
+		i += done
 		binary.LittleEndian.PutUint16(dst[2*i:], F32ToF16(v))
 	}
 }

@@ -1,6 +1,7 @@
 package quant
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -119,6 +120,45 @@ func TestRoundHelpers(t *testing.T) {
 		}
 		if got := nearestInt(c.f); got != c.toEven {
 			t.Errorf("nearestInt(%v) = %d, want %d", c.f, got, c.toEven)
+		}
+	}
+}
+
+// TestQuantizeF16 compares QuantizeF16 (its vector path where the CPU has one) with F32ToF16 value by value
+// over a sweep of every 251st float32 bit pattern (subnormals, ties, overflow and NaNs among them), in rows of
+// every length up to 40 (the vector path's tails), and rows with one NaN (which the vector path leaves to F32ToF16).
+func TestQuantizeF16(t *testing.T) {
+	check := func(src []float32) {
+		t.Helper()
+		dst := make([]byte, 2*len(src))
+		QuantizeF16(src, dst)
+		for i, v := range src {
+			if got, want := binary.LittleEndian.Uint16(dst[2*i:]), F32ToF16(v); got != want {
+				t.Fatalf("QuantizeF16 of %d values: value %d (%#08x) = %#04x, F32ToF16 %#04x", len(src), i, math.Float32bits(v), got, want)
+			}
+		}
+	}
+	row := make([]float32, 0, 4096)
+	for u := uint64(0); u < 1<<32; u += 251 {
+		if f := math.Float32frombits(uint32(u)); f == f { // NaN rows below
+			row = append(row, f)
+		}
+		if len(row) == cap(row) {
+			check(row)
+			row = row[:0]
+		}
+	}
+	check(row)
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n <= 40; n++ {
+		src := make([]float32, n)
+		for i := range src {
+			src[i] = float32(r.NormFloat64() * 1e3)
+		}
+		check(src)
+		if n > 0 {
+			src[r.IntN(n)] = math.Float32frombits(0x7fc12345)
+			check(src)
 		}
 	}
 }

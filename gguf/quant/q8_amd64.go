@@ -30,3 +30,23 @@ func quantizeQ8KFast(src []float32, dst []byte) bool {
 //
 //go:noescape
 func quantizeQ8KAVX2(nb int, src *float32, dst *byte)
+
+// f32ToF16Fast converts the first len(src)&^7 values of QuantizeF16 with VCVTPS2PH (rounding to nearest even,
+// as F32ToF16) and returns how many; 0 where the CPU has no F16C, or where src holds a NaN, whose payload
+// VCVTPS2PH keeps and F32ToF16 does not (the caller converts them).
+func f32ToF16Fast(src []float32, dst []byte) int {
+	n := len(src) &^ 7
+	if !hasAVX2 || n == 0 {
+		return 0
+	}
+	_ = dst[2*n-1]
+	if f32ToF16AVX2(n, &src[0], &dst[0]) {
+		return 0
+	}
+	return n
+}
+
+// f32ToF16AVX2 converts n (a multiple of 8) float32 at src to F16 at dst and reports whether any was a NaN.
+//
+//go:noescape
+func f32ToF16AVX2(n int, src *float32, dst *byte) bool

@@ -222,3 +222,32 @@ q8knext:
 	JNZ  q8kblock
 	VZEROUPPER
 	RET
+
+// func f32ToF16AVX2(n int, src *float32, dst *byte) bool
+//
+// Reference: QuantizeF16 for n (a multiple of 8) values, but for NaNs: VCVTPS2PH with rounding mode 0 (to
+// nearest even) gives F32ToF16's bits for every value that is not a NaN; the unordered compares of all the
+// values are or-ed into Y1, whose sign bits tell the caller whether to convert again.
+TEXT ·f32ToF16AVX2(SB), NOSPLIT, $0-25
+	MOVQ   n+0(FP), CX
+	MOVQ   src+8(FP), SI
+	MOVQ   dst+16(FP), DI
+	VXORPS Y1, Y1, Y1
+	SHRQ   $3, CX
+
+f16cvt:
+	VMOVUPS   (SI), Y0
+	VCMPPS    $3, Y0, Y0, Y2
+	VORPS     Y2, Y1, Y1
+	VCVTPS2PH $0, Y0, X0
+	VMOVDQU   X0, (DI)
+	ADDQ      $32, SI
+	ADDQ      $16, DI
+	DECQ      CX
+	JNZ       f16cvt
+
+	VMOVMSKPS Y1, AX
+	TESTL     AX, AX
+	SETNE     ret+24(FP)
+	VZEROUPPER
+	RET
