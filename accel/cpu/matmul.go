@@ -204,8 +204,8 @@ func (s *matMulStep) rows(w, ulo, uhi int) {
 }
 
 // dotRows is the weight rows a product without a batched kernel passes to its dot product at once (quant.DotRows:
-// the F16 kernel's tails take four rows together).
-const dotRows = 4
+// the F16 kernel's tails take eight rows together).
+const dotRows = 8
 
 // gemmSetup returns what a product by weight node wID through the batched kernel gm (rows of in elements)
 // needs: the bytes of a converted activation row, the weight's stored copy (nil: packed per pass) and the

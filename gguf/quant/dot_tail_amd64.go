@@ -15,8 +15,14 @@ func dotF16Tail(n int, w, a *byte, sum float64) float64
 //go:noescape
 func dotF16Tail4(n int, w *byte, wStride int, a *byte, sums *[4]float64)
 
+// dotF16Tail8 is dotF16Tail4 for eight rows, in two chains that overlap.
+//
+//go:noescape
+func dotF16Tail8(n int, w *byte, wStride int, a *byte, sums *[8]float64)
+
 // dotF16Rows is dotF16Vec for several rows (a RowsDotFn): the whole steps of 64 of each row in the kernel, the
-// tails of four rows at a time in dotF16Tail4, the last elements (fewer than 4) and rows one by one.
+// tails of eight or four rows at a time in dotF16Tail8 and dotF16Tail4, the last elements (fewer than 4) and
+// rows one by one.
 func dotF16Rows(n int, wRows []byte, wRow int, a []byte, out []float32) {
 	if n <= 0 {
 		clear(out)
@@ -31,24 +37,33 @@ func dotF16Rows(n int, wRows []byte, wRow int, a []byte, out []float32) {
 		return
 	}
 	_ = a[2*n-1]
-	var sums [4]float64
+	var sums [8]float64
 	r := 0
-	for ; r+4 <= len(out); r += 4 {
-		_ = wRows[(r+3)*wRow+2*n-1]
-		for j := range 4 {
+	for r+4 <= len(out) {
+		k := 4
+		if r+8 <= len(out) {
+			k = 8
+		}
+		_ = wRows[(r+k-1)*wRow+2*n-1]
+		for j := range k {
 			sums[j] = 0
 			if np > 0 {
 				sums[j] = float64(dotF16VecAVX2(np, &wRows[(r+j)*wRow], &a[0]))
 			}
 		}
-		dotF16Tail4(t, &wRows[r*wRow+2*np], wRow, &a[2*np], &sums)
-		for j := range 4 {
+		if k == 8 {
+			dotF16Tail8(t, &wRows[r*wRow+2*np], wRow, &a[2*np], &sums)
+		} else {
+			dotF16Tail4(t, &wRows[r*wRow+2*np], wRow, &a[2*np], (*[4]float64)(sums[:4]))
+		}
+		for j := range k {
 			w := wRows[(r+j)*wRow:]
 			for i := np + t; i < n; i++ {
 				sums[j] += float64(f16at(w, 2*i) * f16at(a, 2*i))
 			}
 			out[r+j] = float32(sums[j])
 		}
+		r += k
 	}
 	for ; r < len(out); r++ {
 		out[r] = dotF16Vec(n, wRows[r*wRow:], a)

@@ -222,6 +222,30 @@ f16tdone:
 	MOVSD X0, ret+32(FP)
 	RET
 
+// F16T4 turns elements i…i+3 of the four rows at SRC and SRC+DX, SRC2 and SRC2+DX (activation values in X5)
+// into four registers of float64 products, element i of rows 0…3 in Y1, i+1 in Y2, i+2 in Y3, i+3 in Y4.
+#define F16T4(SRC, SRC2) \
+	VCVTPH2PS  (SRC), X1          \
+	VCVTPH2PS  (SRC)(DX*1), X2    \
+	VCVTPH2PS  (SRC2), X3         \
+	VCVTPH2PS  (SRC2)(DX*1), X4   \
+	VMULPS     X5, X1, X1         \
+	VMULPS     X5, X2, X2         \
+	VMULPS     X5, X3, X3         \
+	VMULPS     X5, X4, X4         \
+	VCVTPS2PD  X1, Y1             \
+	VCVTPS2PD  X2, Y2             \
+	VCVTPS2PD  X3, Y3             \
+	VCVTPS2PD  X4, Y4             \
+	VUNPCKLPD  Y2, Y1, Y6         \
+	VUNPCKHPD  Y2, Y1, Y7         \
+	VUNPCKLPD  Y4, Y3, Y8         \
+	VUNPCKHPD  Y4, Y3, Y9         \
+	VPERM2F128 $0x20, Y8, Y6, Y1  \
+	VPERM2F128 $0x20, Y9, Y7, Y2  \
+	VPERM2F128 $0x31, Y8, Y6, Y3  \
+	VPERM2F128 $0x31, Y9, Y7, Y4
+
 // func dotF16Tail4(n int, w *byte, wStride int, a *byte, sums *[4]float64)
 //
 // Reference: dotF16Tail for the four rows at w + r·wStride (r < 4), sums[r] in lane r: per four elements,
@@ -239,38 +263,63 @@ TEXT ·dotF16Tail4(SB), NOSPLIT, $0-40
 	JZ      f16t4done
 
 f16t4loop:
-	VCVTPH2PS  (DI), X5
-	VCVTPH2PS  (SI), X1
-	VCVTPH2PS  (SI)(DX*1), X2
-	VCVTPH2PS  (R9), X3
-	VCVTPH2PS  (R9)(DX*1), X4
-	VMULPS     X5, X1, X1
-	VMULPS     X5, X2, X2
-	VMULPS     X5, X3, X3
-	VMULPS     X5, X4, X4
-	VCVTPS2PD  X1, Y1
-	VCVTPS2PD  X2, Y2
-	VCVTPS2PD  X3, Y3
-	VCVTPS2PD  X4, Y4
-	VUNPCKLPD  Y2, Y1, Y6 // rows 0, 1 of elements 0 and 2
-	VUNPCKHPD  Y2, Y1, Y7 // elements 1 and 3
-	VUNPCKLPD  Y4, Y3, Y8 // rows 2, 3
-	VUNPCKHPD  Y4, Y3, Y9
-	VPERM2F128 $0x20, Y8, Y6, Y1 // element 0 of rows 0…3
-	VPERM2F128 $0x20, Y9, Y7, Y2 // element 1
-	VPERM2F128 $0x31, Y8, Y6, Y3 // element 2
-	VPERM2F128 $0x31, Y9, Y7, Y4 // element 3
-	VADDPD     Y1, Y0, Y0
-	VADDPD     Y2, Y0, Y0
-	VADDPD     Y3, Y0, Y0
-	VADDPD     Y4, Y0, Y0
-	ADDQ       $8, SI
-	ADDQ       $8, R9
-	ADDQ       $8, DI
-	DECQ       CX
-	JNZ        f16t4loop
+	VCVTPH2PS (DI), X5
+	F16T4(SI, R9)
+	VADDPD    Y1, Y0, Y0
+	VADDPD    Y2, Y0, Y0
+	VADDPD    Y3, Y0, Y0
+	VADDPD    Y4, Y0, Y0
+	ADDQ      $8, SI
+	ADDQ      $8, R9
+	ADDQ      $8, DI
+	DECQ      CX
+	JNZ       f16t4loop
 
 f16t4done:
 	VMOVUPD Y0, (R8)
+	VZEROUPPER
+	RET
+
+// func dotF16Tail8(n int, w *byte, wStride int, a *byte, sums *[8]float64)
+//
+// Reference: dotF16Tail4 for the eight rows at w + r·wStride (r < 8), rows 0…3 in Y0 and rows 4…7 in Y10:
+// two chains of additions, each lane's in element order, that overlap.
+TEXT ·dotF16Tail8(SB), NOSPLIT, $0-40
+	MOVQ    n+0(FP), CX
+	MOVQ    w+8(FP), SI
+	MOVQ    wStride+16(FP), DX
+	MOVQ    a+24(FP), DI
+	MOVQ    sums+32(FP), R8
+	VMOVUPD (R8), Y0
+	VMOVUPD 32(R8), Y10
+	LEAQ    (SI)(DX*2), R9
+	LEAQ    (R9)(DX*2), R10
+	LEAQ    (R10)(DX*2), R11
+	SHRQ    $2, CX
+	JZ      f16t8done
+
+f16t8loop:
+	VCVTPH2PS (DI), X5
+	F16T4(SI, R9)
+	VADDPD    Y1, Y0, Y0
+	VADDPD    Y2, Y0, Y0
+	VADDPD    Y3, Y0, Y0
+	VADDPD    Y4, Y0, Y0
+	F16T4(R10, R11)
+	VADDPD    Y1, Y10, Y10
+	VADDPD    Y2, Y10, Y10
+	VADDPD    Y3, Y10, Y10
+	VADDPD    Y4, Y10, Y10
+	ADDQ      $8, SI
+	ADDQ      $8, R9
+	ADDQ      $8, R10
+	ADDQ      $8, R11
+	ADDQ      $8, DI
+	DECQ      CX
+	JNZ       f16t8loop
+
+f16t8done:
+	VMOVUPD Y0, (R8)
+	VMOVUPD Y10, 32(R8)
 	VZEROUPPER
 	RET
