@@ -100,9 +100,11 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		}
 		lo[l], hi[l] = int32(first), int32(pos+1)
 		cmin, cmax = min(cmin, first), max(cmax, pos)
-		q := s.q[(i*s.heads+h)*s.size:][:s.size]
-		for d, v := range q { // ggml converts q to the cache type before the F16 dot product
-			qT[d*lw+l] = f16Round(v)
+		q := kbuf[:s.size] // ggml converts q to the cache type before the F16 dot product
+		copy(q, s.q[(i*s.heads+h)*s.size:][:s.size])
+		roundF16Vec(q)
+		for d, v := range q {
+			qT[d*lw+l] = v
 		}
 	}
 	n := cmax - cmin + 1
