@@ -5,17 +5,16 @@ import (
 	"unsafe"
 )
 
-// Attention over an F16 KV cache, 16 (query, head) pairs at a time (8 with AVX2 alone). The pairs of one KV head (the queries
-// of a batch times the heads that share it) are numbered token by token, and each block of 16 is one unit of
-// work: lane l of every vector is one pair, and the kernels (attn_amd64.s) perform in each lane exactly the
-// float operations attnStep.head performs for that pair, in the same order — q rounded to F16, each score a
+// Attention over an F16 KV cache, lw (query, head) pairs at a time: lw = 16 with AVX-512 (attn_amd64.s), 8
+// with AVX2 alone (attn_lanes_avx2_amd64.s, head sizes that are multiples of 8). The pairs of one KV head (the
+// queries of a batch times the heads that share it) are numbered token by token, and each block of lw is one
+// unit of work: lane l of every vector is one pair, and the kernels perform in each lane exactly the float
+// operations attnStep.head performs for that pair, in the same order — q rounded to F16, each score a
 // float32 sum over d in order (the products of F16 values are exact, so the sums are fused multiply-adds),
 // soft-cap and scale, the softmax of softmaxExp, the probabilities rounded to F16, and the weighted sum of
 // values in cell order — so the results are bit-identical. Scores are computed for the cells any lane of
-// the block sees; a lane ignores the others (masked in the softmax, skipped in the value sum).
-//
-// The lane width lw is 16 with AVX-512 (attn_amd64.s) and 8 with AVX2 alone (attn_lanes_avx2_amd64.s, head
-// sizes that are multiples of 8); the driver below is the same for both, the kernels of laneKernelsFor.
+// the block sees; a lane ignores the others (masked in the softmax, skipped in the value sum). The driver
+// below is the same for both widths; laneKernelsFor picks the kernels.
 
 // laneKernels are the kernels of one lane width: score rows, lane ranges and probabilities hold lw floats.
 type laneKernels struct {
