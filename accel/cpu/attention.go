@@ -41,6 +41,7 @@ type attnStep struct {
 	lay                       accel.AttnLayout
 	ws                        []float32
 	blocks                    []int32 // lane blocks: first (query, head) pair and count, per KV head (lanes only)
+	lw                        int     // the lane width of the CPU's lane kernels (attention_lanes.go), 0 without
 }
 
 func newAttention(g *accel.Graph, id int) *attnStep {
@@ -49,7 +50,7 @@ func newAttention(g *accel.Graph, id int) *attnStep {
 	s := &attnStep{qID: nd.Args[0].ID(), kID: nd.Args[1].ID(), vID: nd.Args[2].ID(), posID: nd.Args[3].ID(), yID: id,
 		seqID: -1, pagesID: -1, kF16: g.Node(nd.Args[1]).Type == quant.F16, vF16: g.Node(nd.Args[2]).Type == quant.F16,
 		heads: l.Heads, kvHeads: l.KVHeads, size: l.Size, vsize: l.VSize, vstride: l.VStride, ctx: l.Rows, p: nd.Attn,
-		lay: l, pageSize: l.PageSize, maxPages: l.MaxPages, seqs: l.Seqs, sinksID: -1}
+		lay: l, pageSize: l.PageSize, maxPages: l.MaxPages, seqs: l.Seqs, sinksID: -1, lw: laneWidthFor(l.Size, l.VSize)}
 	s.kType, s.vType = g.Node(nd.Args[1]).Type, g.Node(nd.Args[2]).Type
 	s.kRow, _ = s.kType.RowBytes(s.size)
 	s.vRow, _ = s.vType.RowBytes(s.vsize)
@@ -68,7 +69,7 @@ func newAttention(g *accel.Graph, id int) *attnStep {
 	if s.useLanes() {
 		// At most one block per query beyond the whole blocks of pairs, when every query starts a sequence.
 		n := l.Queries
-		s.blocks = make([]int32, 0, 2*(n+(n*s.heads/s.kvHeads)/laneWidth+1))
+		s.blocks = make([]int32, 0, 2*(n+(n*s.heads/s.kvHeads)/s.lw+1))
 	}
 	return s
 }

@@ -5,28 +5,34 @@ import (
 	"unsafe"
 )
 
-// Attention over an F16 KV cache, 16 (query, head) pairs at a time. The pairs of one KV head (the queries
-// of a batch times the heads that share it) are numbered token by token, and each block of 16 is one unit of
-// work: lane l of every vector is one pair, and the kernels (attn_amd64.s) perform in each lane exactly the
-// float operations attnStep.head performs for that pair, in the same order — q rounded to F16, each score a
+// Attention over an F16 KV cache, lw (query, head) pairs at a time: lw = 16 with AVX-512 (attn_amd64.s), 8
+// with AVX2 alone (attn_lanes_avx2_amd64.s, head sizes that are multiples of 8). The pairs of one KV head (the
+// queries of a batch times the heads that share it) are numbered token by token, and each block of lw is one
+// unit of work: lane l of every vector is one pair, and the kernels perform in each lane exactly the float
+// operations attnStep.head performs for that pair, in the same order — q rounded to F16, each score a
 // float32 sum over d in order (the products of F16 values are exact, so the sums are fused multiply-adds),
 // soft-cap and scale, the softmax of softmaxExp, the probabilities rounded to F16, and the weighted sum of
 // values in cell order — so the results are bit-identical. Scores are computed for the cells any lane of
-// the block sees; a lane ignores the others (masked in the softmax, skipped in the value sum).
+// the block sees; a lane ignores the others (masked in the softmax, skipped in the value sum). The driver
+// below is the same for both widths; laneKernelsFor picks the kernels.
 
-// laneWidth is the number of (query, head) pairs computed together.
-const laneWidth = 16
+// laneKernels are the kernels of one lane width: score rows, lane ranges and probabilities hold lw floats.
+type laneKernels struct {
+	scores  func(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32)
+	softmax func(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
+	value4  func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+	value1  func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+}
 
 // useLanes reports whether the step takes the lane kernels.
 func (s *attnStep) useLanes() bool {
-	return hasAttnLanes && !s.p.Flash && s.kF16 && s.vF16 && s.sinksID < 0 &&
-		s.vstride == s.vsize
+	return s.lw > 0 && !s.p.Flash && s.kF16 && s.vF16 && s.sinksID < 0 && s.vstride == s.vsize
 }
 
 // laneBlocks returns the number of lane blocks per KV head (after check formed them).
 func (s *attnStep) laneBlocks() int { return len(s.blocks) / 2 }
 
-// formBlocks cuts the pairs of each run of queries of one sequence into blocks of up to 16, so that the lanes
+// formBlocks cuts the pairs of each run of queries of one sequence into blocks of up to lw, so that the lanes
 // of a block read one sequence's pages.
 func (s *attnStep) formBlocks() {
 	group := s.heads / s.kvHeads
@@ -40,28 +46,30 @@ func (s *attnStep) formBlocks() {
 		if s.seq == nil {
 			t1 = n
 		}
-		for l := t0 * group; l < t1*group; l += laneWidth {
-			s.blocks = append(s.blocks, int32(l), int32(min(laneWidth, t1*group-l)))
+		for l := t0 * group; l < t1*group; l += s.lw {
+			s.blocks = append(s.blocks, int32(l), int32(min(s.lw, t1*group-l)))
 		}
 		t0 = t1
 	}
 }
 
 // lanesPerShare is the workspace of one worker in floats: q transposed, 8 converted keys, the scores, the
-// group sums of the softmax, the value accumulators and the lanes' cell ranges.
+// softmax's rows of a group of 16 cells and its float64 sums, the value accumulators and the lanes' cell ranges.
 func (s *attnStep) lanesPerShare() int {
-	return laneWidth*s.size + 8*s.size + laneWidth*s.cells() + laneWidth*laneWidth + laneWidth*s.vsize + 2*laneWidth
+	lw := s.lw
+	return lw*s.size + 8*s.size + lw*s.cells() + (f32Lanes+2)*lw + lw*s.vsize + 2*lw
 }
 
 // runLanes takes every nw-th unit (KV head, block) starting at w.
 func (s *attnStep) runLanes(w, nw int) {
 	ws := s.ws[w*s.perShare() : (w+1)*s.perShare()]
-	qT, ws := ws[:laneWidth*s.size], ws[laneWidth*s.size:]
+	lw := s.lw
+	qT, ws := ws[:lw*s.size], ws[lw*s.size:]
 	kbuf, ws := ws[:8*s.size], ws[8*s.size:]
-	scores, ws := ws[:laneWidth*s.cells()], ws[laneWidth*s.cells():]
-	tmp, ws := ws[:laneWidth*laneWidth], ws[laneWidth*laneWidth:]
-	acc, ws := ws[:laneWidth*s.vsize], ws[laneWidth*s.vsize:]
-	lohi := unsafe.Slice((*int32)(unsafe.Pointer(&ws[0])), 2*laneWidth) // the floats' memory as int32
+	scores, ws := ws[:lw*s.cells()], ws[lw*s.cells():]
+	tmp, ws := ws[:(f32Lanes+2)*lw], ws[(f32Lanes+2)*lw:]
+	acc, ws := ws[:lw*s.vsize], ws[lw*s.vsize:]
+	lohi := unsafe.Slice((*int32)(unsafe.Pointer(&ws[0])), 2*lw) // the floats' memory as int32
 	nb := s.laneBlocks()
 	for u := w; u < s.kvHeads*nb; u += nw {
 		s.lanes(u%s.kvHeads, u/s.kvHeads, qT, kbuf, scores, tmp, acc, lohi)
@@ -70,16 +78,16 @@ func (s *attnStep) runLanes(w, nw int) {
 
 // lanes computes block b of KV head g.
 func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []int32) {
-	group := s.heads / s.kvHeads
+	group, lw := s.heads/s.kvHeads, s.lw
 	l0, nl := int(s.blocks[2*b]), int(s.blocks[2*b+1])
 	qi := l0 / group // a query of the block: they all belong to one sequence
-	lo, hi := lohi[:laneWidth], lohi[laneWidth:2*laneWidth]
+	lo, hi := lohi[:lw], lohi[lw:2*lw]
 	cmin, cmax := math.MaxInt, -1
-	for l := 0; l < laneWidth; l++ {
+	for l := 0; l < lw; l++ {
 		if l >= nl {
 			lo[l], hi[l] = 0, 0
 			for d := 0; d < s.size; d++ {
-				qT[d*laneWidth+l] = 0
+				qT[d*lw+l] = 0
 			}
 			continue
 		}
@@ -91,21 +99,20 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		}
 		lo[l], hi[l] = int32(first), int32(pos+1)
 		cmin, cmax = min(cmin, first), max(cmax, pos)
-		q := s.q[(i*s.heads+h)*s.size:][:s.size]
-		for d, v := range q { // ggml converts q to the cache type before the F16 dot product
-			qT[d*laneWidth+l] = f16Round(v)
+		q := kbuf[:s.size] // ggml converts q to the cache type before the F16 dot product
+		copy(q, s.q[(i*s.heads+h)*s.size:][:s.size])
+		roundF16Vec(q)
+		for d, v := range q {
+			qT[d*lw+l] = v
 		}
 	}
 	n := cmax - cmin + 1
-	sc := scores[:n*laneWidth]
+	sc := scores[:n*lw]
 	kStride, vStride := 2*s.kvHeads*s.size, 2*s.kvHeads*s.vsize
-	scoresF16, softmaxF16 := attnScoresF16, attnSoftmaxF16
-	if nl <= laneWidth/2 { // lanes 0…7 only, at twice the rate where 512-bit operations are split in two
-		scoresF16, softmaxF16 = attnScoresF16Y, attnSoftmaxF16Y
-	}
+	kern := laneKernelsFor(lw, nl)
 	for c := cmin; c <= cmax; {
 		e := s.pageEnd(c, cmax+1)
-		scoresF16(s.size, &qT[0], &s.k[(s.row(qi, c)*s.kvHeads+g)*2*s.size], kStride, e-c, &sc[(c-cmin)*laneWidth], &kbuf[0])
+		kern.scores(s.size, &qT[0], &s.k[(s.row(qi, c)*s.kvHeads+g)*2*s.size], kStride, e-c, &sc[(c-cmin)*lw], &kbuf[0])
 		c = e
 	}
 	if s.p.SoftCap > 0 {
@@ -114,7 +121,7 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 			sc[j] = float32(math.Tanh(float64(float32(v*capInv)))) * s.p.SoftCap
 		}
 	}
-	softmaxF16(n, &sc[0], cmin, &lohi[0], s.p.Scale, &tmp[0])
+	kern.softmax(n, &sc[0], cmin, &lohi[0], s.p.Scale, &tmp[0])
 	clear(acc)
 	// value sums: tiles of four lanes over the cells all four see, each lane alone over the rest (before
 	// and after, keeping every lane's cell order)
@@ -123,25 +130,25 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		jlo, jhi := max(lo[l], lo[l+1], lo[l+2], lo[l+3]), min(hi[l], hi[l+1], hi[l+2], hi[l+3])
 		if jhi <= jlo {
 			for t := l; t < l+4; t++ {
-				s.valueOne(qi, g, t, cmin, int(lo[t]), int(hi[t]), sc, acc)
+				s.valueOne(kern, qi, g, t, cmin, int(lo[t]), int(hi[t]), sc, acc)
 			}
 			continue
 		}
 		for t := l; t < l+4; t++ {
-			s.valueOne(qi, g, t, cmin, int(lo[t]), int(jlo), sc, acc)
+			s.valueOne(kern, qi, g, t, cmin, int(lo[t]), int(jlo), sc, acc)
 		}
 		for c := int(jlo); c < int(jhi); {
 			e := s.pageEnd(c, int(jhi))
-			attnValue4F16(e-c, &sc[(c-cmin)*laneWidth+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride,
+			kern.value4(e-c, &sc[(c-cmin)*lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride,
 				s.vsize, &acc[l*s.vsize])
 			c = e
 		}
 		for t := l; t < l+4; t++ {
-			s.valueOne(qi, g, t, cmin, int(jhi), int(hi[t]), sc, acc)
+			s.valueOne(kern, qi, g, t, cmin, int(jhi), int(hi[t]), sc, acc)
 		}
 	}
 	for ; l < nl; l++ {
-		s.valueOne(qi, g, l, cmin, int(lo[l]), int(hi[l]), sc, acc)
+		s.valueOne(kern, qi, g, l, cmin, int(lo[l]), int(hi[l]), sc, acc)
 	}
 	for l := 0; l < nl; l++ {
 		i, h := (l0+l)/group, g*group+(l0+l)%group
@@ -151,10 +158,10 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 
 // valueOne adds the values of cells [c0, c1) of KV head g (of query qi's sequence) weighted by lane l's
 // probabilities (score rows from cell cmin) to the lane's accumulator, page by page in cell order.
-func (s *attnStep) valueOne(qi, g, l, cmin, c0, c1 int, sc, acc []float32) {
+func (s *attnStep) valueOne(kern *laneKernels, qi, g, l, cmin, c0, c1 int, sc, acc []float32) {
 	for c := c0; c < c1; {
 		e := s.pageEnd(c, c1)
-		attnValue1F16(e-c, &sc[(c-cmin)*laneWidth+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
+		kern.value1(e-c, &sc[(c-cmin)*s.lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
 			s.vsize, &acc[l*s.vsize])
 		c = e
 	}

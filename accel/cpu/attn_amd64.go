@@ -2,8 +2,47 @@
 
 package cpu
 
-// hasAttnLanes reports whether the F16 attention kernels of attn_amd64.s (AVX-512F and DQ) can run.
-var hasAttnLanes = hasAVX512
+// laneWidthFor returns the lane width of the lane kernels for heads of size and vsize: 16 with AVX-512F and
+// DQ (attn_amd64.s), 8 with AVX2, FMA and F16C alone where both sizes are multiples of 8
+// (attn_lanes_avx2_amd64.s), else 0 (attnStep.head).
+func laneWidthFor(size, vsize int) int {
+	switch {
+	case hasAVX512:
+		return 16
+	case hasAVX2 && size%8 == 0 && vsize%8 == 0:
+		return 8
+	}
+	return 0
+}
+
+// laneWidths lists the lane widths whose kernels can run on this CPU (the tests run them all).
+func laneWidths() []int {
+	var w []int
+	if hasAVX512 {
+		w = append(w, 16)
+	}
+	if hasAVX2 {
+		w = append(w, 8)
+	}
+	return w
+}
+
+var (
+	lanes16  = laneKernels{attnScoresF16, attnSoftmaxF16, attnValue4F16, attnValue1F16}
+	lanes16Y = laneKernels{attnScoresF16Y, attnSoftmaxF16Y, attnValue4F16, attnValue1F16}
+	lanes8   = laneKernels{attnScoresF16AVX2, attnSoftmaxF16AVX2, attnValue4F16AVX2, attnValue1F16AVX2}
+)
+
+// laneKernelsFor returns the kernels of lane width lw for a block of nl lanes.
+func laneKernelsFor(lw, nl int) *laneKernels {
+	switch {
+	case lw == 8:
+		return &lanes8
+	case nl <= 8: // lanes 0…7 only, at twice the rate where 512-bit operations are split in two
+		return &lanes16Y
+	}
+	return &lanes16
+}
 
 //go:noescape
 func attnScoresF16(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32)

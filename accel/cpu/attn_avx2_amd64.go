@@ -41,3 +41,19 @@ func attnDots8F16(size int, q *float32, k *byte, kStride, n8 int, out *float32)
 
 //go:noescape
 func attnValueF16(n int, p *float32, v *byte, vStride, vsize int, out *float32)
+
+// The lane kernels of width 8 (attn_lanes_avx2_amd64.s): attnScoresF16, attnSoftmaxF16, attnValue4F16 and
+// attnValue1F16 (attn_amd64.s) with rows of 8 lanes in 256-bit registers, for head sizes that are multiples
+// of 8; each lane's float operations are the same.
+
+//go:noescape
+func attnScoresF16AVX2(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32)
+
+//go:noescape
+func attnSoftmaxF16AVX2(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
+
+//go:noescape
+func attnValue4F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+
+//go:noescape
+func attnValue1F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)

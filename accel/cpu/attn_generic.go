@@ -2,32 +2,13 @@
 
 package cpu
 
-// hasAttnLanes is false: attention runs attnStep.head per (query, head) pair.
-const hasAttnLanes = false
+// laneWidthFor is 0: attention runs attnStep.head per (query, head) pair.
+func laneWidthFor(size, vsize int) int { return 0 }
 
-func attnScoresF16(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32) {
-	panic("unreachable")
-}
+// laneWidths is empty: there are no lane kernels.
+func laneWidths() []int { return nil }
 
-func attnSoftmaxF16(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32) {
-	panic("unreachable")
-}
-
-func attnScoresF16Y(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32) {
-	panic("unreachable")
-}
-
-func attnSoftmaxF16Y(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32) {
-	panic("unreachable")
-}
-
-func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) {
-	panic("unreachable")
-}
-
-func attnValue1F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) {
-	panic("unreachable")
-}
+func laneKernelsFor(lw, nl int) *laneKernels { panic("unreachable") }
 
 func dotsF16Fast(q []float32, k []uint16, stride int, out []float32) int { return 0 }
 

@@ -1,4 +1,5 @@
-// ggml_v_expf on 16 float32 lanes with AVX-512, shared by vmath_amd64.s and attn_amd64.s: the operations of
+// ggml_v_expf on 16 float32 lanes with AVX-512 (VEXPV), shared by vmath_amd64.s and attn_amd64.s, and on 8 with
+// AVX2 (VEXP2), shared by vexp_avx2_amd64.s and attn_lanes_avx2_amd64.s: the operations of
 // vexpf (math.go), which are those of ggml's AVX-512 form, so every lane is bit-identical to it. The
 // constants are the table ·vexpConsts (vmath_amd64.s).
 
@@ -57,3 +58,58 @@ done:
 
 // VEXPBIG is VEXPBIGV for VEXP.
 #define VEXPBIG(done) VEXPBIGV(Z0, Z2, Z6, done)
+
+// VEXP2 sets Y8 = vexpf(Y0) on 8 lanes; clobbers Y1…Y13, needs Y14 = int64 1023 in each quadword. The steps
+// of VEXP (vexp_amd64.h) to j and n, then j·2^n exactly in float64 (four lanes at a time) rounded once to
+// float32, which is what VSCALEFPS's single rounding gives; lanes with |n| > 192 become 0 (n < 0) or +Inf,
+// NaN stays NaN.
+#define VEXP2 \
+	VBROADCASTSS VX_SHIFT, Y1 \
+	VBROADCASTSS VX_LOG2E, Y7 \
+	VFMADD231PS  Y7, Y0, Y1 \
+	VBROADCASTSS VX_SHIFT, Y7 \
+	VSUBPS       Y7, Y1, Y2 \
+	VMOVAPS      Y0, Y3 \
+	VBROADCASTSS VX_LN2HI, Y7 \
+	VFNMADD231PS Y7, Y2, Y3 \
+	VBROADCASTSS VX_LN2LO, Y7 \
+	VFNMADD231PS Y7, Y2, Y3 \
+	VMULPS       Y3, Y3, Y4 \
+	VBROADCASTSS VX_C4, Y5 \
+	VBROADCASTSS VX_C5, Y7 \
+	VFMADD231PS  Y7, Y3, Y5 \
+	VBROADCASTSS VX_C2, Y6 \
+	VBROADCASTSS VX_C3, Y7 \
+	VFMADD231PS  Y7, Y3, Y6 \
+	VFMADD213PS  Y6, Y4, Y5 \
+	VBROADCASTSS VX_ONE, Y7 \
+	VBROADCASTSS VX_C1, Y8 \
+	VFMADD231PS  Y8, Y3, Y7 \
+	VFMADD213PS  Y7, Y4, Y5 \
+	VCVTPS2DQ    Y2, Y6 \
+	VCVTPS2PD    X5, Y8 \
+	VPMOVSXDQ    X6, Y9 \
+	VPADDQ       Y14, Y9, Y9 \
+	VPSLLQ       $52, Y9, Y9 \
+	VMULPD       Y9, Y8, Y8 \
+	VCVTPD2PSY   Y8, X8 \
+	VEXTRACTF128 $1, Y5, X10 \
+	VCVTPS2PD    X10, Y10 \
+	VEXTRACTI128 $1, Y6, X11 \
+	VPMOVSXDQ    X11, Y11 \
+	VPADDQ       Y14, Y11, Y11 \
+	VPSLLQ       $52, Y11, Y11 \
+	VMULPD       Y11, Y10, Y10 \
+	VCVTPD2PSY   Y10, X10 \
+	VINSERTF128  $1, X10, Y8, Y8 \
+	VBROADCASTSS VX_ABS, Y7 \
+	VANDPS       Y7, Y2, Y12 \
+	VBROADCASTSS VX_192, Y7 \
+	VCMPPS       $0x1e, Y7, Y12, Y12 \
+	VXORPS       Y13, Y13, Y13 \
+	VCMPPS       $0x1e, Y13, Y2, Y13 \
+	VBROADCASTSS VX_INF, Y7 \
+	VANDPS       Y7, Y13, Y13 \
+	VBLENDVPS    Y12, Y13, Y8, Y8 \
+	VCMPPS       $3, Y2, Y2, Y12 \
+	VBLENDVPS    Y12, Y2, Y8, Y8

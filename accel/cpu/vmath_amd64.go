@@ -55,11 +55,14 @@ func vsiluFast(x, y, u []float32) int {
 	return n
 }
 
-// roundF16Fast handles the first len(x)&^15 elements of roundF16Vec (VCVTPS2PH rounds to nearest even, as
-// quant.F32ToF16; they differ only in the payload of NaNs).
+// roundF16Fast handles the first len(x)&^15 elements of roundF16Vec (&^7 with AVX2 alone: x·1 rounded, the
+// same values) (VCVTPS2PH rounds to nearest even, as quant.F32ToF16; they differ only in the payload of NaNs).
 func roundF16Fast(x []float32) int {
+	if !hasAVX512 {
+		return mulRoundF16Fast(x, 1)
+	}
 	n := len(x) &^ 15
-	if !hasAVX512 || n == 0 {
+	if n == 0 {
 		return 0
 	}
 	roundF16AVX512(n, &x[0])

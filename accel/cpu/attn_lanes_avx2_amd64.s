@@ -1,0 +1,494 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+#include "vexp_amd64.h"
+
+// The lane kernels of attention_lanes.go for CPUs with AVX2, FMA and F16C but not AVX-512: 8 query lanes in
+// 256-bit registers. They are attn_amd64.s's kernels with rows of 8 floats (score rows, lane ranges, q
+// transposed), head sizes that are multiples of 8, no mask registers: each lane performs exactly the float
+// operations of attnStep.head for its (query, head) pair, in the same order, so the results are
+// bit-identical.
+
+DATA lanesBias<>+0(SB)/8, $1023
+GLOBL lanesBias<>(SB), RODATA|NOPTR, $8
+
+DATA lanesOneD<>+0(SB)/8, $0x3ff0000000000000
+GLOBL lanesOneD<>(SB), RODATA|NOPTR, $8
+
+// func attnScoresF16AVX2(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32)
+//
+// s[8c + l] = Σ_d qT[8d + l]·K_c[d] for c < n, the sum in order of d starting from 0 (the products of F16
+// values are exact, so each step is one fused multiply-add), K_c the size halves at k + c·kStride. size is a
+// positive multiple of 8; kbuf holds 8·size floats (cells converted to float32).
+TEXT ·attnScoresF16AVX2(SB), NOSPLIT, $0-56
+	MOVQ size+0(FP), BX
+	MOVQ k+16(FP), SI
+	MOVQ kStride+24(FP), R13
+	MOVQ n+32(FP), CX
+	MOVQ s+40(FP), DI
+	MOVQ BX, R12
+	SHLQ $2, R12           // bytes of a converted row
+	LEAQ (R12)(R12*2), R11 // 3 rows
+	LEAQ (BX)(BX*1), R14   // bytes of a key row
+
+ksc8:
+	CMPQ CX, $8
+	JLT  ksc1
+
+	// the 8 cells from SI into kbuf rows 0…7
+	MOVQ kbuf+48(FP), R8
+	MOVQ SI, R9
+	MOVQ $8, DX
+
+ksc8row:
+	XORQ AX, AX
+
+ksc8conv:
+	VCVTPH2PS (R9)(AX*1), Y0
+	VMOVUPS   Y0, (R8)(AX*2)
+	ADDQ      $16, AX
+	CMPQ      AX, R14
+	JLT       ksc8conv
+	ADDQ      R13, R9
+	ADDQ      R12, R8
+	DECQ      DX
+	JNZ       ksc8row
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   kbuf+48(FP), R8
+	LEAQ   (R8)(R12*4), R9
+	MOVQ   qT+8(FP), R10
+	MOVQ   BX, DX
+
+ksc8d:
+	VMOVUPS      (R10), Y8
+	VBROADCASTSS (R8), Y9
+	VFMADD231PS  Y9, Y8, Y0
+	VBROADCASTSS (R8)(R12*1), Y10
+	VFMADD231PS  Y10, Y8, Y1
+	VBROADCASTSS (R8)(R12*2), Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VBROADCASTSS (R8)(R11*1), Y12
+	VFMADD231PS  Y12, Y8, Y3
+	VBROADCASTSS (R9), Y13
+	VFMADD231PS  Y13, Y8, Y4
+	VBROADCASTSS (R9)(R12*1), Y14
+	VFMADD231PS  Y14, Y8, Y5
+	VBROADCASTSS (R9)(R12*2), Y15
+	VFMADD231PS  Y15, Y8, Y6
+	VBROADCASTSS (R9)(R11*1), Y9
+	VFMADD231PS  Y9, Y8, Y7
+	ADDQ         $32, R10
+	ADDQ         $4, R8
+	ADDQ         $4, R9
+	DECQ         DX
+	JNZ          ksc8d
+
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	ADDQ    $256, DI
+	LEAQ    (SI)(R13*8), SI
+	SUBQ    $8, CX
+	JMP     ksc8
+
+ksc1:
+	TESTQ CX, CX
+	JZ    kscdone
+	MOVQ  kbuf+48(FP), R8
+	XORQ  AX, AX
+
+ksc1conv:
+	VCVTPH2PS (SI)(AX*1), Y0
+	VMOVUPS   Y0, (R8)(AX*2)
+	ADDQ      $16, AX
+	CMPQ      AX, R14
+	JLT       ksc1conv
+
+	VXORPS Y0, Y0, Y0
+	MOVQ   qT+8(FP), R10
+	MOVQ   BX, DX
+
+ksc1d:
+	VBROADCASTSS (R8), Y9
+	VFMADD231PS  (R10), Y9, Y0
+	ADDQ         $32, R10
+	ADDQ         $4, R8
+	DECQ         DX
+	JNZ          ksc1d
+
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    R13, SI
+	DECQ    CX
+	JMP     ksc1
+
+kscdone:
+	VZEROUPPER
+	RET
+
+// LANEMASK8 sets M to the lanes (all ones) whose range [LO, HI) holds cell R (a general register); T is
+// clobbered.
+#define LANEMASK8(R, XM, M, LO, HI, T) \
+	VMOVD        R, XM  \
+	VPBROADCASTD XM, M  \
+	VPCMPGTD     M, HI, T \
+	VPCMPGTD     M, LO, M \
+	VPANDN       T, M, M
+
+// func attnSoftmaxF16AVX2(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
+//
+// attnSoftmaxF16 (attn_amd64.s) for 8 lanes, over score rows s of 8 floats (row r is cell c0 + r, r < n);
+// lane l takes part in row r iff lohi[l] ≤ c0 + r < lohi[8 + l]. In place: s = s·scale; m = the lanes'
+// maxima; e = vexpf(s − m) (0 outside a lane's range); the sum of e per aligned group of 16 cells as
+// quant.Reduce16, those added in float64; then every e becomes f16(e·float32(1/sum)). tmp holds 16 rows of 8
+// floats and then the 8 float64 sums.
+TEXT ·attnSoftmaxF16AVX2(SB), NOSPLIT, $0-48
+	MOVQ         n+0(FP), CX
+	MOVQ         s+8(FP), SI
+	MOVQ         c0+16(FP), BX
+	MOVQ         lohi+24(FP), AX
+	VMOVDQU      (AX), Y10
+	VMOVDQU      32(AX), Y11
+	VBROADCASTSS scale+32(FP), Y12
+	VBROADCASTSS VX_INF, Y13
+	VBROADCASTSS VX_SIGN, Y9
+	VXORPS       Y9, Y13, Y13 // the maxima: −Inf
+
+	// pass 1: scale, and the maxima over each lane's range (VMAXPS as under a mask)
+	MOVQ SI, R8
+	XORQ DX, DX
+
+sm8p1:
+	CMPQ      DX, CX
+	JGE       sm8p1done
+	LEAQ      (BX)(DX*1), AX
+	LANEMASK8(AX, X9, Y9, Y10, Y11, Y7)
+	VMULPS    (R8), Y12, Y8
+	VMOVUPS   Y8, (R8)
+	VMAXPS    Y8, Y13, Y7
+	VBLENDVPS Y9, Y7, Y13, Y13
+	ADDQ      $32, R8
+	INCQ      DX
+	JMP       sm8p1
+
+sm8p1done:
+	VMOVAPS Y13, Y15 // m
+	MOVQ    tmp+40(FP), AX
+	VXORPD  Y0, Y0, Y0
+	VMOVUPD Y0, 512(AX) // the sums of lanes 0…3 and 4…7, float64
+	VMOVUPD Y0, 544(AX)
+	VPBROADCASTQ lanesBias<>(SB), Y14
+	MOVQ    BX, R9
+	ANDQ    $15, R9
+	NEGQ    R9          // the first row of the first aligned group of 16 cells (≤ 0)
+
+	// pass 2, per group of 16 rows: e (0 outside a lane's range or the rows) into s and tmp, then its sum
+sm8group:
+	CMPQ R9, CX
+	JGE  sm8p2done
+	MOVQ tmp+40(FP), DI
+	XORQ R10, R10
+
+sm8row:
+	LEAQ   (R9)(R10*1), DX
+	VXORPS Y8, Y8, Y8
+	TESTQ  DX, DX
+	JL     sm8store
+	CMPQ   DX, CX
+	JGE    sm8store
+	MOVQ   DX, R11
+	SHLQ   $5, R11
+	VMOVUPS (SI)(R11*1), Y0
+	VSUBPS Y15, Y0, Y0
+	VEXP2
+	MOVQ   lohi+24(FP), AX
+	VMOVDQU (AX), Y10
+	VMOVDQU 32(AX), Y11
+	LEAQ   (BX)(DX*1), AX
+	LANEMASK8(AX, X9, Y9, Y10, Y11, Y7)
+	VANDPS Y9, Y8, Y8
+	VMOVUPS Y8, (SI)(R11*1)
+
+sm8store:
+	VMOVUPS Y8, (DI)
+	ADDQ    $32, DI
+	INCQ    R10
+	CMPQ    R10, $16
+	JLT     sm8row
+
+	// Reduce16 of the rows e_0…e_15: t_i = e_i + e_{i+8}, u_i = t_i + t_{i+4}, (u0 + u2) + (u1 + u3)
+	MOVQ       tmp+40(FP), DI
+	VMOVUPS    0(DI), Y0
+	VADDPS     256(DI), Y0, Y0
+	VMOVUPS    128(DI), Y4
+	VADDPS     384(DI), Y4, Y4
+	VADDPS     Y4, Y0, Y0
+	VMOVUPS    32(DI), Y1
+	VADDPS     288(DI), Y1, Y1
+	VMOVUPS    160(DI), Y5
+	VADDPS     416(DI), Y5, Y5
+	VADDPS     Y5, Y1, Y1
+	VMOVUPS    64(DI), Y2
+	VADDPS     320(DI), Y2, Y2
+	VMOVUPS    192(DI), Y6
+	VADDPS     448(DI), Y6, Y6
+	VADDPS     Y6, Y2, Y2
+	VMOVUPS    96(DI), Y3
+	VADDPS     352(DI), Y3, Y3
+	VMOVUPS    224(DI), Y7
+	VADDPS     480(DI), Y7, Y7
+	VADDPS     Y7, Y3, Y3
+	VADDPS     Y2, Y0, Y0
+	VADDPS     Y3, Y1, Y1
+	VADDPS     Y1, Y0, Y0
+	VCVTPS2PD  X0, Y1
+	VADDPD     512(DI), Y1, Y1
+	VMOVUPD    Y1, 512(DI)
+	VEXTRACTF128 $1, Y0, X2
+	VCVTPS2PD  X2, Y2
+	VADDPD     544(DI), Y2, Y2
+	VMOVUPD    Y2, 544(DI)
+	ADDQ       $16, R9
+	JMP        sm8group
+
+sm8p2done:
+	// pass 3: the probabilities f16(e·float32(1/sum))
+	MOVQ         tmp+40(FP), DI
+	VBROADCASTSD lanesOneD<>(SB), Y5
+	VDIVPD       512(DI), Y5, Y4
+	VDIVPD       544(DI), Y5, Y6
+	VCVTPD2PSY   Y4, X4
+	VCVTPD2PSY   Y6, X6
+	VINSERTF128  $1, X6, Y4, Y4
+	MOVQ         SI, R8
+	MOVQ         CX, DX
+	TESTQ        DX, DX
+	JZ           sm8done
+
+sm8p3:
+	VMULPS    (R8), Y4, Y0
+	VCVTPS2PH $0, Y0, X1
+	VCVTPH2PS X1, Y0
+	VMOVUPS   Y0, (R8)
+	ADDQ      $32, R8
+	DECQ      DX
+	JNZ       sm8p3
+
+sm8done:
+	VZEROUPPER
+	RET
+
+// func attnValue4F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+//
+// For lanes j < 4: acc[j·vsize + d] += p[8c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize halves
+// at v + c·vStride; the products of F16 values are exact, so each step is one fused multiply-add). vsize is a
+// positive multiple of 8: chunks of 16, then one of 8.
+TEXT ·attnValue4F16AVX2(SB), NOSPLIT, $0-48
+	MOVQ vsize+32(FP), BX
+	MOVQ acc+40(FP), DI
+	MOVQ vStride+24(FP), R13
+	SHLQ $2, BX          // acc row bytes
+	LEAQ (BX)(BX*2), R11 // 3 rows
+	XORQ R10, R10        // chunk offset (bytes of float32)
+
+v4x16:
+	LEAQ    64(R10), AX
+	CMPQ    AX, BX
+	JGT     v4x8
+	LEAQ    (DI)(R10*1), R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS (R8)(BX*1), Y2
+	VMOVUPS 32(R8)(BX*1), Y3
+	VMOVUPS (R8)(BX*2), Y4
+	VMOVUPS 32(R8)(BX*2), Y5
+	VMOVUPS (R8)(R11*1), Y6
+	VMOVUPS 32(R8)(R11*1), Y7
+	MOVQ    p+8(FP), SI
+	MOVQ    v+16(FP), R9
+	MOVQ    R10, AX
+	SHRQ    $1, AX
+	ADDQ    AX, R9
+	MOVQ    n+0(FP), CX
+	TESTQ   CX, CX
+	JZ      v4x16store
+
+v4x16cell:
+	VCVTPH2PS    (R9), Y8
+	VCVTPH2PS    16(R9), Y9
+	VBROADCASTSS (SI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y1
+	VBROADCASTSS 4(SI), Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VFMADD231PS  Y11, Y9, Y3
+	VBROADCASTSS 8(SI), Y12
+	VFMADD231PS  Y12, Y8, Y4
+	VFMADD231PS  Y12, Y9, Y5
+	VBROADCASTSS 12(SI), Y13
+	VFMADD231PS  Y13, Y8, Y6
+	VFMADD231PS  Y13, Y9, Y7
+	ADDQ         $32, SI
+	ADDQ         R13, R9
+	DECQ         CX
+	JNZ          v4x16cell
+
+v4x16store:
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y1, 32(R8)
+	VMOVUPS Y2, (R8)(BX*1)
+	VMOVUPS Y3, 32(R8)(BX*1)
+	VMOVUPS Y4, (R8)(BX*2)
+	VMOVUPS Y5, 32(R8)(BX*2)
+	VMOVUPS Y6, (R8)(R11*1)
+	VMOVUPS Y7, 32(R8)(R11*1)
+	ADDQ    $64, R10
+	JMP     v4x16
+
+v4x8:
+	CMPQ    R10, BX
+	JGE     v4done
+	LEAQ    (DI)(R10*1), R8
+	VMOVUPS (R8), Y0
+	VMOVUPS (R8)(BX*1), Y2
+	VMOVUPS (R8)(BX*2), Y4
+	VMOVUPS (R8)(R11*1), Y6
+	MOVQ    p+8(FP), SI
+	MOVQ    v+16(FP), R9
+	MOVQ    R10, AX
+	SHRQ    $1, AX
+	ADDQ    AX, R9
+	MOVQ    n+0(FP), CX
+	TESTQ   CX, CX
+	JZ      v4x8store
+
+v4x8cell:
+	VCVTPH2PS    (R9), Y8
+	VBROADCASTSS (SI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VBROADCASTSS 4(SI), Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VBROADCASTSS 8(SI), Y12
+	VFMADD231PS  Y12, Y8, Y4
+	VBROADCASTSS 12(SI), Y13
+	VFMADD231PS  Y13, Y8, Y6
+	ADDQ         $32, SI
+	ADDQ         R13, R9
+	DECQ         CX
+	JNZ          v4x8cell
+
+v4x8store:
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y2, (R8)(BX*1)
+	VMOVUPS Y4, (R8)(BX*2)
+	VMOVUPS Y6, (R8)(R11*1)
+
+v4done:
+	VZEROUPPER
+	RET
+
+// func attnValue1F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+//
+// attnValue4F16AVX2 for one lane (p[8c]): 64 floats of acc in registers over all the cells, then 8.
+TEXT ·attnValue1F16AVX2(SB), NOSPLIT, $0-48
+	MOVQ vsize+32(FP), R11
+	MOVQ acc+40(FP), DI
+	MOVQ v+16(FP), DX
+	MOVQ vStride+24(FP), BX
+
+v1x64:
+	CMPQ    R11, $64
+	JLT     v1x8
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 160(DI), Y5
+	VMOVUPS 192(DI), Y6
+	VMOVUPS 224(DI), Y7
+	MOVQ    n+0(FP), CX
+	MOVQ    p+8(FP), AX
+	MOVQ    DX, SI
+	TESTQ   CX, CX
+	JZ      v1x64store
+
+v1x64cell:
+	VBROADCASTSS (AX), Y15
+	VCVTPH2PS    (SI), Y8
+	VFMADD231PS  Y15, Y8, Y0
+	VCVTPH2PS    16(SI), Y9
+	VFMADD231PS  Y15, Y9, Y1
+	VCVTPH2PS    32(SI), Y10
+	VFMADD231PS  Y15, Y10, Y2
+	VCVTPH2PS    48(SI), Y11
+	VFMADD231PS  Y15, Y11, Y3
+	VCVTPH2PS    64(SI), Y8
+	VFMADD231PS  Y15, Y8, Y4
+	VCVTPH2PS    80(SI), Y9
+	VFMADD231PS  Y15, Y9, Y5
+	VCVTPH2PS    96(SI), Y10
+	VFMADD231PS  Y15, Y10, Y6
+	VCVTPH2PS    112(SI), Y11
+	VFMADD231PS  Y15, Y11, Y7
+	ADDQ         $32, AX
+	ADDQ         BX, SI
+	DECQ         CX
+	JNZ          v1x64cell
+
+v1x64store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	ADDQ    $256, DI
+	ADDQ    $128, DX
+	SUBQ    $64, R11
+	JMP     v1x64
+
+v1x8:
+	TESTQ   R11, R11
+	JZ      v1done
+	VMOVUPS (DI), Y0
+	MOVQ    n+0(FP), CX
+	MOVQ    p+8(FP), AX
+	MOVQ    DX, SI
+	TESTQ   CX, CX
+	JZ      v1x8store
+
+v1x8cell:
+	VBROADCASTSS (AX), Y15
+	VCVTPH2PS    (SI), Y8
+	VFMADD231PS  Y15, Y8, Y0
+	ADDQ         $32, AX
+	ADDQ         BX, SI
+	DECQ         CX
+	JNZ          v1x8cell
+
+v1x8store:
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $16, DX
+	SUBQ    $8, R11
+	JMP     v1x8
+
+v1done:
+	VZEROUPPER
+	RET
