@@ -32,7 +32,7 @@ func valueF16Fast(out, p []float32, v []uint16, stride int) bool {
 		return false
 	}
 	_ = v[(len(p)-1)*stride+len(out)-1]
-	attnValueF16(len(p), &p[0], (*byte)(unsafe.Pointer(&v[0])), 2*stride, len(out), &out[0])
+	attnValueF16(len(p), &p[0], 4, (*byte)(unsafe.Pointer(&v[0])), 2*stride, len(out), &out[0])
 	return true
 }
 
@@ -40,7 +40,7 @@ func valueF16Fast(out, p []float32, v []uint16, stride int) bool {
 func attnDots8F16(size int, q *float32, k *byte, kStride, n8 int, out *float32)
 
 //go:noescape
-func attnValueF16(n int, p *float32, v *byte, vStride, vsize int, out *float32)
+func attnValueF16(n int, p *float32, pStride int, v *byte, vStride, vsize int, out *float32)
 
 // The lane kernels of width 8 (attn_lanes_avx2_amd64.s): attnScoresF16, attnSoftmaxF16, attnValue4F16 and
 // attnValue1F16 (attn_amd64.s) with rows of 8 lanes in 256-bit registers, for head sizes that are multiples
@@ -55,5 +55,7 @@ func attnSoftmaxF16AVX2(n int, s *float32, c0 int, lohi *int32, scale float32, t
 //go:noescape
 func attnValue4F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
 
-//go:noescape
-func attnValue1F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+// attnValue1F16AVX2 is attnValue4F16AVX2 for one lane (p[8c]): the per-head value sum with the lanes' stride.
+func attnValue1F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) {
+	attnValueF16(n, p, 8*4, v, vStride, vsize, acc)
+}

@@ -137,17 +137,20 @@ dotdone:
 	VZEROUPPER
 	RET
 
-// func attnValueF16(n int, p *float32, v *byte, vStride, vsize int, out *float32)
+// func attnValueF16(n int, p *float32, pStride int, v *byte, vStride, vsize int, out *float32)
 //
-// Reference: head's value loop, out[d] += p_j·v_j[d] for the n cells j in order (the probabilities p_j and
-// the values F16, so each product is exact and each step one fused multiply-add), the F16 value rows at v,
-// vStride bytes apart. out holds vsize floats (a multiple of 8): 64 of them stay in registers over all the
-// cells, then 8.
-TEXT ·attnValueF16(SB), NOSPLIT, $0-48
-	MOVQ vsize+32(FP), R11
-	MOVQ out+40(FP), DI
-	MOVQ v+16(FP), DX
-	MOVQ vStride+24(FP), BX
+// Reference: head's value loop, out[d] += p_j·v_j[d] for the n cells j in order (the probabilities p_j,
+// pStride bytes apart, and the values F16, so each product is exact and each step one fused multiply-add),
+// the F16 value rows at v, vStride bytes apart. out holds vsize floats (a multiple of 8): 64 of them stay in
+// registers over all the cells, then 8. With pStride 32 it is also the lane kernels' one-lane value sum.
+TEXT ·attnValueF16(SB), NOSPLIT, $0-56
+	MOVQ vsize+40(FP), R11
+	MOVQ out+48(FP), DI
+	MOVQ v+24(FP), DX
+	MOVQ vStride+32(FP), BX
+	MOVQ pStride+16(FP), R12
+	CMPQ n+0(FP), $0
+	JEQ  valdone
 
 val64:
 	CMPQ    R11, $64
@@ -182,7 +185,7 @@ val64cell:
 	VFMADD231PS  Y15, Y10, Y6
 	VCVTPH2PS    112(SI), Y11
 	VFMADD231PS  Y15, Y11, Y7
-	ADDQ         $4, AX
+	ADDQ         R12, AX
 	ADDQ         BX, SI
 	DECQ         CX
 	JNZ          val64cell
@@ -212,7 +215,7 @@ val8cell:
 	VBROADCASTSS (AX), Y15
 	VCVTPH2PS    (SI), Y8
 	VFMADD231PS  Y15, Y8, Y0
-	ADDQ         $4, AX
+	ADDQ         R12, AX
 	ADDQ         BX, SI
 	DECQ         CX
 	JNZ          val8cell
