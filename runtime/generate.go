@@ -180,7 +180,10 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 			fail(errNoSpeculation)
 			return
 		}
-		s.gen.drafter.start(sp)
+		if s.gen.drafter.sp != nil && s.gen.drafter.sp.Draft != sp.Draft {
+			s.gen.drafter.close()
+		}
+		s.gen.drafter.sp, s.gen.drafter.span = sp, sp.max()
 	}
 	if opt.TopLogprobs < 0 || opt.TopLogprobs > MaxTopLogprobs {
 		fail(fmt.Errorf("runtime: top logprobs %d must be in [0, %d]", opt.TopLogprobs, MaxTopLogprobs))
@@ -276,14 +279,10 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 			return
 		}
 		g.batch = append(append(g.batch[:0], id), drafts...)
-		start := time.Now()
 		out, err := s.eval(ctx, g.batch, len(drafts) > 0)
 		if err != nil {
 			s.fail(ctx, err, yield)
 			return
-		}
-		if opt.Speculation.on() {
-			g.drafter.observe(len(g.batch), time.Since(start))
 		}
 		base := len(s.seq.toks) - len(g.batch) // where id is
 		s.stats.Drafted += len(drafts)

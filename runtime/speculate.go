@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 )
 
 // Speculation configures speculative decoding: cheap guesses of the next tokens (drafts) are evaluated by the
@@ -18,8 +17,8 @@ type Speculation struct {
 	// Draft drafts tokens greedily; it must have the model's vocabulary. Nil: no draft model.
 	Draft *Model
 	// Lookup, without a draft model, drafts the tokens that followed the last earlier occurrence of the
-	// context's final n-gram, trying n = Lookup down to 1 (0: off), as many as are expected to pay for the
-	// rows they add to a pass (draftSizer).
+	// context's final n-gram, trying n = Lookup down to 1 (0: off), as many as the model confirmed lately
+	// (drafter.feedback).
 	Lookup int
 	// Max and Min bound the drafts of one step (llama.cpp's --draft-max, --draft-min; Max 0 means 16). A step
 	// with fewer than Min drafts evaluates the chosen token alone.
@@ -73,25 +72,21 @@ type drafter struct {
 	sp    *Speculation
 	draft *Session // of the draft model, made at the first draft
 	buf   []int32
-	size  draftSizer // how many lookup drafts to ask for (a draft model's stop on their own probability, PMin)
+	span  int // most lookup drafts of the next step: adapts to how many the model has been confirming
 }
 
-// start prepares a generation with sp.
-func (d *drafter) start(sp *Speculation) {
-	if d.sp != nil && d.sp.Draft != sp.Draft {
-		d.close()
-	}
-	d.sp = sp
-	d.size.reset(sp.max() + 1)
-}
-
-// observe records the time of a pass of rows rows (the chosen token and its drafts).
-func (d *drafter) observe(rows int, t time.Duration) { d.size.observe(rows, t) }
-
-// feedback records that accepted of the drafted drafts of the last step stood.
+// feedback adapts the lookup drafts' span to the last step: every draft confirmed doubles it (up to the
+// maximum), a rejection cuts it to one more than were confirmed (not below the minimum worth a step, which
+// would end drafting for good). A draft costs a row of the pass whether it stands or not, and n-gram guesses
+// are right in runs: long while the answer copies the context, short after.
 func (d *drafter) feedback(drafted, accepted int) {
-	if drafted > 0 && d.sp.Draft == nil {
-		d.size.feedback(drafted, accepted)
+	if drafted == 0 || d.sp.Draft != nil {
+		return // a draft model's guesses stop on their own probability (PMin)
+	}
+	if accepted == drafted {
+		d.span = min(2*d.span, d.sp.max())
+	} else {
+		d.span = max(accepted+1, d.sp.Min)
 	}
 }
 
@@ -104,12 +99,7 @@ func (d *drafter) propose(ctx context.Context, hist []int32, n int) ([]int32, er
 	if d.sp.Draft != nil {
 		return d.fromModel(ctx, hist, n)
 	}
-	k := d.size.length(d.sp.Min, n)
-	if k == 0 {
-		d.size.feedback(0, 0)
-		return d.buf, nil
-	}
-	return d.lookup(hist, k), nil
+	return d.lookup(hist, min(n, max(d.span, 1))), nil
 }
 
 // lookup drafts the tokens after the last earlier occurrence of hist's final k tokens, for k = Lookup … 1.

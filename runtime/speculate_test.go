@@ -41,10 +41,10 @@ func TestSpeculativeGreedyEqual(t *testing.T) {
 	}
 }
 
-// TestLookupSpan: prompt lookup on a long story (which repeats its own phrases) takes some of its tokens from
-// drafts without paying for more rejected drafts than it generates tokens (a fixed 16-token draft at every
-// n-gram match wastes three times as many), with and without a minimum run (Min). How many it drafts depends
-// on the passes' measured costs (draftSizer, TestDraftSizer).
+// TestLookupSpan: prompt lookup drafts in runs as long as the model confirms them and short after a miss, so a
+// long story (which repeats its own phrases) gets its tokens from fewer passes without paying for more rejected
+// drafts than it generates tokens (a fixed 16-token draft at every n-gram match wastes three times as many).
+// With a minimum run (Min), a miss never shrinks the span below it, which would end drafting for good.
 func TestLookupSpan(t *testing.T) {
 	m := load(t, storiesModel)
 	for _, sp := range []runtime.Speculation{{Lookup: 3}, {Lookup: 3, Min: 3}} {
@@ -55,8 +55,8 @@ func TestLookupSpan(t *testing.T) {
 		}
 		st := s.Stats()
 		t.Logf("%+v: %d tokens: %d drafts, %d accepted", sp, st.Generated, st.Drafted, st.Accepted)
-		if st.Accepted == 0 {
-			t.Errorf("%+v: no token of %d came from drafts: the story's repeats should give some", sp, st.Generated)
+		if st.Accepted < st.Generated/4 {
+			t.Errorf("%+v: %d of %d tokens came from drafts: the story's repeats should give more", sp, st.Accepted, st.Generated)
 		}
 		if rejected := st.Drafted - st.Accepted; rejected > st.Generated {
 			t.Errorf("%+v: %d drafts rejected for %d tokens", sp, rejected, st.Generated)
