@@ -214,17 +214,20 @@ k6a4loop:
 // K6UNP unpacks 8 rows of one half of a lane (x, y, z at o(SI), o+64(SI), o+128(SI)) as K6AUNPACK does,
 // into Y6…Y9, with the masks 0x3f in Y14 and 0xc0 in Y15 (Y10: scratch).
 #define K6UNP(o) \
-	VPAND  o+128(SI), Y15, Y9 \
-	VPSRLW $2, Y9, Y9         \
-	VPAND  o+64(SI), Y15, Y10 \
-	VPOR   Y10, Y9, Y9        \
-	VPSRLW $2, Y9, Y9         \
-	VPAND  o(SI), Y15, Y10    \
-	VPOR   Y10, Y9, Y9        \
-	VPSRLW $2, Y9, Y9         \
-	VPAND  o(SI), Y14, Y6     \
-	VPAND  o+64(SI), Y14, Y7  \
-	VPAND  o+128(SI), Y14, Y8
+	VMOVDQU o(SI), Y6        \
+	VMOVDQU o+64(SI), Y7     \
+	VMOVDQU o+128(SI), Y8    \
+	VPAND   Y15, Y8, Y9      \
+	VPSRLW  $2, Y9, Y9       \
+	VPAND   Y15, Y7, Y10     \
+	VPOR    Y10, Y9, Y9      \
+	VPSRLW  $2, Y9, Y9       \
+	VPAND   Y15, Y6, Y10     \
+	VPOR    Y10, Y9, Y9      \
+	VPSRLW  $2, Y9, Y9       \
+	VPAND   Y14, Y6, Y6      \
+	VPAND   Y14, Y7, Y7      \
+	VPAND   Y14, Y8, Y8
 
 // K6Q adds scale·Σq·y of one quarter (activation dword broadcast in YB, quants Q, the K6DUP scales at so(R11))
 // into ACC; T is scratch.
