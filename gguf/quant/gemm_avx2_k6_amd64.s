@@ -255,12 +255,25 @@ k6a4loop:
 	K6Q(Y4, Y8, sb+192, Y1, Y12)           \
 	K6Q(Y5, Y9, sb+224, Y1, Y13)
 
+// K6XPFA is gemv1Q6KxAVX2's prefetch distance, one stored super-block: K6V prefetches its lane's six lines
+// of the next super-block PREFETCHNTA (the weights are read once a pass), the block start the five lines of
+// its scales and d PREFETCHT0. BenchmarkStreamGemm q6_k, FORMA_CPU=avx2, two goroutines, alternating on a loaded
+// machine: 11.2–13.3 GB/s against 9.7–10.6 two super-blocks ahead, 8.7–8.8 half of one ahead, and 8.7–10.8
+// for the kernel before whole quants, which prefetched only the scales' lines.
+#define K6XPFA 3360
+
 // K6V adds lane m of the 16 rows (the lane's quants at qo(SI); activation offset ao = 4m; the K6DUP pairs of
 // its half of the lanes at wb(R11) = 512·(m/4)) into its accumulators at acco(DX), with d·yd at 1024(R11) and
 // 1056(R11). The lane starts at (32·scale)·(−bsum) of groups 2m and 2m+1: their scales are word t = m%2 of
 // K6DUP pairs m/2 and 4+m/2, at ca(R11) and ca+512(R11) (ca = 128·(m/2) + 32t), blended into the two words of
 // each row's dword, against the negated bsum pair at 1088+ao(R11).
 #define K6V(qo, ca, ao, wb, acco) \
+	PREFETCHNTA  K6XPFA+qo(SI)                             \
+	PREFETCHNTA  K6XPFA+qo+64(SI)                          \
+	PREFETCHNTA  K6XPFA+qo+128(SI)                         \
+	PREFETCHNTA  K6XPFA+qo+192(SI)                         \
+	PREFETCHNTA  K6XPFA+qo+256(SI)                         \
+	PREFETCHNTA  K6XPFA+qo+320(SI)                         \
 	VPBROADCASTD 1088+ao(R11), Y4                          \
 	VMOVDQU      ca(R11), Y2                               \
 	VPBLENDW     $0xaa, ca+512(R11), Y2, Y2                \
@@ -280,9 +293,6 @@ k6a4loop:
 	VMOVUPS      acco+32(DX), Y7                           \
 	VFMADD231PS  1056(R11), Y1, Y7                         \
 	VMOVUPS      Y7, acco+32(DX)
-
-// K6XPFA is gemv1Q6KxAVX2's prefetch distance: 2 stored super-blocks.
-#define K6XPFA 6720
 
 // func gemv1Q6KxAVX2(nb int, p, a *byte, acc *[8][4 * GemmRows]float32)
 //
