@@ -83,16 +83,16 @@ func packK6x(nb int, w []byte, wStride, rows int, dst []byte, whole bool) {
 				q := dst[k6xQ(m, b)+4*r : k6xQ(m, b)+k6xLane]
 				for h := 0; h < 2; h++ {
 					l := 4 * m
-					if whole {
-						for i := 0; i < 4; i++ {
-							var qk [4]byte
-							for k := range qk {
-								qk[k] = byte(q6Quant(x, 128*h+32*k+l+i))
-							}
-							q[(3*h)*4*GemmRows+i] = qk[0] | qk[3]>>4<<6
-							q[(3*h+1)*4*GemmRows+i] = qk[1] | qk[3]>>2&3<<6
-							q[(3*h+2)*4*GemmRows+i] = qk[2] | qk[3]&3<<6
-						}
+					if whole { // the four bytes at once: no shift below carries a bit into another byte
+						const lo, b2 = 0x0f0f0f0f, 0x03030303
+						ql0, ql1, qh := le.Uint32(x[64*h+l:]), le.Uint32(x[64*h+32+l:]), le.Uint32(x[128+32*h+l:])
+						q0 := ql0&lo | (qh&b2)<<4
+						q1 := ql1&lo | (qh>>2&b2)<<4
+						q2 := ql0>>4&lo | (qh>>4&b2)<<4
+						q3 := ql1>>4&lo | (qh>>6&b2)<<4
+						le.PutUint32(q[(3*h)*4*GemmRows:], q0|(q3>>4&b2)<<6)
+						le.PutUint32(q[(3*h+1)*4*GemmRows:], q1|(q3>>2&b2)<<6)
+						le.PutUint32(q[(3*h+2)*4*GemmRows:], q2|(q3&b2)<<6)
 						continue
 					}
 					le.PutUint32(q[(3*h)*4*GemmRows:], le.Uint32(x[64*h+l:]))
