@@ -255,11 +255,13 @@ k6a4loop:
 	K6Q(Y4, Y8, sb+192, Y1, Y12)           \
 	K6Q(Y5, Y9, sb+224, Y1, Y13)
 
-// K6XPFA is gemv1Q6KxAVX2's prefetch distance, one stored super-block: K6V prefetches its lane's six lines
-// of the next super-block PREFETCHNTA (the weights are read once a pass), the block start the five lines of
-// its scales and d PREFETCHT0. BenchmarkStreamGemm q6_k, FORMA_CPU=avx2, two goroutines, alternating on a loaded
-// machine: 11.2–13.3 GB/s against 9.7–10.6 two super-blocks ahead, 8.7–8.8 half of one ahead, and 8.7–10.8
-// for the kernel before whole quants, which prefetched only the scales' lines.
+// K6XPFA is gemv1Q6KxAVX2's prefetch distance for the quants, one stored super-block: K6V prefetches its
+// lane's six lines of the next super-block PREFETCHNTA (the weights are read once a pass); the block start
+// prefetches the five lines of the scales and d two super-blocks ahead (PREFETCHT0). BenchmarkStreamGemm
+// q6_k, FORMA_CPU=avx2, two goroutines, alternating: 22.2-23.3 GB/s against 16.2-16.5 for the kernel before
+// whole quants (which prefetched only the scales' lines), 20.3-21.3 with the scales one super-block ahead;
+// in earlier rounds on a loaded machine the quants two super-blocks ahead or half of one ahead streamed
+// slower than one ahead.
 #define K6XPFA 3360
 
 // K6V adds lane m of the 16 rows (the lane's quants at qo(SI); activation offset ao = 4m; the K6DUP pairs of
@@ -319,11 +321,11 @@ k6a1zero:
 	JB      k6a1zero
 
 k6a1block:
-	PREFETCHT0   K6XPFA+3072(SI)
-	PREFETCHT0   K6XPFA+3136(SI)
-	PREFETCHT0   K6XPFA+3200(SI)
-	PREFETCHT0   K6XPFA+3264(SI)
-	PREFETCHT0   K6XPFA+3328(SI)
+	PREFETCHT0   K6XPFA+K6XPFA+3072(SI)
+	PREFETCHT0   K6XPFA+K6XPFA+3136(SI)
+	PREFETCHT0   K6XPFA+K6XPFA+3200(SI)
+	PREFETCHT0   K6XPFA+K6XPFA+3264(SI)
+	PREFETCHT0   K6XPFA+K6XPFA+3328(SI)
 	VBROADCASTSS (R8), Y2
 	VCVTPH2PS    const_k6xBlock-const_k6xSD+const_k6xD(SI), Y3
 	VMULPS       Y2, Y3, Y3
