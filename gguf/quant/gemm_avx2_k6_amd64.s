@@ -256,12 +256,12 @@ k6a4loop:
 	K6Q(Y5, Y9, sb+224, Y1, Y13)
 
 // K6XPFA is gemv1Q6KxAVX2's prefetch distance for the quants, one stored super-block: K6V prefetches its
-// lane's six lines of the next super-block PREFETCHNTA (the weights are read once a pass); the block start
-// prefetches the five lines of the scales and d two super-blocks ahead (PREFETCHT0). BenchmarkStreamGemm
-// q6_k, FORMA_CPU=avx2, two goroutines, alternating: 22.2-23.3 GB/s against 16.2-16.5 for the kernel before
-// whole quants (which prefetched only the scales' lines), 20.3-21.3 with the scales one super-block ahead;
+// lane's six lines of the next super-block; the block start prefetches the five lines of the scales and d two
+// super-blocks ahead. BenchmarkStreamGemm q6_k, FORMA_CPU=avx2, two goroutines, alternating: 19.4-21.4 GB/s
+// against 14.7-16.5 for the kernel before whole quants (which prefetched only the scales' lines); the
+// quants' lines PREFETCHNTA instead streamed 16.7-19.7, the scales one super-block ahead 20.3-21.3 (NTA), and
 // in earlier rounds on a loaded machine the quants two super-blocks ahead or half of one ahead streamed
-// slower than one ahead.
+// slower than one ahead. (In cache, GemmSmall, the prefetches cost within the noise.)
 #define K6XPFA 3360
 
 // K6V adds lane m of the 16 rows (the lane's quants at qo(SI); activation offset ao = 4m; the K6DUP pairs of
@@ -270,12 +270,12 @@ k6a4loop:
 // K6DUP pairs m/2 and 4+m/2, at ca(R11) and ca+512(R11) (ca = 128·(m/2) + 32t), blended into the two words of
 // each row's dword, against the negated bsum pair at 1088+ao(R11).
 #define K6V(qo, ca, ao, wb, acco) \
-	PREFETCHNTA  K6XPFA+qo(SI)                             \
-	PREFETCHNTA  K6XPFA+qo+64(SI)                          \
-	PREFETCHNTA  K6XPFA+qo+128(SI)                         \
-	PREFETCHNTA  K6XPFA+qo+192(SI)                         \
-	PREFETCHNTA  K6XPFA+qo+256(SI)                         \
-	PREFETCHNTA  K6XPFA+qo+320(SI)                         \
+	PREFETCHT0   K6XPFA+qo(SI)                             \
+	PREFETCHT0   K6XPFA+qo+64(SI)                          \
+	PREFETCHT0   K6XPFA+qo+128(SI)                         \
+	PREFETCHT0   K6XPFA+qo+192(SI)                         \
+	PREFETCHT0   K6XPFA+qo+256(SI)                         \
+	PREFETCHT0   K6XPFA+qo+320(SI)                         \
 	VPBROADCASTD 1088+ao(R11), Y4                          \
 	VMOVDQU      ca(R11), Y2                               \
 	VPBLENDW     $0xaa, ca+512(R11), Y2, Y2                \
