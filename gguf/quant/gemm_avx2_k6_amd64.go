@@ -8,8 +8,8 @@ package quant
 // the AVX2 dot product row by row for fewer.
 func gemmQ6_KAVX2() {
 	typeTraits[Q6_K].gemm[OrderVecDot] = &Gemm{w: Q6_K, o: OrderVecDot, actBlock: 292, packBlock: k6xBlock,
-		quantize: quantizeQ8K, fromRef: q8kFromQ8_K, pack: packQ6_Kx16, kernel: mulQ6_Kx16AVX2, vec: vecRows(dotQ6_KQ8_KAVX2),
-		minCols: 8, storedBlock: k6xBlock, store: packQ6_Kx16, storedMul: mulQ6_Kx16AVX2}
+		quantize: quantizeQ8K, fromRef: q8kFromQ8_K, pack: packQ6_Kx16A, kernel: mulQ6_Kx16AVX2, vec: vecRows(dotQ6_KQ8_KAVX2),
+		minCols: 8, storedBlock: k6xBlock, store: packQ6_Kx16A, storedMul: mulQ6_Kx16AVX2}
 }
 
 // mulQ6_Kx16AVX2 multiplies the first rows rows of one stored Q6_Kx16 group (nb super-blocks, p) with cols

@@ -13,16 +13,16 @@
 // integer sums are exact, so the lane is the reference's; the caller adds the eight accumulators as
 // hsum_float_8.
 
-DATA k6aNib<>+0(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA k6aNib<>+8(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA k6aNib<>+16(SB)/8, $0x0f0f0f0f0f0f0f0f
-DATA k6aNib<>+24(SB)/8, $0x0f0f0f0f0f0f0f0f
-GLOBL k6aNib<>(SB), RODATA|NOPTR, $32
-DATA k6a30<>+0(SB)/8, $0x3030303030303030
-DATA k6a30<>+8(SB)/8, $0x3030303030303030
-DATA k6a30<>+16(SB)/8, $0x3030303030303030
-DATA k6a30<>+24(SB)/8, $0x3030303030303030
-GLOBL k6a30<>(SB), RODATA|NOPTR, $32
+DATA k6a3F<>+0(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA k6a3F<>+8(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA k6a3F<>+16(SB)/8, $0x3f3f3f3f3f3f3f3f
+DATA k6a3F<>+24(SB)/8, $0x3f3f3f3f3f3f3f3f
+GLOBL k6a3F<>(SB), RODATA|NOPTR, $32
+DATA k6aC0<>+0(SB)/8, $0xc0c0c0c0c0c0c0c0
+DATA k6aC0<>+8(SB)/8, $0xc0c0c0c0c0c0c0c0
+DATA k6aC0<>+16(SB)/8, $0xc0c0c0c0c0c0c0c0
+DATA k6aC0<>+24(SB)/8, $0xc0c0c0c0c0c0c0c0
+GLOBL k6aC0<>(SB), RODATA|NOPTR, $32
 DATA k6aM32<>+0(SB)/8, $0xffe0ffe0ffe0ffe0
 DATA k6aM32<>+8(SB)/8, $0xffe0ffe0ffe0ffe0
 DATA k6aM32<>+16(SB)/8, $0xffe0ffe0ffe0ffe0
@@ -60,29 +60,25 @@ DATA k6aCorr<>+112(SB)/8, $0x0706808003028080
 DATA k6aCorr<>+120(SB)/8, $0x0f0e80800b0a8080
 GLOBL k6aCorr<>(SB), RODATA|NOPTR, $128
 
-// K6AUNPACK unpacks the 8 rows' dwords of one half (ql[l], ql[l+32], qh[l] at o(R), o+64(R), o+128(R)) into
-// the quarters' unsigned quants Y8…Y11 (Y12, Y13: scratch).
+// K6AUNPACK unpacks the 8 rows' dwords of one half (x, y, z of the Q6_Kx16A layout at o(R), o+64(R),
+// o+128(R)) into the quarters' unsigned quants Y8…Y11 (Y12: scratch): quarters 0…2 are the low six bits of
+// x, y, z; quarter 3 gathers the top two bits of z, y, x into its bits 0–1, 2–3, 4–5 (each shift moves only
+// bits the ANDs kept, so no bit crosses into the byte below).
 #define K6AUNPACK(o, R) \
 	VMOVDQU o(R), Y8                 \
 	VMOVDQU o+64(R), Y9              \
-	VMOVDQU o+128(R), Y11            \
-	VPSRLW  $4, Y8, Y10              \
-	VPAND   k6aNib<>(SB), Y10, Y10   \
-	VPSRLW  $4, Y9, Y12              \
-	VPAND   k6aNib<>(SB), Y12, Y12   \
-	VPAND   k6aNib<>(SB), Y8, Y8     \
-	VPAND   k6aNib<>(SB), Y9, Y9     \
-	VPSLLW  $4, Y11, Y13             \
-	VPAND   k6a30<>(SB), Y13, Y13    \
-	VPOR    Y13, Y8, Y8              \
-	VPSLLW  $2, Y11, Y13             \
-	VPAND   k6a30<>(SB), Y13, Y13    \
-	VPOR    Y13, Y9, Y9              \
-	VPAND   k6a30<>(SB), Y11, Y13    \
-	VPOR    Y13, Y10, Y10            \
+	VMOVDQU o+128(R), Y10            \
+	VPAND   k6aC0<>(SB), Y10, Y11    \
 	VPSRLW  $2, Y11, Y11             \
-	VPAND   k6a30<>(SB), Y11, Y11    \
-	VPOR    Y12, Y11, Y11
+	VPAND   k6aC0<>(SB), Y9, Y12     \
+	VPOR    Y12, Y11, Y11            \
+	VPSRLW  $2, Y11, Y11             \
+	VPAND   k6aC0<>(SB), Y8, Y12     \
+	VPOR    Y12, Y11, Y11            \
+	VPSRLW  $2, Y11, Y11             \
+	VPAND   k6a3F<>(SB), Y8, Y8      \
+	VPAND   k6a3F<>(SB), Y9, Y9      \
+	VPAND   k6a3F<>(SB), Y10, Y10
 
 // K6ASC loads the scale pairs of 8 rows at o(R) and puts the first of each pair in both words of the row's
 // dword in Y12, the second in Y13 (Y14: scratch).
@@ -206,29 +202,6 @@ k6a4loop:
 	VZEROUPPER
 	RET
 
-// K6AUNPACKR unpacks like K6AUNPACK, into Q0…Q3 (Y12, Y13: scratch).
-#define K6AUNPACKR(o, R, Q0, Q1, Q2, Q3) \
-	VMOVDQU o(R), Q0                 \
-	VMOVDQU o+64(R), Q1              \
-	VMOVDQU o+128(R), Q3             \
-	VPSRLW  $4, Q0, Q2               \
-	VPAND   k6aNib<>(SB), Q2, Q2     \
-	VPSRLW  $4, Q1, Y12              \
-	VPAND   k6aNib<>(SB), Y12, Y12   \
-	VPAND   k6aNib<>(SB), Q0, Q0     \
-	VPAND   k6aNib<>(SB), Q1, Q1     \
-	VPSLLW  $4, Q3, Y13              \
-	VPAND   k6a30<>(SB), Y13, Y13    \
-	VPOR    Y13, Q0, Q0              \
-	VPSLLW  $2, Q3, Y13              \
-	VPAND   k6a30<>(SB), Y13, Y13    \
-	VPOR    Y13, Q1, Q1              \
-	VPAND   k6a30<>(SB), Q3, Y13     \
-	VPOR    Y13, Q2, Q2              \
-	VPSRLW  $2, Q3, Q3               \
-	VPAND   k6a30<>(SB), Q3, Q3      \
-	VPOR    Y12, Q3, Q3
-
 // K6DUP stores the scale pairs of stored pair p (w, j = p/4, p%4) of rows 8rh…8rh+7 (at 3072+32p+16rh(SI)),
 // each scale in both words of its row's dword, at do(R11) (first scales) and do+32(R11) (second).
 #define K6DUP(so, do) \
@@ -238,41 +211,82 @@ k6a4loop:
 	VPSHUFB   k6aDup<>+32(SB), Y12, Y13  \
 	VMOVDQU   Y13, do+32(R11)
 
-// K6VP adds a quarter pair (activation dwords at ya(R8), yb(R8); quants QA0, QB0 of rows 0…7 into Y0, QA1,
-// QB1 of rows 8…15 into Y1; their scales from K6DUP at do(R11)) for the 16 rows.
-#define K6VP(ya, yb, do, QA0, QB0, QA1, QB1) \
-	VPBROADCASTD ya(R8), Y12          \
-	VPBROADCASTD yb(R8), Y13          \
-	VPMADDUBSW   Y12, QA0, Y14        \
-	VPMADDWD     do(R11), Y14, Y14    \
-	VPADDD       Y14, Y0, Y0          \
-	VPMADDUBSW   Y13, QB0, Y15        \
-	VPMADDWD     do+32(R11), Y15, Y15 \
-	VPADDD       Y15, Y0, Y0          \
-	VPMADDUBSW   Y12, QA1, Y6         \
-	VPMADDWD     do+64(R11), Y6, Y6   \
-	VPADDD       Y6, Y1, Y1           \
-	VPMADDUBSW   Y13, QB1, Y7         \
-	VPMADDWD     do+96(R11), Y7, Y7   \
-	VPADDD       Y7, Y1, Y1
+// K6UNP unpacks 8 rows of one half of a lane (x, y, z at o(SI), o+64(SI), o+128(SI)) as K6AUNPACK does,
+// into Y6…Y9, with the masks 0x3f in Y14 and 0xc0 in Y15 (Y10: scratch).
+#define K6UNP(o) \
+	VMOVDQU o(SI), Y6        \
+	VMOVDQU o+64(SI), Y7     \
+	VMOVDQU o+128(SI), Y8    \
+	VPAND   Y15, Y8, Y9      \
+	VPSRLW  $2, Y9, Y9       \
+	VPAND   Y15, Y7, Y10     \
+	VPOR    Y10, Y9, Y9      \
+	VPSRLW  $2, Y9, Y9       \
+	VPAND   Y15, Y6, Y10     \
+	VPOR    Y10, Y9, Y9      \
+	VPSRLW  $2, Y9, Y9       \
+	VPAND   Y14, Y6, Y6      \
+	VPAND   Y14, Y7, Y7      \
+	VPAND   Y14, Y8, Y8
 
-// K6V adds lane m of the 16 rows (the lane's quants at qo(SI); its correction scale pairs at so and the
-// k6aCorr masks of t at tm(R14); the K6DUP pairs of its half of the lanes at wb(R11); activation offset ao
-// = 4m) into its accumulators at acco(DX), with d·yd at 1024(R11) and 1056(R11).
-#define K6V(qo, so, tm, wb, ao, acco) \
-	K6ACORR(3072+so, SI, tm)                               \
-	VPBROADCASTD 260+ao(R8), Y15                           \
-	VPMADDWD     Y15, Y12, Y0                              \
-	K6ACORR(3088+so, SI, tm)                               \
-	VPMADDWD     Y15, Y12, Y1                              \
-	K6AUNPACKR(qo, SI, Y8, Y9, Y10, Y11)                   \
-	K6AUNPACKR(qo+32, SI, Y2, Y3, Y4, Y5)                  \
-	K6VP(4+ao, 36+ao, wb, Y8, Y9, Y2, Y3)                  \
-	K6VP(68+ao, 100+ao, wb+128, Y10, Y11, Y4, Y5)          \
-	K6AUNPACKR(qo+192, SI, Y8, Y9, Y10, Y11)               \
-	K6AUNPACKR(qo+224, SI, Y2, Y3, Y4, Y5)                 \
-	K6VP(132+ao, 164+ao, wb+256, Y8, Y9, Y2, Y3)           \
-	K6VP(196+ao, 228+ao, wb+384, Y10, Y11, Y4, Y5)         \
+// K6Q adds scale·Σq·y of one quarter (activation dword broadcast in YB, quants Q, the K6DUP scales at so(R11))
+// into ACC; T is scratch.
+#define K6Q(YB, Q, so, ACC, T) \
+	VPMADDUBSW YB, Q, T     \
+	VPMADDWD   so(R11), T, T \
+	VPADDD     T, ACC, ACC
+
+// K6H adds half h of lane m for the 16 rows (the lane's half at qo(SI), its activation dwords from yo(R8),
+// the K6DUP pairs of its quarters from sb(R11)) into Y0 (rows 0…7) and Y1 (rows 8…15): each activation
+// dword is broadcast once for both.
+#define K6H(qo, yo, sb) \
+	VPBROADCASTD yo(R8), Y2                \
+	VPBROADCASTD yo+32(R8), Y3             \
+	VPBROADCASTD yo+64(R8), Y4             \
+	VPBROADCASTD yo+96(R8), Y5             \
+	K6UNP(qo)                              \
+	K6Q(Y2, Y6, sb, Y0, Y10)               \
+	K6Q(Y3, Y7, sb+32, Y0, Y11)            \
+	K6Q(Y4, Y8, sb+128, Y0, Y12)           \
+	K6Q(Y5, Y9, sb+160, Y0, Y13)           \
+	K6UNP(qo+32)                           \
+	K6Q(Y2, Y6, sb+64, Y1, Y10)            \
+	K6Q(Y3, Y7, sb+96, Y1, Y11)            \
+	K6Q(Y4, Y8, sb+192, Y1, Y12)           \
+	K6Q(Y5, Y9, sb+224, Y1, Y13)
+
+// K6XPFA is gemv1Q6KxAVX2's prefetch distance for the quants, one stored super-block: K6V prefetches its
+// lane's six lines of the next super-block; the block start prefetches the five lines of the scales and d two
+// super-blocks ahead. BenchmarkStreamGemm q6_k, FORMA_CPU=avx2, two goroutines, alternating: 19.4-21.4 GB/s
+// against 14.7-16.5 for the kernel before whole quants (which prefetched only the scales' lines); the
+// quants' lines PREFETCHNTA instead streamed 16.7-19.7, the scales one super-block ahead 20.3-21.3 (NTA), and
+// in earlier rounds on a loaded machine the quants two super-blocks ahead or half of one ahead streamed
+// slower than one ahead. (In cache, GemmSmall, the prefetches cost within the noise.)
+#define K6XPFA 3360
+
+// K6V adds lane m of the 16 rows (the lane's quants at qo(SI); activation offset ao = 4m; the K6DUP pairs of
+// its half of the lanes at wb(R11) = 512·(m/4)) into its accumulators at acco(DX), with d·yd at 1024(R11) and
+// 1056(R11). The lane starts at (32·scale)·(−bsum) of groups 2m and 2m+1: their scales are word t = m%2 of
+// K6DUP pairs m/2 and 4+m/2, at ca(R11) and ca+512(R11) (ca = 128·(m/2) + 32t), blended into the two words of
+// each row's dword, against the negated bsum pair at 1088+ao(R11).
+#define K6V(qo, ca, ao, wb, acco) \
+	PREFETCHT0   K6XPFA+qo(SI)                             \
+	PREFETCHT0   K6XPFA+qo+64(SI)                          \
+	PREFETCHT0   K6XPFA+qo+128(SI)                         \
+	PREFETCHT0   K6XPFA+qo+192(SI)                         \
+	PREFETCHT0   K6XPFA+qo+256(SI)                         \
+	PREFETCHT0   K6XPFA+qo+320(SI)                         \
+	VPBROADCASTD 1088+ao(R11), Y4                          \
+	VMOVDQU      ca(R11), Y2                               \
+	VPBLENDW     $0xaa, ca+512(R11), Y2, Y2                \
+	VPSLLW       $5, Y2, Y2                                \
+	VPMADDWD     Y4, Y2, Y0                                \
+	VMOVDQU      ca+64(R11), Y3                            \
+	VPBLENDW     $0xaa, ca+576(R11), Y3, Y3                \
+	VPSLLW       $5, Y3, Y3                                \
+	VPMADDWD     Y4, Y3, Y1                                \
+	K6H(qo, 4+ao, wb)                                      \
+	K6H(qo+192, 132+ao, wb+256)                            \
 	VCVTDQ2PS    Y0, Y0                                    \
 	VMOVUPS      acco(DX), Y6                              \
 	VFMADD231PS  1024(R11), Y0, Y6                         \
@@ -282,24 +296,23 @@ k6a4loop:
 	VFMADD231PS  1056(R11), Y1, Y7                         \
 	VMOVUPS      Y7, acco+32(DX)
 
-// K6XPFA is gemv1Q6KxAVX2's prefetch distance: 2 stored super-blocks.
-#define K6XPFA 6720
-
 // func gemv1Q6KxAVX2(nb int, p, a *byte, acc *[8][4 * GemmRows]float32)
 //
 // Reference: DotQ6_KQ8_K's eight lanes for the 16 rows of one stored group at p against one Q8_K column a,
 // in one pass through the stored super-blocks, each activation dword broadcast once for the 16 rows; acc[m]
 // gets lane m's 16 float accumulators. Per super-block the frame holds each scale pair's scales in both
-// words of their rows' dwords (K6DUP: 1024 bytes) and the rows' d·yd (64 bytes).
-TEXT ·gemv1Q6KxAVX2(SB), $1088-32
-	MOVQ  nb+0(FP), CX
-	MOVQ  p+8(FP), SI
-	MOVQ  a+16(FP), R8
-	MOVQ  acc+24(FP), DX
-	LEAQ  k6aCorr<>(SB), R14
-	LEAQ  frame-1088(SP), R11
-	VPXOR Y0, Y0, Y0
-	MOVQ  $0, AX
+// words of their rows' dwords (K6DUP: 1024 bytes), the rows' d·yd (64 bytes) and the column's negated bsums
+// (32 bytes).
+TEXT ·gemv1Q6KxAVX2(SB), $1120-32
+	MOVQ    nb+0(FP), CX
+	MOVQ    p+8(FP), SI
+	MOVQ    a+16(FP), R8
+	MOVQ    acc+24(FP), DX
+	LEAQ    frame-1120(SP), R11
+	VMOVDQU k6a3F<>(SB), Y14
+	VMOVDQU k6aC0<>(SB), Y15
+	VPXOR   Y0, Y0, Y0
+	MOVQ    $0, AX
 
 k6a1zero:
 	VMOVUPS Y0, (DX)(AX*1)
@@ -308,18 +321,21 @@ k6a1zero:
 	JB      k6a1zero
 
 k6a1block:
-	PREFETCHT0   K6XPFA+3072(SI)
-	PREFETCHT0   K6XPFA+3136(SI)
-	PREFETCHT0   K6XPFA+3200(SI)
-	PREFETCHT0   K6XPFA+3264(SI)
-	PREFETCHT0   K6XPFA+3328(SI)
-	VBROADCASTSS (R8), Y15
-	VCVTPH2PS    const_k6xBlock-const_k6xSD+const_k6xD(SI), Y12
-	VMULPS       Y15, Y12, Y12
-	VMOVUPS      Y12, 1024(R11)
-	VCVTPH2PS    const_k6xBlock-const_k6xSD+const_k6xD+16(SI), Y12
-	VMULPS       Y15, Y12, Y12
-	VMOVUPS      Y12, 1056(R11)
+	PREFETCHT0   K6XPFA+K6XPFA+3072(SI)
+	PREFETCHT0   K6XPFA+K6XPFA+3136(SI)
+	PREFETCHT0   K6XPFA+K6XPFA+3200(SI)
+	PREFETCHT0   K6XPFA+K6XPFA+3264(SI)
+	PREFETCHT0   K6XPFA+K6XPFA+3328(SI)
+	VBROADCASTSS (R8), Y2
+	VCVTPH2PS    const_k6xBlock-const_k6xSD+const_k6xD(SI), Y3
+	VMULPS       Y2, Y3, Y3
+	VMOVUPS      Y3, 1024(R11)
+	VCVTPH2PS    const_k6xBlock-const_k6xSD+const_k6xD+16(SI), Y3
+	VMULPS       Y2, Y3, Y3
+	VMOVUPS      Y3, 1056(R11)
+	VPXOR        Y3, Y3, Y3
+	VPSUBW       260(R8), Y3, Y3
+	VMOVDQU      Y3, 1088(R11)
 	K6DUP(3072, 0)
 	K6DUP(3088, 64)
 	K6DUP(3104, 128)
@@ -336,14 +352,14 @@ k6a1block:
 	K6DUP(3280, 832)
 	K6DUP(3296, 896)
 	K6DUP(3312, 960)
-	K6V(0, 0, 0, 0, 0, 0)
-	K6V(384, 0, 64, 0, 4, 256)
-	K6V(768, 32, 0, 0, 8, 512)
-	K6V(1152, 32, 64, 0, 12, 768)
-	K6V(1536, 64, 0, 512, 16, 1024)
-	K6V(1920, 64, 64, 512, 20, 1280)
-	K6V(2304, 96, 0, 512, 24, 1536)
-	K6V(2688, 96, 64, 512, 28, 1792)
+	K6V(0, 0, 0, 0, 0)
+	K6V(384, 32, 4, 0, 256)
+	K6V(768, 128, 8, 0, 512)
+	K6V(1152, 160, 12, 0, 768)
+	K6V(1536, 256, 16, 512, 1024)
+	K6V(1920, 288, 20, 512, 1280)
+	K6V(2304, 384, 24, 512, 1536)
+	K6V(2688, 416, 28, 512, 1792)
 	ADDQ $const_k6xBlock, SI
 	ADDQ $292, R8
 	DECQ CX

@@ -48,6 +48,23 @@ func q8kFromQ8_K(ref, dst []byte) { copy(dst, ref) }
 // packQ6_Kx16 stores one group of rows (at most GemmRows) of nb Q6_K super-blocks in the Q6_Kx16 layout;
 // missing rows are zero.
 func packQ6_Kx16(nb int, w []byte, wStride, rows int, dst []byte) {
+	packK6x(nb, w, wStride, rows, dst, false)
+}
+
+// Q6_Kx16A, the AVX2 path's stored Q6_K, is Q6_Kx16 with each byte i of a lane's three dwords of a half
+// holding whole quants: with q0…q3 the unsigned quants of quarters 0…3 at that byte (elements 128h+32k+l),
+// the bytes are x = q0 | (q3>>4)<<6, y = q1 | (q3>>2&3)<<6, z = q2 | (q3&3)<<6. Quarters 0…2 are then one
+// AND each and quarter 3 eight shifts, ANDs and ORs, against the seventeen operations of Q6_Kx16's nibble
+// and high-bit unpacking; the kernels are bound by that work, not by memory.
+
+// packQ6_Kx16A stores one group of rows (at most GemmRows) of nb Q6_K super-blocks in the Q6_Kx16A layout;
+// missing rows are zero.
+func packQ6_Kx16A(nb int, w []byte, wStride, rows int, dst []byte) {
+	packK6x(nb, w, wStride, rows, dst, true)
+}
+
+// packK6x stores a group in Q6_Kx16 or, whole, in Q6_Kx16A.
+func packK6x(nb int, w []byte, wStride, rows int, dst []byte, whole bool) {
 	le := binary.LittleEndian
 	var zero [210]byte
 	_ = dst[nb*k6xBlock-1]
@@ -66,6 +83,18 @@ func packQ6_Kx16(nb int, w []byte, wStride, rows int, dst []byte) {
 				q := dst[k6xQ(m, b)+4*r : k6xQ(m, b)+k6xLane]
 				for h := 0; h < 2; h++ {
 					l := 4 * m
+					if whole { // the four bytes at once: no shift below carries a bit into another byte
+						const lo, b2 = 0x0f0f0f0f, 0x03030303
+						ql0, ql1, qh := le.Uint32(x[64*h+l:]), le.Uint32(x[64*h+32+l:]), le.Uint32(x[128+32*h+l:])
+						q0 := ql0&lo | (qh&b2)<<4
+						q1 := ql1&lo | (qh>>2&b2)<<4
+						q2 := ql0>>4&lo | (qh>>4&b2)<<4
+						q3 := ql1>>4&lo | (qh>>6&b2)<<4
+						le.PutUint32(q[(3*h)*4*GemmRows:], q0|(q3>>4&b2)<<6)
+						le.PutUint32(q[(3*h+1)*4*GemmRows:], q1|(q3>>2&b2)<<6)
+						le.PutUint32(q[(3*h+2)*4*GemmRows:], q2|(q3&b2)<<6)
+						continue
+					}
 					le.PutUint32(q[(3*h)*4*GemmRows:], le.Uint32(x[64*h+l:]))
 					le.PutUint32(q[(3*h+1)*4*GemmRows:], le.Uint32(x[64*h+32+l:]))
 					le.PutUint32(q[(3*h+2)*4*GemmRows:], le.Uint32(x[128+32*h+l:]))
@@ -83,9 +112,29 @@ func k6xQuant(q []byte, r, h, k, i int) int32 {
 	return int32(lo | hi<<4)
 }
 
+// k6xaQuant is k6xQuant for the Q6_Kx16A layout.
+func k6xaQuant(q []byte, r, h, k, i int) int32 {
+	b := func(j int) int32 { return int32(q[(3*h+j)*4*GemmRows+4*r+i]) }
+	if k < 3 {
+		return b(k) & 63
+	}
+	return b(0)>>6<<4 | b(1)>>6<<2 | b(2)>>6
+}
+
 // mulQ6_Kx16Ref is the scalar reference of the Q6_Kx16 kernels: DotQ6_KQ8_K of each of the first rows rows
 // of one stored group (nb super-blocks) with each of cols Q8_K rows, read from the stored layout.
 func mulQ6_Kx16Ref(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	mulK6xRef(k6xQuant, nb, p, a, aStride, cols, out, outStride, rows)
+}
+
+// mulQ6_Kx16ARef is mulQ6_Kx16Ref for the Q6_Kx16A layout.
+func mulQ6_Kx16ARef(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	mulK6xRef(k6xaQuant, nb, p, a, aStride, cols, out, outStride, rows)
+}
+
+// mulK6xRef is the reference of both layouts, their quants read with quant.
+func mulK6xRef(quant func(q []byte, r, h, k, i int) int32, nb int, p, a []byte, aStride, cols int, out []float32,
+	outStride, rows int) {
 	for c := 0; c < cols; c++ {
 		for r := 0; r < rows; r++ {
 			var acc [8]float32
@@ -101,7 +150,7 @@ func mulQ6_Kx16Ref(nb int, p, a []byte, aStride, cols int, out []float32, outStr
 						for k := 0; k < 4; k++ {
 							for i := 0; i < 4; i++ {
 								e := 128*h + 32*k + 4*m + i
-								lane += sc(e/16) * k6xQuant(q, r, h, k, i) * int32(int8(q8[e]))
+								lane += sc(e/16) * quant(q, r, h, k, i) * int32(int8(q8[e]))
 							}
 						}
 					}

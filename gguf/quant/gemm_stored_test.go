@@ -3,6 +3,7 @@ package quant
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 )
 
@@ -25,6 +26,8 @@ func storedGemms() []*Gemm {
 			storedBlock: ix4Block, store: packIQ4_XSx16, storedMul: mulIQ4_XSx16Ref},
 		{w: Q6_K, o: OrderVecDot, actBlock: 292, quantize: quantizeQ8K, fromRef: q8kFromQ8_K,
 			storedBlock: k6xBlock, store: packQ6_Kx16, storedMul: mulQ6_Kx16Ref},
+		{w: Q6_K, o: OrderVecDot, actBlock: 292, quantize: quantizeQ8K, fromRef: q8kFromQ8_K,
+			storedBlock: k6xBlock, store: packQ6_Kx16A, storedMul: mulQ6_Kx16ARef},
 		{w: Q5_K, o: OrderVecDot, actBlock: 292, quantize: quantizeQ8K, fromRef: q8kFromQ8_K,
 			storedBlock: k5xBlock, store: packQ5_Kx16, storedMul: mulQ5_Kx16Ref}}
 	for _, g := range allGemms() {
@@ -33,6 +36,9 @@ func storedGemms() []*Gemm {
 			ref.storedMul = refs[g.w]
 			if g.w == Q8_0 && g.actBlock == q8sBlock { // the AVX2 layout, quants signed
 				ref.storedMul = mulQ8_0x16SRef
+			}
+			if g.w == Q6_K && reflect.ValueOf(g.store).Pointer() == reflect.ValueOf(packQ6_Kx16A).Pointer() {
+				ref.storedMul = mulQ6_Kx16ARef // the AVX2 layout, whole quants
 			}
 			gs = append(gs, g, &ref)
 			if g.tileBytes != 0 { // MulPacked's column tiles, at their least (4 rows)
