@@ -82,6 +82,17 @@ func BenchmarkMatMul(b *testing.B) {
 	benchMat(b, 512, 2048, 2048, []accel.DType{quant.Q4_0, quant.Q8_0, quant.Q4_K, quant.F16})
 }
 
+// BenchmarkMatSmall is the products of a model small enough to stay in cache (stories260K: 64×64 and 172×64
+// Q8_0, and its 64×172 F16 ffn_down, whose rows end in a tail after the last step of 64) on 1 and 4
+// activation rows, a decode step and a pass of prompt lookup.
+func BenchmarkMatSmall(b *testing.B) {
+	for _, n := range []int{1, 4} {
+		benchMat(b, n, 64, 64, []accel.DType{quant.Q8_0})
+		benchMat(b, n, 64, 172, []accel.DType{quant.Q8_0})
+		benchMat(b, n, 172, 64, []accel.DType{quant.F16})
+	}
+}
+
 // BenchmarkDispatch is 100 small steps, each split over every thread: the cost of waking the workers and
 // waiting for them.
 func BenchmarkDispatch(b *testing.B) {

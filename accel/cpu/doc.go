@@ -64,8 +64,9 @@
 // multiply-adds (fma32) where it fuses, so the results are the same on amd64 and arm64. The SIMD forms compute
 // the same bits: with AVX-512 (FORMA_CPU unset) the exponential, SiLU, SwiGLU, the axpy of flash attention and
 // the F16 attention's lane kernels (16 queries a vector); with AVX2 alone (FORMA_CPU=avx2, most desktop Intel
-// CPUs) the exponential, SiLU and SwiGLU 8 lanes wide, and the F16 attention's score and value loops
-// (attn_avx2_amd64.s: 8 cells a vector, 64 value dims in registers).
+// CPUs) the exponential, SiLU and SwiGLU 8 lanes wide, the F16 attention's lane kernels 8 queries a vector
+// (attn_lanes_avx2_amd64.s, head sizes that are multiples of 8), and its per-head score and value loops for
+// the rest (attn_avx2_amd64.s: 8 cells a vector, 64 value dims in registers).
 //
 // # Batch invariance
 //
