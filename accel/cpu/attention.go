@@ -82,8 +82,18 @@ func (s *attnStep) row(i, c int) int {
 	return int(s.pages[int(s.seq[i])*s.maxPages+c/s.pageSize])*s.pageSize + c%s.pageSize
 }
 
-// pageEnd returns the end of the run of cells from c that lie in consecutive cache rows (c's page), at most end.
-func (s *attnStep) pageEnd(c, end int) int { return min(end, (c/s.pageSize+1)*s.pageSize) }
+// pageEnd returns the end of the run of cells from c of query i's sequence that lie in consecutive cache rows
+// (c's page and the pages after it that follow it in the cache), at most end.
+func (s *attnStep) pageEnd(i, c, end int) int {
+	e := (c/s.pageSize + 1) * s.pageSize
+	if s.pages != nil {
+		pt := s.pages[int(s.seq[i])*s.maxPages:]
+		for p := c / s.pageSize; e < end && pt[p+1] == pt[p]+1; p++ {
+			e += s.pageSize
+		}
+	}
+	return min(end, e)
+}
 
 func (s *attnStep) perShare() int {
 	if s.p.Flash {
@@ -215,7 +225,7 @@ func (s *attnStep) head(i, h int, q, out []float32, pos, g int, scores, qh, acc 
 	}
 	stride := s.kvHeads * s.vstride
 	for j := 0; j < len(scores); {
-		e := s.pageEnd(first+j, first+len(scores)) - first
+		e := s.pageEnd(i, first+j, first+len(scores)) - first
 		v := u16s(s.v)[(s.row(i, first+j)*s.kvHeads+g)*s.vstride:]
 		if !valueF16Fast(out, scores[j:e], v, stride) {
 			for jj, pj := range scores[j:e] {
@@ -233,7 +243,7 @@ func (s *attnStep) head(i, h int, q, out []float32, pos, g int, scores, qh, acc 
 func (s *attnStep) scoresF16(i, g int, q []float32, first int, scores []float32) {
 	stride := s.kvHeads * s.size
 	for j := 0; j < len(scores); {
-		e := s.pageEnd(first+j, first+len(scores)) - first
+		e := s.pageEnd(i, first+j, first+len(scores)) - first
 		k := u16s(s.k)[(s.row(i, first+j)*s.kvHeads+g)*s.size:]
 		done := dotsF16Fast(q, k, stride, scores[j:e])
 		for jj := j + done; jj < e; jj++ {

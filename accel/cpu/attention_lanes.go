@@ -111,7 +111,7 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	kStride, vStride := 2*s.kvHeads*s.size, 2*s.kvHeads*s.vsize
 	kern := laneKernelsFor(lw, nl)
 	for c := cmin; c <= cmax; {
-		e := s.pageEnd(c, cmax+1)
+		e := s.pageEnd(qi, c, cmax+1)
 		kern.scores(s.size, &qT[0], &s.k[(s.row(qi, c)*s.kvHeads+g)*2*s.size], kStride, e-c, &sc[(c-cmin)*lw], &kbuf[0])
 		c = e
 	}
@@ -138,7 +138,7 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 			s.valueOne(kern, qi, g, t, cmin, int(lo[t]), int(jlo), sc, acc)
 		}
 		for c := int(jlo); c < int(jhi); {
-			e := s.pageEnd(c, int(jhi))
+			e := s.pageEnd(qi, c, int(jhi))
 			kern.value4(e-c, &sc[(c-cmin)*lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride,
 				s.vsize, &acc[l*s.vsize])
 			c = e
@@ -160,7 +160,7 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 // probabilities (score rows from cell cmin) to the lane's accumulator, page by page in cell order.
 func (s *attnStep) valueOne(kern *laneKernels, qi, g, l, cmin, c0, c1 int, sc, acc []float32) {
 	for c := c0; c < c1; {
-		e := s.pageEnd(c, c1)
+		e := s.pageEnd(qi, c, c1)
 		kern.value1(e-c, &sc[(c-cmin)*s.lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
 			s.vsize, &acc[l*s.vsize])
 		c = e

@@ -185,3 +185,71 @@ func randF16Bytes(r *rand.Rand, n int, scale float64) []byte {
 	}
 	return b
 }
+
+// TestAttentionPageRuns checks paged attention whose pages lie partly in runs of consecutive cache pages (read
+// as one span each, attnStep.pageEnd) against the same cells laid out contiguously without pages: the head
+// path and the lanes, bit for bit. A span that ran past a break in the page order would read another page's
+// cells.
+func TestAttentionPageRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	const pageSize, maxPages = 4, 8
+	for ci, pages := range [][]int32{
+		{0, 1, 2, 3, 4, 5, 6, 7},
+		{5, 6, 7, 0, 1, 2, 3, 4},
+		{3, 4, 0, 1, 7, 2, 5, 6},
+		{7, 6, 5, 4, 3, 2, 1, 0},
+	} {
+		for _, c := range []struct{ heads, kvHeads, size, nq int }{{8, 4, 8, 1}, {8, 4, 8, 4}, {4, 1, 64, 3}} {
+			rows := maxPages * pageSize
+			k := randF16Bytes(r, rows*c.kvHeads*c.size, 1.5)
+			v := randF16Bytes(r, rows*c.kvHeads*c.size, 1)
+			// the cells in position order, as the contiguous cache holds them
+			kc, vc := make([]byte, len(k)), make([]byte, len(v))
+			rowBytes := 2 * c.kvHeads * c.size
+			for cell := 0; cell < rows; cell++ {
+				phys := int(pages[cell/pageSize])*pageSize + cell%pageSize
+				copy(kc[cell*rowBytes:(cell+1)*rowBytes], k[phys*rowBytes:])
+				copy(vc[cell*rowBytes:(cell+1)*rowBytes], v[phys*rowBytes:])
+			}
+			n := rows - r.IntN(6)
+			pos, seq := make([]int32, c.nq), make([]int32, c.nq)
+			for i := range pos {
+				pos[i] = int32(n - c.nq + i)
+			}
+			q := make([]float32, c.nq*c.heads*c.size)
+			for i := range q {
+				q[i] = float32(r.NormFloat64() * 2)
+			}
+			p := accel.AttentionParams{Scale: 0.3}
+			flat := &attnStep{kF16: true, vF16: true, heads: c.heads, kvHeads: c.kvHeads, size: c.size, vsize: c.size,
+				vstride: c.size, ctx: rows, p: p, pos: pos, pageSize: rows, maxPages: 1, seqs: 1, sinksID: -1, q: q, k: kc, v: vc}
+			want := headOutputs(flat)
+			paged := *flat
+			paged.k, paged.v, paged.seq, paged.pages, paged.pageSize, paged.maxPages = k, v, seq, pages, pageSize, maxPages
+			got := headOutputs(&paged)
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("case %d %+v: y[%d] = %v paged, %v contiguous", ci, c, i, got[i], want[i])
+				}
+			}
+			for _, lw := range laneWidths() {
+				paged.lw = lw
+				checkLanes(t, &paged, fmt.Sprintf("case %d %+v, lanes %d", ci, c, lw))
+			}
+		}
+	}
+}
+
+// headOutputs computes every (query, head) of s with attnStep.head.
+func headOutputs(s *attnStep) []float32 {
+	nq, nc := len(s.pos), s.cells()
+	out := make([]float32, nq*s.heads*s.vsize)
+	ws := make([]float32, nc+s.size+s.vsize*f32Lanes)
+	group := s.heads / s.kvHeads
+	for u := 0; u < nq*s.heads; u++ {
+		i, h := u/s.heads, u%s.heads
+		s.head(i, h, s.q[u*s.size:(u+1)*s.size], out[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, ws[:nc],
+			ws[nc:nc+s.size], ws[nc+s.size:])
+	}
+	return out
+}
