@@ -18,7 +18,7 @@ type Speculation struct {
 	Draft *Model
 	// Lookup, without a draft model, drafts the tokens that followed the last earlier occurrence of the
 	// context's final n-gram, trying n = Lookup down to 1 (0: off), as many as the model confirmed lately
-	// (drafter.feedback).
+	// (drafter.feedback) and as pay for the rows they add to a pass (draftSizer).
 	Lookup int
 	// Max and Min bound the drafts of one step (llama.cpp's --draft-max, --draft-min; Max 0 means 16). A step
 	// with fewer than Min drafts evaluates the chosen token alone.
@@ -73,12 +73,14 @@ type drafter struct {
 	draft *Session // of the draft model, made at the first draft
 	buf   []int32
 	span  int // most lookup drafts of the next step: adapts to how many the model has been confirming
+	size  draftSizer
 }
 
 // feedback adapts the lookup drafts' span to the last step: every draft confirmed doubles it (up to the
 // maximum), a rejection cuts it to one more than were confirmed (not below the minimum worth a step, which
 // would end drafting for good). A draft costs a row of the pass whether it stands or not, and n-gram guesses
-// are right in runs: long while the answer copies the context, short after.
+// are right in runs: long while the answer copies the context, short after. Of the drafts the span allows,
+// the sizer takes as many as pay for their rows (draftSizer).
 func (d *drafter) feedback(drafted, accepted int) {
 	if drafted == 0 || d.sp.Draft != nil {
 		return // a draft model's guesses stop on their own probability (PMin)
@@ -88,6 +90,7 @@ func (d *drafter) feedback(drafted, accepted int) {
 	} else {
 		d.span = max(accepted+1, d.sp.Min)
 	}
+	d.size.feedback(drafted, accepted)
 }
 
 // propose returns up to n drafts to follow hist (the tokens so far, the chosen one last). The slice is reused.
@@ -99,7 +102,11 @@ func (d *drafter) propose(ctx context.Context, hist []int32, n int) ([]int32, er
 	if d.sp.Draft != nil {
 		return d.fromModel(ctx, hist, n)
 	}
-	return d.lookup(hist, min(n, max(d.span, 1))), nil
+	drafts := d.lookup(hist, min(n, max(d.span, 1)))
+	if len(drafts) > 0 {
+		drafts = drafts[:max(d.size.size(len(drafts)), d.sp.Min)]
+	}
+	return drafts, nil
 }
 
 // lookup drafts the tokens after the last earlier occurrence of hist's final k tokens, for k = Lookup … 1.

@@ -1,0 +1,62 @@
+package runtime
+
+import (
+	"testing"
+	"time"
+)
+
+// TestDraftSizer: the sizer asks for the drafts with the least expected pass time per token. With passes whose
+// cost steps up after 4 rows (a small model: the attention's lanes) and drafts that stand in runs, it stops
+// before the step; with passes that cost the same whatever their rows (a model bound by reading its weights),
+// it takes all the span gives; a pass slowed by the machine does not raise a size's cost (the least of the
+// recent passes counts); a size not timed yet is tried when the span asks for it; and with drafts that rarely
+// stand, on passes whose rows cost, it takes one.
+func TestDraftSizer(t *testing.T) {
+	us := func(v float64) time.Duration { return time.Duration(v * 1e3) }
+	step := []float64{0, 145, 150, 196, 198, 289, 293, 310, 336, 474, 490, 500, 526, 560, 600, 630, 662, 810}
+	flat := []float64{0, 1000, 1001, 1002, 1004, 1005, 1006, 1007, 1008, 1010, 1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018}
+	run := func(costs []float64, accepted func(drafted int) int, slow bool) *draftSizer {
+		var z draftSizer
+		z.reset(16 + 1)
+		for rows := 1; rows < len(costs); rows++ {
+			z.observe(rows, us(costs[rows]))
+			if slow && rows == 4 {
+				z.observe(rows, us(costs[rows]*3)) // a pass while the machine was busy
+			}
+		}
+		for range 40 {
+			z.feedback(16, accepted(16))
+		}
+		return &z
+	}
+	runs := func(drafted int) int { return min(drafted, 6) } // drafts stand in runs of ~6
+	rare := func(int) int { return 0 }
+	for _, c := range []struct {
+		name     string
+		costs    []float64
+		accepted func(int) int
+		slow     bool
+		n, want  int
+	}{
+		{"step", step, runs, false, 16, 3},
+		{"step, busy machine", step, runs, true, 16, 3},
+		{"step, a short match", step, runs, false, 2, 2},
+		{"flat", flat, runs, false, 16, 16},
+		{"step, rare", step, rare, false, 16, 1},
+	} {
+		z := run(c.costs, c.accepted, c.slow)
+		if got := z.size(c.n); got != c.want {
+			t.Errorf("%s: %d of %d drafts, want %d", c.name, got, c.n, c.want)
+		}
+	}
+	var z draftSizer
+	z.reset(17)
+	if got := z.size(9); got != 9 {
+		t.Errorf("no pass timed: %d of 9 drafts, want all", got)
+	}
+	z.observe(1, us(100))
+	z.observe(3, us(110))
+	if got := z.size(9); got != 9 {
+		t.Errorf("10 rows not timed: %d of 9 drafts, want all (tried at the price of 3 rows)", got)
+	}
+}
