@@ -22,6 +22,9 @@ type laneKernels struct {
 	softmax func(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
 	value4  func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
 	value1  func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+	// value8 sums eight lanes (rows of pStride lanes) for heads of 8 values, whose one chunk leaves value4's
+	// four chains waiting on the fused multiply-add's latency
+	value8 func(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32)
 }
 
 // useLanes reports whether the step takes the lane kernels.
@@ -123,27 +126,40 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	}
 	kern.softmax(n, &sc[0], cmin, &lohi[0], s.p.Scale, &tmp[0])
 	clear(acc)
-	// value sums: tiles of four lanes over the cells all four see, each lane alone over the rest (before
-	// and after, keeping every lane's cell order)
+	// value sums: tiles of lanes over the cells all of the tile's lanes see, each lane alone over the rest
+	// (before and after, keeping every lane's cell order). Tiles of four lanes, whole ones; for heads of 8
+	// values tiles of eight, the last one filled with lanes past the block's, whose sums are not used.
+	tile := 4
+	if s.vsize == 8 {
+		tile = 8
+	}
 	l := 0
-	for ; l+4 <= nl; l += 4 {
-		jlo, jhi := max(lo[l], lo[l+1], lo[l+2], lo[l+3]), min(hi[l], hi[l+1], hi[l+2], hi[l+3])
+	for ; l+4 <= nl || tile == 8 && l < nl; l += tile {
+		end := min(l+tile, nl)
+		jlo, jhi := lo[l], hi[l]
+		for t := l + 1; t < end; t++ {
+			jlo, jhi = max(jlo, lo[t]), min(jhi, hi[t])
+		}
 		if jhi <= jlo {
-			for t := l; t < l+4; t++ {
+			for t := l; t < end; t++ {
 				s.valueOne(kern, qi, g, t, cmin, int(lo[t]), int(hi[t]), sc, acc)
 			}
 			continue
 		}
-		for t := l; t < l+4; t++ {
+		for t := l; t < end; t++ {
 			s.valueOne(kern, qi, g, t, cmin, int(lo[t]), int(jlo), sc, acc)
 		}
 		for c := int(jlo); c < int(jhi); {
 			e := s.pageEnd(qi, c, int(jhi))
-			kern.value4(e-c, &sc[(c-cmin)*lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride,
-				s.vsize, &acc[l*s.vsize])
+			p, v := &sc[(c-cmin)*lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize]
+			if tile == 8 {
+				kern.value8(e-c, p, lw, v, vStride, s.vsize, &acc[l*s.vsize])
+			} else {
+				kern.value4(e-c, p, v, vStride, s.vsize, &acc[l*s.vsize])
+			}
 			c = e
 		}
-		for t := l; t < l+4; t++ {
+		for t := l; t < end; t++ {
 			s.valueOne(kern, qi, g, t, cmin, int(jhi), int(hi[t]), sc, acc)
 		}
 	}

@@ -28,9 +28,9 @@ func laneWidths() []int {
 }
 
 var (
-	lanes16  = laneKernels{attnScoresF16, attnSoftmaxF16, attnValue4F16, attnValue1F16}
-	lanes16Y = laneKernels{attnScoresF16Y, attnSoftmaxF16Y, attnValue4F16, attnValue1F16}
-	lanes8   = laneKernels{attnScoresF16AVX2, attnSoftmaxF16AVX2, attnValue4F16AVX2, attnValue1F16AVX2}
+	lanes16  = laneKernels{attnScoresF16, attnSoftmaxF16, attnValue4F16, attnValue1F16, attnValue8F16}
+	lanes16Y = laneKernels{attnScoresF16Y, attnSoftmaxF16Y, attnValue4F16, attnValue1F16, attnValue8F16}
+	lanes8   = laneKernels{attnScoresF16AVX2, attnSoftmaxF16AVX2, attnValue4F16AVX2, attnValue1F16AVX2, attnValue8F16}
 )
 
 // laneKernelsFor returns the kernels of lane width lw for a block of nl lanes.

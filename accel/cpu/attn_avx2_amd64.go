@@ -55,6 +55,12 @@ func attnSoftmaxF16AVX2(n int, s *float32, c0 int, lohi *int32, scale float32, t
 //go:noescape
 func attnValue4F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
 
+// attnValue8F16 is the value sum of eight lanes, rows of pStride lanes, vsize a multiple of 8 (AVX2, FMA and
+// F16C: any lane width): eight chains where attnValue4F16 has four, for heads whose values are one chunk of 8.
+//
+//go:noescape
+func attnValue8F16(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32)
+
 // attnValue1F16AVX2 is attnValue4F16AVX2 for one lane (p[8c]): the per-head value sum with the lanes' stride.
 func attnValue1F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32) {
 	attnValueF16(n, p, 8*4, v, vStride, vsize, acc)

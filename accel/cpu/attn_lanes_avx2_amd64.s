@@ -399,3 +399,80 @@ v4x8store:
 v4done:
 	VZEROUPPER
 	RET
+
+// func attnValue8F16(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32)
+//
+// For lanes j < 8: acc[j·vsize + d] += p[pStride·c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize
+// halves at v + c·vStride; the products of F16 values are exact, so each step is one fused multiply-add).
+// vsize is a positive multiple of 8: chunks of 8, each lane's a chain of its own, so that eight chains hide
+// the fused multiply-add's latency where a head's values are one chunk. Any lane width (pStride 8 or 16).
+TEXT ·attnValue8F16(SB), NOSPLIT, $0-56
+	MOVQ vsize+40(FP), BX
+	MOVQ acc+48(FP), DI
+	MOVQ vStride+32(FP), R13
+	MOVQ pStride+16(FP), R12
+	SHLQ $2, R12          // p row bytes
+	SHLQ $2, BX           // acc row bytes
+	LEAQ (BX)(BX*2), R11  // 3 rows
+	XORQ R10, R10         // chunk offset (bytes of float32)
+
+v8chunk:
+	CMPQ    R10, BX
+	JGE     v8done
+	LEAQ    (DI)(R10*1), R8   // lanes 0…3
+	LEAQ    (R8)(BX*4), R14   // lanes 4…7
+	VMOVUPS (R8), Y0
+	VMOVUPS (R8)(BX*1), Y1
+	VMOVUPS (R8)(BX*2), Y2
+	VMOVUPS (R8)(R11*1), Y3
+	VMOVUPS (R14), Y4
+	VMOVUPS (R14)(BX*1), Y5
+	VMOVUPS (R14)(BX*2), Y6
+	VMOVUPS (R14)(R11*1), Y7
+	MOVQ    p+8(FP), SI
+	MOVQ    v+24(FP), R9
+	MOVQ    R10, AX
+	SHRQ    $1, AX
+	ADDQ    AX, R9
+	MOVQ    n+0(FP), CX
+	TESTQ   CX, CX
+	JZ      v8store
+
+v8cell:
+	VCVTPH2PS    (R9), Y8
+	VBROADCASTSS (SI), Y9
+	VBROADCASTSS 4(SI), Y10
+	VBROADCASTSS 8(SI), Y11
+	VBROADCASTSS 12(SI), Y12
+	VFMADD231PS  Y9, Y8, Y0
+	VFMADD231PS  Y10, Y8, Y1
+	VFMADD231PS  Y11, Y8, Y2
+	VFMADD231PS  Y12, Y8, Y3
+	VBROADCASTSS 16(SI), Y9
+	VBROADCASTSS 20(SI), Y10
+	VBROADCASTSS 24(SI), Y11
+	VBROADCASTSS 28(SI), Y12
+	VFMADD231PS  Y9, Y8, Y4
+	VFMADD231PS  Y10, Y8, Y5
+	VFMADD231PS  Y11, Y8, Y6
+	VFMADD231PS  Y12, Y8, Y7
+	ADDQ         R12, SI
+	ADDQ         R13, R9
+	DECQ         CX
+	JNZ          v8cell
+
+v8store:
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y1, (R8)(BX*1)
+	VMOVUPS Y2, (R8)(BX*2)
+	VMOVUPS Y3, (R8)(R11*1)
+	VMOVUPS Y4, (R14)
+	VMOVUPS Y5, (R14)(BX*1)
+	VMOVUPS Y6, (R14)(BX*2)
+	VMOVUPS Y7, (R14)(R11*1)
+	ADDQ    $32, R10
+	JMP     v8chunk
+
+v8done:
+	VZEROUPPER
+	RET
