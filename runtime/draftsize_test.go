@@ -15,19 +15,19 @@ func TestDraftSizer(t *testing.T) {
 	us := func(v float64) time.Duration { return time.Duration(v * 1e3) }
 	step := []float64{0, 145, 150, 196, 198, 289, 293, 310, 336, 474, 490, 500, 526, 560, 600, 630, 662, 810}
 	flat := []float64{0, 1000, 1001, 1002, 1004, 1005, 1006, 1007, 1008, 1010, 1011, 1012, 1013, 1014, 1015, 1016, 1017, 1018}
-	run := func(costs []float64, accepted func(drafted int) int, slow bool) *draftSizer {
+	run := func(costs []float64, accepted func(drafted int) int, slow bool) (*draftSizer, *passCosts) {
 		var z draftSizer
-		z.reset(16 + 1)
+		var c passCosts
 		for rows := 1; rows < len(costs); rows++ {
-			z.observe(rows, us(costs[rows]))
+			c.observe(rows, us(costs[rows]))
 			if slow && rows == 4 {
-				z.observe(rows, us(costs[rows]*3)) // a pass while the machine was busy
+				c.observe(rows, us(costs[rows]*3)) // a pass while the machine was busy
 			}
 		}
 		for range 40 {
 			z.feedback(16, accepted(16))
 		}
-		return &z
+		return &z, &c
 	}
 	runs := func(drafted int) int { return min(drafted, 6) } // drafts stand in runs of ~6
 	rare := func(int) int { return 0 }
@@ -44,19 +44,26 @@ func TestDraftSizer(t *testing.T) {
 		{"flat", flat, runs, false, 16, 16},
 		{"step, rare", step, rare, false, 16, 1},
 	} {
-		z := run(c.costs, c.accepted, c.slow)
-		if got := z.size(c.n); got != c.want {
+		z, costs := run(c.costs, c.accepted, c.slow)
+		if got := z.size(costs, c.n); got != c.want {
 			t.Errorf("%s: %d of %d drafts, want %d", c.name, got, c.n, c.want)
 		}
 	}
 	var z draftSizer
-	z.reset(17)
-	if got := z.size(9); got != 9 {
+	var c passCosts
+	for range 40 {
+		z.feedback(9, 9) // every draft stands
+	}
+	if got := z.size(&c, 9); got != 9 {
 		t.Errorf("no pass timed: %d of 9 drafts, want all", got)
 	}
-	z.observe(1, us(100))
-	z.observe(3, us(110))
-	if got := z.size(9); got != 9 {
-		t.Errorf("10 rows not timed: %d of 9 drafts, want all (tried at the price of 3 rows)", got)
+	c.observe(1, us(100))
+	c.observe(3, us(110))
+	if got := z.size(&c, 9); got != 9 {
+		t.Errorf("10 rows not timed: %d of 9 drafts, want all (priced from 1 and 3 rows)", got)
+	}
+	c.observe(5, us(300))
+	if got := z.size(&c, 9); got != 2 {
+		t.Errorf("10 rows not timed, 5 rows dear: %d of 9 drafts, want 2", got)
 	}
 }

@@ -184,7 +184,8 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 			s.gen.drafter.close()
 		}
 		s.gen.drafter.sp, s.gen.drafter.span = sp, sp.max()
-		s.gen.drafter.size.reset(sp.max() + 1)
+		s.gen.drafter.costs = &s.eng.costs
+		s.gen.drafter.size.reset()
 	}
 	if opt.TopLogprobs < 0 || opt.TopLogprobs > MaxTopLogprobs {
 		fail(fmt.Errorf("runtime: top logprobs %d must be in [0, %d]", opt.TopLogprobs, MaxTopLogprobs))
@@ -280,13 +281,11 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 			return
 		}
 		g.batch = append(append(g.batch[:0], id), drafts...)
-		t0 := time.Now()
 		out, err := s.eval(ctx, g.batch, len(drafts) > 0)
 		if err != nil {
 			s.fail(ctx, err, yield)
 			return
 		}
-		g.drafter.size.observe(len(g.batch), time.Since(t0))
 		base := len(s.seq.toks) - len(g.batch) // where id is
 		s.stats.Drafted += len(drafts)
 		accepted := 0

@@ -74,6 +74,7 @@ type drafter struct {
 	buf   []int32
 	span  int // most lookup drafts of the next step: adapts to how many the model has been confirming
 	size  draftSizer
+	costs *passCosts // the engine's
 }
 
 // feedback adapts the lookup drafts' span to the last step: every draft confirmed doubles it (up to the
@@ -104,7 +105,7 @@ func (d *drafter) propose(ctx context.Context, hist []int32, n int) ([]int32, er
 	}
 	drafts := d.lookup(hist, min(n, max(d.span, 1)))
 	if len(drafts) > 0 {
-		drafts = drafts[:max(d.size.size(len(drafts)), d.sp.Min)]
+		drafts = drafts[:max(d.size.size(d.costs, len(drafts)), d.sp.Min)]
 	}
 	return drafts, nil
 }
