@@ -24,15 +24,19 @@ func quantizeQ8S(src []float32, dst []byte) {
 	})
 }
 
-// q8gHeader fills the header of a Q8_0G block whose quants are in place.
-func q8gHeader(b []byte, d float32, off int) {
-	putF32(b, 0, d)
-	for i := 0; i < 8; i++ {
-		s := 0
-		for _, q := range b[36+4*i : 40+4*i] {
-			s += int(int8(q))
+// q8gCorr sets the corrections of the Q8_0G blocks of b from their quants: q8gCorrRef, or its SIMD kernel.
+var q8gCorr = q8gCorrRef
+
+// q8gCorrRef sets corr[i] = −off·Σ qs[4i…4i+3] in each Q8_0G block of b.
+func q8gCorrRef(b []byte, off int) {
+	for ; len(b) >= q8gBlock; b = b[q8gBlock:] {
+		for i := 0; i < 8; i++ {
+			s := 0
+			for _, q := range b[36+4*i : 40+4*i] {
+				s += int(int8(q))
+			}
+			putU32(b, 4+4*i, uint32(int32(-off*s)))
 		}
-		putU32(b, 4+4*i, uint32(int32(-off*s)))
 	}
 }
 
@@ -40,8 +44,9 @@ func q8gHeader(b []byte, d float32, off int) {
 func quantizeQ8G(off int) func(src []float32, dst []byte) {
 	return func(src []float32, dst []byte) {
 		quantizeQ8x86Blocks(src, dst, q8gBlock, 36, func(b []byte, d float32, _ int) {
-			q8gHeader(b, F16ToF32(F32ToF16(d)), off)
+			putF32(b, 0, F16ToF32(F32ToF16(d)))
 		})
+		q8gCorr(dst[:len(src)/QK*q8gBlock], off)
 	}
 }
 
@@ -65,8 +70,9 @@ func q8gFromQ8_0(off int) func(ref, dst []byte) {
 		for i := 0; i < len(ref)/34; i++ {
 			x, y := ref[i*34:i*34+34], dst[i*q8gBlock:(i+1)*q8gBlock]
 			copy(y[36:], x[2:])
-			q8gHeader(y, f16at(x, 0), off)
+			putF32(y, 0, f16at(x, 0))
 		}
+		q8gCorrRef(dst[:len(ref)/34*q8gBlock], off)
 	}
 }
 
