@@ -197,15 +197,14 @@ func (s *matMulStep) rows(w, ulo, uhi int) {
 	// a few weight rows at a time against every activation row, while they are in cache
 	for o := ulo; o < uhi; o += dotRows {
 		e := min(uhi, o+dotRows)
-		for i := 0; i < s.n; i++ {
-			s.dots(s.in, s.w[o*s.wRow:e*s.wRow], s.wRow, s.act[i*s.aRow:(i+1)*s.aRow], s.y[i*s.out+o:i*s.out+e])
-		}
+		s.dots(s.in, s.w[o*s.wRow:e*s.wRow], s.wRow, e-o, s.act, s.aRow, s.n, s.y[o:], s.out)
 	}
 }
 
 // dotRows is the weight rows a product without a batched kernel passes to its dot product at once (quant.DotRows:
-// the F16 kernel's tails take eight rows together).
-const dotRows = 8
+// the F16 kernel takes four rows and four activation rows together and converts the activations' tails once
+// per call).
+const dotRows = 32
 
 // gemmSetup returns what a product by weight node wID through the batched kernel gm (rows of in elements)
 // needs: the bytes of a converted activation row, the weight's stored copy (nil: packed per pass) and the

@@ -79,13 +79,13 @@ func Dot(w Type, o Order) DotFn {
 // ActivationType(w)), or nil when there is none.
 func DotFunc(w Type) DotFn { return Dot(w, OrderVecDot) }
 
-// RowsDotFn computes out[r] = Dot(w, o)(n, wRows[r·wRow:], a) for r < len(out): one activation row against
-// len(out) weight rows wRow bytes apart, with that dot product's bits.
-type RowsDotFn func(n int, wRows []byte, wRow int, a []byte, out []float32)
+// RowsDotFn computes out[i·outRow + r] = Dot(w, o)(n, wRows[r·wRow:], acts[i·aRow:]) for r < rows and i < m:
+// m activation rows against rows weight rows, with that dot product's bits.
+type RowsDotFn func(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, out []float32, outRow int)
 
-// DotRows returns Dot(w, o) over several weight rows: the CPU's kernel for it where there is one (F16 in
-// ggml_vec_dot's order on amd64, whose float64 tails of four rows run in the lanes of one register), a loop
-// over Dot(w, o) otherwise; nil where Dot(w, o) is nil.
+// DotRows returns Dot(w, o) over several weight and activation rows: the CPU's kernel for it where there is
+// one (F16 in ggml_vec_dot's order on amd64, whose float64 tails run in the lanes of registers, several rows
+// and activations at a time), a loop over Dot(w, o) otherwise; nil where Dot(w, o) is nil.
 func DotRows(w Type, o Order) RowsDotFn {
 	if f := row(w).rows; f != nil && o == OrderVecDot {
 		return f
@@ -94,9 +94,12 @@ func DotRows(w Type, o Order) RowsDotFn {
 	if dot == nil {
 		return nil
 	}
-	return func(n int, wRows []byte, wRow int, a []byte, out []float32) {
-		for r := range out {
-			out[r] = dot(n, wRows[r*wRow:], a)
+	return func(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, out []float32, outRow int) {
+		for i := 0; i < m; i++ {
+			a := acts[i*aRow:]
+			for r := 0; r < rows; r++ {
+				out[i*outRow+r] = dot(n, wRows[r*wRow:], a)
+			}
 		}
 	}
 }

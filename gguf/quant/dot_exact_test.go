@@ -244,7 +244,8 @@ func TestDotRowsExact(t *testing.T) {
 	}
 }
 
-// checkRows compares DotRows(w, o) with Dot(w, o) on 1 … 9 rows of n elements filled by fill, for each order.
+// checkRows compares DotRows(w, o) with Dot(w, o) on 1 … 9 rows of n elements filled by fill and 1, 2, 3 and 5
+// activation rows (padded rows and outputs), for each order.
 func checkRows(t *testing.T, r *rand.Rand, w Type, n int, fill func([]float32)) {
 	x := make([]float32, n)
 	wb := mustRowBytes(t, w, n)
@@ -256,11 +257,15 @@ func checkRows(t *testing.T, r *rand.Rand, w Type, n int, fill func([]float32)) 
 			t.Fatal(err)
 		}
 	}
-	fill(x)
 	at := ActivationType(w)
-	a := make([]byte, mustRowBytes(t, at, n))
-	if err := QuantizeActivation(at, x, a); err != nil {
-		t.Fatal(err)
+	ab := mustRowBytes(t, at, n)
+	aRow := ab + 2*r.IntN(3)
+	acts := make([]byte, 5*aRow)
+	for i := range 5 {
+		fill(x)
+		if err := QuantizeActivation(at, x, acts[i*aRow:i*aRow+ab]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for o := range numOrders {
 		dot := Dot(w, o)
@@ -268,11 +273,18 @@ func checkRows(t *testing.T, r *rand.Rand, w Type, n int, fill func([]float32)) 
 			continue
 		}
 		for cnt := 1; cnt <= 9; cnt++ {
-			out := make([]float32, cnt)
-			DotRows(w, o)(n, rows, stride, a, out)
-			for j := range cnt {
-				if want := dot(n, rows[j*stride:], a); math.Float32bits(out[j]) != math.Float32bits(want) {
-					t.Errorf("%s %s n=%d, %d rows: row %d = %g, Dot %g", w, o, n, cnt, j, out[j], want)
+			for _, m := range []int{1, 2, 3, 5} {
+				outRow := cnt + r.IntN(3)
+				out := make([]float32, m*outRow)
+				DotRows(w, o)(n, rows, stride, cnt, acts, aRow, m, out, outRow)
+				for i := range m {
+					for j := range cnt {
+						want := dot(n, rows[j*stride:], acts[i*aRow:])
+						if got := out[i*outRow+j]; math.Float32bits(got) != math.Float32bits(want) {
+							t.Errorf("%s %s n=%d, %d rows, %d activations: row %d, activation %d = %g, Dot %g", w, o, n,
+								cnt, m, j, i, got, want)
+						}
+					}
 				}
 			}
 		}

@@ -20,10 +20,76 @@ func dotF16Tail4(n int, w *byte, wStride int, a *byte, sums *[4]float64)
 //go:noescape
 func dotF16Tail8(n int, w *byte, wStride int, a *byte, sums *[8]float64)
 
-// dotF16Rows is dotF16Vec for several rows (a RowsDotFn): the whole steps of 64 of each row in the kernel, the
-// tails of eight or four rows at a time in dotF16Tail8 and dotF16Tail4, the last elements (fewer than 4) and
-// rows one by one.
-func dotF16Rows(n int, wRows []byte, wRow int, a []byte, out []float32) {
+// dotF16Tail4x4 adds, for the four rows at w + r·wStride and four activation tails at a + i·aStride (bytes,
+// the halves converted to float64 by f16ToF64), the products of their 4·n4 elements to sums[4i + r] in order:
+// the rows' conversions and transposes shared by the four activations, four chains of additions.
+//
+//go:noescape
+func dotF16Tail4x4(n4 int, w *byte, wStride int, a *float64, aStride int, sums *[16]float64)
+
+// f16ToF64 converts 4·n4 halves at src to float64 at dst.
+//
+//go:noescape
+func f16ToF64(n4 int, src *byte, dst *float64)
+
+// dotF16Rows is dotF16Vec for several rows and activation rows (a RowsDotFn). For one activation row, or
+// lengths without a tail of four after the last step of 64, dotF16Rows1 per activation row. Else, per group of
+// four activation rows, their tails converted to float64 once, and per four weight rows: the steps of 64 of
+// each pair in the kernel, the tails of the sixteen pairs in dotF16Tail4x4, the last elements (fewer than 4)
+// one by one; rows past the last four one by one.
+func dotF16Rows(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, out []float32, outRow int) {
+	np := n &^ (f32Step - 1)
+	t := (n - np) &^ 3
+	if n <= 0 || t == 0 || rows < 4 || m < 2 {
+		for i := 0; i < m; i++ {
+			dotF16Rows1(n, wRows, wRow, acts[i*aRow:], out[i*outRow:i*outRow+rows])
+		}
+		return
+	}
+	var at [4 * f32Step]float64 // the tails of four activation rows, t floats apart
+	var sums [16]float64
+	for i0 := 0; i0 < m; i0 += 4 {
+		mi := min(4, m-i0)
+		clear(at[mi*t:])
+		for i := 0; i < mi; i++ {
+			a := acts[(i0+i)*aRow:]
+			_ = a[2*n-1]
+			f16ToF64(t/4, &a[2*np], &at[i*t])
+		}
+		r := 0
+		for ; r+4 <= rows; r += 4 {
+			_ = wRows[(r+3)*wRow+2*n-1]
+			clear(sums[:])
+			for i := 0; i < mi && np > 0; i++ {
+				a := acts[(i0+i)*aRow:]
+				for j := 0; j < 4; j++ {
+					sums[4*i+j] = float64(dotF16VecAVX2(np, &wRows[(r+j)*wRow], &a[0]))
+				}
+			}
+			dotF16Tail4x4(t/4, &wRows[r*wRow+2*np], wRow, &at[0], 8*t, &sums)
+			for i := 0; i < mi; i++ {
+				a := acts[(i0+i)*aRow:]
+				for j := 0; j < 4; j++ {
+					s, w := sums[4*i+j], wRows[(r+j)*wRow:]
+					for k := np + t; k < n; k++ {
+						s += float64(f16at(w, 2*k) * f16at(a, 2*k))
+					}
+					out[(i0+i)*outRow+r+j] = float32(s)
+				}
+			}
+		}
+		for ; r < rows; r++ {
+			for i := 0; i < mi; i++ {
+				out[(i0+i)*outRow+r] = dotF16Vec(n, wRows[r*wRow:], acts[(i0+i)*aRow:])
+			}
+		}
+	}
+}
+
+// dotF16Rows1 is dotF16Vec for several rows and one activation row: the whole steps of 64 of each row in the
+// kernel, the tails of eight or four rows at a time in dotF16Tail8 and dotF16Tail4, the last elements (fewer
+// than 4) and rows one by one.
+func dotF16Rows1(n int, wRows []byte, wRow int, a []byte, out []float32) {
 	if n <= 0 {
 		clear(out)
 		return

@@ -323,3 +323,112 @@ f16t8done:
 	VMOVUPD Y10, 32(R8)
 	VZEROUPPER
 	RET
+
+// func dotF16Tail4x4(n4 int, w *byte, wStride int, a *float64, aStride int, sums *[16]float64)
+//
+// Reference: dotF16Tail for the four rows at w + r·wStride and the four activation tails at a + i·aStride
+// (float64 here), sums[4i + r] in lane r of a chain per activation: per four elements, the rows' halves become
+// float64 and are transposed once, and each activation element, broadcast, continues its four rows' sums
+// with one fused multiply-add per element in order (the product of two F16 values is exact, so it adds
+// what dotF16Tail's float32 product adds).
+TEXT ·dotF16Tail4x4(SB), NOSPLIT, $0-48
+	MOVQ    n4+0(FP), CX
+	MOVQ    w+8(FP), SI
+	MOVQ    wStride+16(FP), DX
+	MOVQ    a+24(FP), DI
+	MOVQ    aStride+32(FP), R12
+	MOVQ    sums+40(FP), R8
+	VMOVUPD (R8), Y10
+	VMOVUPD 32(R8), Y11
+	VMOVUPD 64(R8), Y12
+	VMOVUPD 96(R8), Y13
+	LEAQ    (SI)(DX*2), R9
+	LEAQ    (R12)(R12*2), R13
+	TESTQ   CX, CX
+	JZ      t44done
+
+t44loop:
+	VCVTPH2PS    (SI), X1
+	VCVTPH2PS    (SI)(DX*1), X2
+	VCVTPH2PS    (R9), X3
+	VCVTPH2PS    (R9)(DX*1), X4
+	VCVTPS2PD    X1, Y1
+	VCVTPS2PD    X2, Y2
+	VCVTPS2PD    X3, Y3
+	VCVTPS2PD    X4, Y4
+	VUNPCKLPD    Y2, Y1, Y6
+	VUNPCKHPD    Y2, Y1, Y7
+	VUNPCKLPD    Y4, Y3, Y8
+	VUNPCKHPD    Y4, Y3, Y9
+	VPERM2F128   $0x20, Y8, Y6, Y1
+	VPERM2F128   $0x20, Y9, Y7, Y2
+	VPERM2F128   $0x31, Y8, Y6, Y3
+	VPERM2F128   $0x31, Y9, Y7, Y4
+	VBROADCASTSD (DI), Y5
+	VBROADCASTSD (DI)(R12*1), Y6
+	VBROADCASTSD (DI)(R12*2), Y7
+	VBROADCASTSD (DI)(R13*1), Y8
+	VFMADD231PD  Y5, Y1, Y10
+	VFMADD231PD  Y6, Y1, Y11
+	VFMADD231PD  Y7, Y1, Y12
+	VFMADD231PD  Y8, Y1, Y13
+	VBROADCASTSD 8(DI), Y5
+	VBROADCASTSD 8(DI)(R12*1), Y6
+	VBROADCASTSD 8(DI)(R12*2), Y7
+	VBROADCASTSD 8(DI)(R13*1), Y8
+	VFMADD231PD  Y5, Y2, Y10
+	VFMADD231PD  Y6, Y2, Y11
+	VFMADD231PD  Y7, Y2, Y12
+	VFMADD231PD  Y8, Y2, Y13
+	VBROADCASTSD 16(DI), Y5
+	VBROADCASTSD 16(DI)(R12*1), Y6
+	VBROADCASTSD 16(DI)(R12*2), Y7
+	VBROADCASTSD 16(DI)(R13*1), Y8
+	VFMADD231PD  Y5, Y3, Y10
+	VFMADD231PD  Y6, Y3, Y11
+	VFMADD231PD  Y7, Y3, Y12
+	VFMADD231PD  Y8, Y3, Y13
+	VBROADCASTSD 24(DI), Y5
+	VBROADCASTSD 24(DI)(R12*1), Y6
+	VBROADCASTSD 24(DI)(R12*2), Y7
+	VBROADCASTSD 24(DI)(R13*1), Y8
+	VFMADD231PD  Y5, Y4, Y10
+	VFMADD231PD  Y6, Y4, Y11
+	VFMADD231PD  Y7, Y4, Y12
+	VFMADD231PD  Y8, Y4, Y13
+	ADDQ         $8, SI
+	ADDQ         $8, R9
+	ADDQ         $32, DI
+	DECQ         CX
+	JNZ          t44loop
+
+t44done:
+	VMOVUPD Y10, (R8)
+	VMOVUPD Y11, 32(R8)
+	VMOVUPD Y12, 64(R8)
+	VMOVUPD Y13, 96(R8)
+	VZEROUPPER
+	RET
+
+// func f16ToF64(n4 int, src *byte, dst *float64)
+//
+// dst[i] = float64(F16ToF32(src half i)) for i < 4·n4.
+TEXT ·f16ToF64(SB), NOSPLIT, $0-24
+	MOVQ  n4+0(FP), CX
+	MOVQ  src+8(FP), SI
+	MOVQ  dst+16(FP), DI
+	TESTQ CX, CX
+	JZ    f2ddone
+
+f2dloop:
+	VCVTPH2PS (SI), X1
+	VCVTPS2PD X1, Y1
+	VMOVUPD   Y1, (DI)
+	ADDQ      $8, SI
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       f2dloop
+
+f2ddone:
+	VZEROUPPER
+	RET
