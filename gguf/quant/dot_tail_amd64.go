@@ -27,6 +27,29 @@ func dotF16Tail8(n int, w *byte, wStride int, a *byte, sums *[8]float64)
 //go:noescape
 func dotF16Tail4x4(n4 int, w *byte, wStride int, a *float64, aStride int, sums *[16]float64)
 
+// dotF16x4AVX512 sets out[r] to dotF16VecAVX2(n, w + r·wStride, a) for the four rows r < 4 (n a positive
+// multiple of 64), in 512-bit registers with the four rows' folds interleaved.
+//
+//go:noescape
+func dotF16x4AVX512(n int, w *byte, wStride int, a *byte, out *[4]float32)
+
+// dotF16Vec4 sets sums[j] to float64(dotF16VecAVX2(np, row j, a)) for the four rows at w, wRow bytes apart.
+func dotF16Vec4(np int, w []byte, wRow int, a []byte, sums []float64) {
+	if np == 0 {
+		clear(sums[:4])
+		return
+	}
+	if hasAVX512 {
+		var o [4]float32
+		dotF16x4AVX512(np, &w[0], wRow, &a[0], &o)
+		sums[0], sums[1], sums[2], sums[3] = float64(o[0]), float64(o[1]), float64(o[2]), float64(o[3])
+		return
+	}
+	for j := range 4 {
+		sums[j] = float64(dotF16VecAVX2(np, &w[j*wRow], &a[0]))
+	}
+}
+
 // f16ToF64 converts 4·n4 halves at src to float64 at dst.
 //
 //go:noescape
@@ -60,11 +83,8 @@ func dotF16Rows(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, o
 		for ; r+4 <= rows; r += 4 {
 			_ = wRows[(r+3)*wRow+2*n-1]
 			clear(sums[:])
-			for i := 0; i < mi && np > 0; i++ {
-				a := acts[(i0+i)*aRow:]
-				for j := 0; j < 4; j++ {
-					sums[4*i+j] = float64(dotF16VecAVX2(np, &wRows[(r+j)*wRow], &a[0]))
-				}
+			for i := 0; i < mi; i++ {
+				dotF16Vec4(np, wRows[r*wRow:], wRow, acts[(i0+i)*aRow:], sums[4*i:4*i+4])
 			}
 			dotF16Tail4x4(t/4, &wRows[r*wRow+2*np], wRow, &at[0], 8*t, &sums)
 			for i := 0; i < mi; i++ {
@@ -96,7 +116,7 @@ func dotF16Rows1(n int, wRows []byte, wRow int, a []byte, out []float32) {
 	}
 	np := n &^ (f32Step - 1)
 	t := (n - np) &^ 3
-	if t == 0 || len(out) < 4 {
+	if t == 0 && (np == 0 || !hasAVX512) || len(out) < 4 {
 		for r := range out {
 			out[r] = dotF16Vec(n, wRows[r*wRow:], a)
 		}
@@ -111,15 +131,14 @@ func dotF16Rows1(n int, wRows []byte, wRow int, a []byte, out []float32) {
 			k = 8
 		}
 		_ = wRows[(r+k-1)*wRow+2*n-1]
-		for j := range k {
-			sums[j] = 0
-			if np > 0 {
-				sums[j] = float64(dotF16VecAVX2(np, &wRows[(r+j)*wRow], &a[0]))
-			}
+		for j := 0; j < k; j += 4 {
+			dotF16Vec4(np, wRows[(r+j)*wRow:], wRow, a, sums[j:j+4])
 		}
-		if k == 8 {
+		switch {
+		case t == 0:
+		case k == 8:
 			dotF16Tail8(t, &wRows[r*wRow+2*np], wRow, &a[2*np], &sums)
-		} else {
+		default:
 			dotF16Tail4(t, &wRows[r*wRow+2*np], wRow, &a[2*np], (*[4]float64)(sums[:4]))
 		}
 		for j := range k {
