@@ -248,25 +248,21 @@ func TestDotRowsExact(t *testing.T) {
 // activation rows (padded rows and outputs), for each order.
 func checkRows(t *testing.T, r *rand.Rand, w Type, n int, fill func([]float32)) {
 	x := make([]float32, n)
-	wb := mustRowBytes(t, w, n)
-	stride := wb + 2*r.IntN(5)
-	rows := make([]byte, 9*stride)
-	for j := range 9 {
-		fill(x)
-		if err := Quantize(w, x, rows[j*stride:j*stride+wb]); err != nil {
-			t.Fatal(err)
+	// count rows of type typ, padded, each of random values
+	padded := func(typ Type, count int, quantize func(Type, []float32, []byte) error) ([]byte, int) {
+		b := mustRowBytes(t, typ, n)
+		stride := b + 2*r.IntN(5)
+		rows := make([]byte, count*stride)
+		for j := range count {
+			fill(x)
+			if err := quantize(typ, x, rows[j*stride:j*stride+b]); err != nil {
+				t.Fatal(err)
+			}
 		}
+		return rows, stride
 	}
-	at := ActivationType(w)
-	ab := mustRowBytes(t, at, n)
-	aRow := ab + 2*r.IntN(3)
-	acts := make([]byte, 5*aRow)
-	for i := range 5 {
-		fill(x)
-		if err := QuantizeActivation(at, x, acts[i*aRow:i*aRow+ab]); err != nil {
-			t.Fatal(err)
-		}
-	}
+	rows, stride := padded(w, 9, Quantize)
+	acts, aRow := padded(ActivationType(w), 5, QuantizeActivation)
 	for o := range numOrders {
 		dot := Dot(w, o)
 		if dot == nil || (o == OrderTiled && n%f32Lanes != 0) {
