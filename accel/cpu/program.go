@@ -70,6 +70,7 @@ func compile(b *Backend, g *accel.Graph, opt accel.CompileOptions) (*program, er
 		p.nodes = append(p.nodes, t.ID())
 		work = max(work, alignUp(s.workspace(shares)))
 	}
+	shareRoPETables(g, p.steps)
 	need := int(plan.Scratch) + work
 	if opt.Scratch != nil {
 		err = b.shareArena(p, opt.Scratch, need)

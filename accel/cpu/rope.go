@@ -7,8 +7,10 @@ import (
 	"github.com/forma-llm/forma/internal/libm"
 )
 
-// ropeStep rotates x [n, heads, size] by positions, as ggml_compute_forward_rope_f32. Each worker keeps a table
-// of (cos, sin) per pair for the token it is on, rebuilt when the token changes.
+// ropeStep rotates x [n, heads, size] by positions, as ggml_compute_forward_rope_f32, from a table of (cos,
+// sin) per pair and token. The first rope step of a program with given positions and parameters fills the
+// table, its workers taking whole tokens; the later ones with the same (every layer's q and k) read it
+// (shareRoPETables): ggml builds the same table in each rope op.
 type ropeStep struct {
 	plain
 	xID, posID, ffID, yID int // ffID < 0: no frequency factors
@@ -18,7 +20,31 @@ type ropeStep struct {
 	p                     accel.RoPEParams
 	thetaScale            float32
 	corr                  [2]float32
-	cache                 []float32 // per share: Dims values (cos, sin of each pair)
+	table                 []float32 // Dims values (cos, sin of each pair) per token: filled by the owner
+	owner                 *ropeStep // the step that fills table (s itself for the first)
+}
+
+// shareRoPETables makes the rope steps that rotate by the same positions with the same parameters and
+// frequency factors share the first one's table.
+func shareRoPETables(g *accel.Graph, steps []step) {
+	type key struct {
+		pos, ff int
+		p       accel.RoPEParams
+	}
+	owners := map[key]*ropeStep{}
+	for _, st := range steps {
+		s, ok := st.(*ropeStep)
+		if !ok {
+			continue
+		}
+		k := key{s.posID, s.ffID, s.p}
+		if o := owners[k]; o != nil {
+			s.owner = o
+			continue
+		}
+		owners[k] = s
+		s.owner, s.table = s, make([]float32, g.Nodes[s.posID].Shape[0]*s.p.Dims)
+	}
 }
 
 func newRoPE(g *accel.Graph, id int) *ropeStep {
@@ -33,31 +59,36 @@ func newRoPE(g *accel.Graph, id int) *ropeStep {
 	return s
 }
 
-func (s *ropeStep) workspace(shares int) int { return shares * s.p.Dims * 4 }
+func (s *ropeStep) workspace(shares int) int { return 0 }
 
 func (s *ropeStep) bind(p *program, ws []byte) {
 	s.x, s.y, s.pos = f32s(p.mem[s.xID]), f32s(p.mem[s.yID]), i32s(p.mem[s.posID])
 	if s.ffID >= 0 {
 		s.ff = f32s(p.mem[s.ffID])
 	}
-	s.cache = f32s(ws[:s.workspace(p.b.threads)])
 }
 
 func (s *ropeStep) exec(p *pool) {
-	rows := len(s.y) / s.size
-	p.run(s, min(rows, p.shares(len(s.y), elemGrain)))
+	n := len(s.y) / s.size // rows
+	if s.owner == s {
+		n = len(s.pos) // the owner's workers take whole tokens, each filling its tokens' tables
+	}
+	p.run(s, min(n, p.shares(len(s.y), elemGrain)))
 }
 
 func (s *ropeStep) run(w, nw int) {
 	dims := s.p.Dims
-	cache := s.cache[w*dims : (w+1)*dims]
 	lo, hi := split(len(s.y)/s.size, w, nw)
-	token := -1
-	for r := lo; r < hi; r++ {
-		if t := r / s.heads; t != token {
-			token = t
-			s.fillCache(cache, s.pos[t])
+	if s.owner == s {
+		t0, t1 := split(len(s.pos), w, nw)
+		for t := t0; t < t1; t++ {
+			s.fillCache(s.table[t*dims:(t+1)*dims], s.pos[t])
 		}
+		lo, hi = t0*s.heads, t1*s.heads
+	}
+	table := s.owner.table
+	for r := lo; r < hi; r++ {
+		cache := table[r/s.heads*dims:][:dims]
 		x, y := s.x[r*s.size:(r+1)*s.size], s.y[r*s.size:(r+1)*s.size]
 		step, off := 1, dims/2 // NeoX: pair i is (i, i+dims/2)
 		if s.p.Mode == accel.RoPENormal {

@@ -1,0 +1,85 @@
+package cpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/forma-llm/forma/accel"
+	"github.com/forma-llm/forma/gguf/quant"
+)
+
+// TestRoPESharedTable: rope steps with the same positions and parameters share the first one's table of (cos,
+// sin) (shareRoPETables). Each output of a program of several rope steps (q and k of different head counts,
+// one with another base, which fills a table of its own, one with partial rotation) equals the step's output
+// in a program of its own, bit for bit, with 1 and 3 threads.
+func TestRoPESharedTable(t *testing.T) {
+	const n, size = 5, 16
+	base := accel.RoPEParams{Mode: accel.RoPENeoX, Dims: size, Base: 10000, FreqScale: 1, AttnFactor: 1}
+	other, partial := base, base
+	other.Base = 500000
+	partial.Dims = 8
+	specs := []struct {
+		heads int
+		p     accel.RoPEParams
+	}{{8, base}, {4, base}, {4, other}, {2, base}, {3, partial}}
+	r := rand.New(rand.NewPCG(51, 52))
+	xs := make([][]float32, len(specs))
+	for i, sp := range specs {
+		xs[i] = make([]float32, n*sp.heads*size)
+		for j := range xs[i] {
+			xs[i][j] = float32(r.NormFloat64())
+		}
+	}
+	pos := []int32{0, 3, 100, 2047, 7}
+	for _, threads := range []int{1, 3} {
+		be := newTestBackend(t, threads)
+		run := func(which []int) [][]float32 {
+			b := accel.NewBuilder()
+			p := b.Input("pos", quant.I32, n)
+			in, out := make([]accel.Tensor, len(which)), make([]accel.Tensor, len(which))
+			for k, i := range which {
+				in[k] = b.Input("x", quant.F32, n, specs[i].heads, size)
+				out[k] = b.Output(b.RoPE(in[k], p, specs[i].p, accel.Tensor{}))
+			}
+			g, err := b.Build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog, err := be.Compile(g, accel.CompileOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer prog.Close()
+			if err := prog.SetInt32(p, pos); err != nil {
+				t.Fatal(err)
+			}
+			for k, i := range which {
+				if err := prog.SetFloat32(in[k], xs[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := prog.Run(); err != nil {
+				t.Fatal(err)
+			}
+			ys := make([][]float32, len(which))
+			for k, i := range which {
+				ys[k] = make([]float32, len(xs[i]))
+				if err := prog.Read(out[k], ys[k]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return ys
+		}
+		all := run([]int{0, 1, 2, 3, 4})
+		for i := range specs {
+			alone := run([]int{i})[0]
+			for j := range alone {
+				if math.Float32bits(all[i][j]) != math.Float32bits(alone[j]) {
+					t.Fatalf("%d threads, rope %d: y[%d] = %v with the others, %v alone", threads, i, j, all[i][j], alone[j])
+				}
+			}
+		}
+		be.Close()
+	}
+}
