@@ -84,9 +84,10 @@ func TestSpeculativeErrors(t *testing.T) {
 
 // BenchmarkLookup measures prompt lookup on docs/performance.md's repeating-prompt case: the model's own greedy
 // 400-token story from "Once upon a time" as the prompt, then 400 greedy tokens (the answer repeats its
-// phrases). Each iteration is a new session of one model, so the programs of every pass size are compiled by
-// then: tokens per second of the generation with and without lookup, whose ratio is the effective decode
-// speed-up once warm (`forma run` measures the first generation of a process).
+// phrases). Each iteration is a new session of one model, so the programs of every pass size are compiled and
+// the engine has timed its passes (draftSizer) by then: tokens per second of the generation with and without
+// lookup, whose ratio is the effective decode speed-up once warm (`forma run` measures the first generation
+// of a process).
 func BenchmarkLookup(b *testing.B) {
 	m := load(b, storiesModel)
 	const n = 400
