@@ -8,7 +8,8 @@
 // lanes of a (row, column) pair is the lane of one of eight accumulators.
 //
 // Per group, llama.cpp's own AVX2 sign trick: VPMADDUBSW multiplies |q| (VPABSB, an unsigned byte ≤ 128) with
-// the broadcast activation bytes carrying q's sign (VPSIGNB), and VPMADDWD with ones adds the two int16 pair
+// the broadcast activation bytes carrying q's sign (VPSIGNB; in the column-pair kernel two byte operations
+// with q's sign mask, off the multiply ports), and VPMADDWD with ones adds the two int16 pair
 // sums into the exact Σ q·y of the group. |q|·|y| ≤ 128·127, so a pair sum fits an int16, and ±y is exact,
 // for activation quants in −127…127 (the Gemm's act127), not the −128 an arbitrary Q8_0 row may hold:
 // QuantizeActivation rounds x·127/max|x|, which stays within ±127 except where 127/max|x| overflows, in
@@ -162,21 +163,26 @@ q8sdot:
 	VMULPS       Y14, Y15, Y14
 
 // Q8X2G adds group g of the 8 rows (quants at qo(BX)) times the quant dwords at ao(R8) and ao(DX) of two
-// columns, scaled by their dw·da in Y13 and Y14, into A0 and A1; the quant line is loaded and made |q| once.
+// columns, scaled by their dw·da in Y13 and Y14, into A0 and A1; |q| and the mask m of the negative quants
+// (VPCMPGTB with zero in Y8) are made once for both columns. (y ⊕ m) − m is y·sign(q) (y where q = 0, whose
+// product is 0 all the same), the operand VPSIGNB makes, in two operations that do not take the two ports
+// VPSIGNB shares with VPMADDUBSW, VPMADDWD and the FMA on Zen 4.
 #define Q8X2G(qo, ao, A0, A1) \
-	VMOVDQU      qo(BX), Y8     \
-	VPBROADCASTD ao(R8), Y10    \
-	VPBROADCASTD ao(DX), Y11    \
-	VPSIGNB      Y8, Y10, Y10   \
-	VPSIGNB      Y8, Y11, Y11   \
-	VPABSB       Y8, Y9         \
-	VPMADDUBSW   Y10, Y9, Y10   \
-	VPMADDUBSW   Y11, Y9, Y11   \
-	VPMADDWD     Y12, Y10, Y10  \
-	VPMADDWD     Y12, Y11, Y11  \
-	VCVTDQ2PS    Y10, Y10       \
-	VCVTDQ2PS    Y11, Y11       \
-	VFMADD231PS  Y13, Y10, A0   \
+	VPCMPGTB     qo(BX), Y8, Y15  \
+	VPABSB       qo(BX), Y9       \
+	VPBROADCASTD ao(R8), Y10      \
+	VPBROADCASTD ao(DX), Y11      \
+	VPXOR        Y15, Y10, Y10    \
+	VPXOR        Y15, Y11, Y11    \
+	VPSUBB       Y15, Y10, Y10    \
+	VPSUBB       Y15, Y11, Y11    \
+	VPMADDUBSW   Y10, Y9, Y10     \
+	VPMADDUBSW   Y11, Y9, Y11     \
+	VPMADDWD     Y12, Y10, Y10    \
+	VPMADDWD     Y12, Y11, Y11    \
+	VCVTDQ2PS    Y10, Y10         \
+	VCVTDQ2PS    Y11, Y11         \
+	VFMADD231PS  Y13, Y10, A0     \
 	VFMADD231PS  Y14, Y11, A1
 
 // Q8X2START points the pass at the pair's first block (quants at R14+qoff) and zeroes its accumulators.
@@ -195,8 +201,15 @@ q8sdot:
 	VXORPS Y6, Y6, Y6      \
 	VXORPS Y7, Y7, Y7
 
-// Q8X2NEXT steps to the next block.
+// Q8X2PFD is the prefetch distance of the pair kernel's quant lines: 4 blocks.
+#define Q8X2PFD 2176
+
+// Q8X2NEXT prefetches the quant lines the pass reads Q8X2PFD bytes on and steps to the next block.
 #define Q8X2NEXT \
+	PREFETCHT0 Q8X2PFD(BX)     \
+	PREFETCHT0 Q8X2PFD+128(BX) \
+	PREFETCHT0 Q8X2PFD+256(BX) \
+	PREFETCHT0 Q8X2PFD+384(BX) \
 	ADDQ $544, SI \
 	ADDQ $544, BX \
 	ADDQ $40, R8  \
@@ -235,6 +248,7 @@ TEXT ·gemm2Q8xAVX2(SB), NOSPLIT, $0-64
 	MOVL         $0x00010001, DX
 	MOVD         DX, X12
 	VPBROADCASTD X12, Y12
+	VPXOR        Y8, Y8, Y8
 
 q8x2pair:
 	Q8X2START(0)
