@@ -184,15 +184,15 @@ k4x4pair:
 #define K16PFD 4736
 
 // KH adds the products of stored dword half h's nibbles (at wo from R12) with the broadcast activation dwords
-// Y10 (group 2i) and Y11 (group 2i+1) into the half's int16 pairs IL and IH.
+// Y10 (group 2i) and Y11 (group 2i+1) into the half's int16 pairs IL and IH. The low nibbles are masked
+// straight from memory, the high ones masked in place (VPANDN) and shifted down: no bits cross the bytes.
 #define KH(wo, IL, IH) \
-	VMOVDQU    wo(R12), Y8   \
-	VPSRLW     $4, Y8, Y9    \
-	VPAND      Y15, Y8, Y8   \
-	VPAND      Y15, Y9, Y9   \
-	VPMADDUBSW Y10, Y8, Y8   \
-	VPADDW     Y8, IL, IL    \
-	VPMADDUBSW Y11, Y9, Y9   \
+	VPAND      wo(R12), Y15, Y8 \
+	VPANDN     wo(R12), Y15, Y9 \
+	VPSRLW     $4, Y9, Y9       \
+	VPMADDUBSW Y10, Y8, Y8      \
+	VPADDW     Y8, IL, IL       \
+	VPMADDUBSW Y11, Y9, Y9      \
 	VPADDW     Y9, IH, IH
 
 // KT16 adds stored dword 8i+t (at wo from R12) of both halves: the activation dwords at lo and hi are
@@ -204,23 +204,26 @@ k4x4pair:
 	KH(wo, Y4, Y5)                 \
 	KH(wo+32, Y6, Y7)
 
-// KF16 finishes the pair for half h (int16 pairs IL, IH; scale shuffle at sh(R9); minimum pairs at mo(R13);
-// dd, dm in the work area at DI; accumulators ACC, ACCMIN): the reference's float steps per pair, acc = fma(
-// float32(sum), dd, acc) and accMin = fma(float32(mins), dm, accMin).
-#define KF16(IL, IH, sh, mo, dd, dm, ACC, ACCMIN) \
-	VBROADCASTI128 (R13), Y12            \
-	VPSHUFB        sh(R9), Y12, Y12      \
-	VBROADCASTI128 16(R13), Y14          \
-	VPSHUFB        sh(R9), Y14, Y14      \
-	VPMADDWD       Y12, IL, IL           \
-	VPMADDWD       Y14, IH, IH           \
-	VPADDD         IH, IL, IL            \
-	VCVTDQ2PS      IL, IL                \
-	VFMADD231PS    dd(DI), IL, ACC       \
-	VPMOVZXBW      mo(R13), Y12          \
-	VPMADDWD       Y13, Y12, Y12         \
-	VCVTDQ2PS      Y12, Y12              \
-	VFMADD231PS    dm(DI), Y12, ACCMIN
+// KS16 puts group 2i's scales (of the pair at R13) for half h in both int16 halves of each lane of SL,
+// group 2i+1's in SH, from the broadcasts Y12 and Y14 (shuffle at sh(R9)), and scales IL and IH with them
+// into int32 sums: IL = IL·SL + IH·SH.
+#define KS16(sh, SL, SH, IL, IH) \
+	VPSHUFB  sh(R9), Y12, SL \
+	VPSHUFB  sh(R9), Y14, SH \
+	VPMADDWD SL, IL, IL      \
+	VPMADDWD SH, IH, IH      \
+	VPADDD   IH, IL, IL
+
+// KF16 finishes the pair for half h (int32 sums IL; minimum pairs at mo(R13); dd, dm in the work area at DI;
+// accumulators ACC, ACCMIN): the reference's float steps per pair, acc = fma(float32(sum), dd, acc) and
+// accMin = fma(float32(mins), dm, accMin).
+#define KF16(IL, mo, dd, dm, ACC, ACCMIN) \
+	VCVTDQ2PS   IL, IL           \
+	VFMADD231PS dd(DI), IL, ACC  \
+	VPMOVZXBW   mo(R13), Y8      \
+	VPMADDWD    Y13, Y8, Y8      \
+	VCVTDQ2PS   Y8, Y8           \
+	VFMADD231PS dm(DI), Y8, ACCMIN
 
 // KDD stores d·yd (dd) and dmin·yd (dm) of the 8 rows whose f16 d is at do(SI) (dmin 32 bytes on); Y10
 // holds yd.
@@ -280,9 +283,13 @@ k16pair:
 	KT16(320, 24, 56)
 	KT16(384, 28, 60)
 	KT16(448, 32, 64)
-	VPBROADCASTD 296(R8)(R14*1), Y13
-	KF16(Y4, Y5, 0, 128, 0, 64, Y0, Y2)
-	KF16(Y6, Y7, 32, 144, 32, 96, Y1, Y3)
+	VPBROADCASTD   296(R8)(R14*1), Y13
+	VBROADCASTI128 (R13), Y12
+	VBROADCASTI128 16(R13), Y14
+	KS16(0, Y8, Y9, Y4, Y5)
+	KS16(32, Y10, Y11, Y6, Y7)
+	KF16(Y4, 128, 0, 64, Y0, Y2)
+	KF16(Y6, 144, 32, 96, Y1, Y3)
 	ADDQ         $512, R12
 	ADDQ         $32, R13
 	ADDQ         $64, BX
