@@ -29,7 +29,8 @@ func archVariants() []dotVariant {
 		{Q6_K, OrderVecDot, "avx2", dotQ6_KFast, hasAVX2},
 		{IQ4_NL, OrderVecDot, "avx2", dotIQ4_NLFast, hasAVX2},
 		{IQ4_XS, OrderVecDot, "avx2", dotIQ4_XSFast, hasAVX2},
-		{BF16, OrderVecDot, "avx2", dotBF16Fast, hasAVX2},
+		{BF16, OrderVecDot, "avx2", dotBF16AVX2, hasAVX2},
+		{BF16, OrderVecDot, "bf16", dotBF16Insn, hasBF16},
 	}
 }
 
@@ -59,8 +60,14 @@ func TestDotBF16Order(t *testing.T) {
 				put(a, i, float32(1-2*r.IntN(2))*(1+r.Float32())*float32(int(1)<<r.IntN(9)))
 			}
 		}
-		if got, want := dotBF16Fast(n, w, a), DotBF16BF16(n, w, a); !sameBits(got, want) {
-			t.Fatalf("n=%d: %v, reference %v", n, got, want)
+		for _, f := range []struct {
+			name string
+			dot  DotFn
+			ok   bool
+		}{{"avx2", dotBF16AVX2, true}, {"bf16", dotBF16Insn, hasBF16}} {
+			if got, want := f.dot(n, w, a), DotBF16BF16(n, w, a); f.ok && !sameBits(got, want) {
+				t.Fatalf("%s, n=%d: %v, reference %v", f.name, n, got, want)
+			}
 		}
 	}
 }
