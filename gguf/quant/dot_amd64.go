@@ -139,20 +139,20 @@ var (
 
 // The BF16 dots: DotBF16BF16 with the instruction itself where the CPU has AVX-512 BF16, else its emulation.
 var (
-	dotBF16Insn = bf16Dot(dotBF16VecBF16)
+	dotBF16Insn = bf16Dot(func(n int, w, a *byte) (float64, bool) { return dotBF16VecBF16(n, w, a), true })
 	dotBF16AVX2 = bf16Dot(dotBF16VecAVX2)
 )
 
 // bf16Dot returns DotBF16BF16 by kernel vec, which takes the whole steps of 64; the rest continue its float64
-// sum here.
-func bf16Dot(vec func(n int, w, a *byte) float64) DotFn {
+// sum here. Where vec says its sum is not exact (an emulation's sum landed on ±2^-126), the reference runs.
+func bf16Dot(vec func(n int, w, a *byte) (float64, bool)) DotFn {
 	return func(n int, w, a []byte) float32 { return dotBF16With(vec, n, w, a) }
 }
 
 // dotBF16Fast is the BF16 dot this CPU runs (init).
 var dotBF16Fast = dotBF16AVX2
 
-func dotBF16With(vec func(n int, w, a *byte) float64, n int, w, a []byte) float32 {
+func dotBF16With(vec func(n int, w, a *byte) (float64, bool), n int, w, a []byte) float32 {
 	if n <= 0 {
 		return 0
 	}
@@ -161,7 +161,10 @@ func dotBF16With(vec func(n int, w, a *byte) float64, n int, w, a []byte) float3
 	if np == 0 {
 		return DotBF16BF16(n, w, a)
 	}
-	sum := vec(np, &w[0], &a[0])
+	sum, exact := vec(np, &w[0], &a[0])
+	if !exact {
+		return DotBF16BF16(n, w, a)
+	}
 	for i := np; i < n; i++ {
 		sum += float64(bfAt(w, i) * bfAt(a, i))
 	}
@@ -237,7 +240,7 @@ func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
 func dotIQ4_XSQ8_KPanelAVX2(nb int, w, a *byte) float32
 
 //go:noescape
-func dotBF16VecAVX2(n int, w, a *byte) float64
+func dotBF16VecAVX2(n int, w, a *byte) (sum float64, exact bool)
 
 //go:noescape
 func dotBF16VecBF16(n int, w, a *byte) float64

@@ -202,6 +202,10 @@ DATA gBFSign32<>+0(SB)/4, $0x80000000
 GLOBL gBFSign32<>(SB), RODATA|NOPTR, $4
 DATA gBFExp32<>+0(SB)/4, $0x7f800000
 GLOBL gBFExp32<>(SB), RODATA|NOPTR, $4
+DATA gBFAbs32<>+0(SB)/4, $0x7fffffff
+GLOBL gBFAbs32<>(SB), RODATA|NOPTR, $4
+DATA gBFMinNorm<>+0(SB)/4, $0x00800000
+GLOBL gBFMinNorm<>(SB), RODATA|NOPTR, $4
 
 // BFSPLIT splits the 32 bf16 at ADDR into the floats of its odd elements (O) and its even ones (E), each
 // denormal a zero of its sign.
@@ -221,11 +225,15 @@ GLOBL gBFExp32<>(SB), RODATA|NOPTR, $4
 	BFSPLIT(off(SI)(R14*1), Z22, Z23)
 
 // BFMA adds W·A into C as one step of VDPBF16PS: a fused multiply-add, then a denormal lane set to a zero of
-// its sign.
+// its sign, and a lane at ±2^-126 marked in K4 (the FMA may have rounded up to it where the instruction,
+// rounding to 24 bits, stays under and flushes, as in dotbf_amd64.s; the caller takes the reference).
 #define BFMA(A, W, C) \
 	VFMADD231PS    A, W, C                 \
 	VPTESTNMD.BCST gBFExp32<>(SB), C, K2   \
-	VPANDD.BCST    gBFSign32<>(SB), C, K2, C
+	VPANDD.BCST    gBFSign32<>(SB), C, K2, C \
+	VPANDD.BCST    gBFAbs32<>(SB), C, Z28  \
+	VPCMPEQD.BCST  gBFMinNorm<>(SB), Z28, K3 \
+	KORW           K3, K4, K4
 
 // BFPAIR adds the odd (AO) and even (AE) activation floats into the four rows' accumulators C0…C3.
 #define BFPAIR(AO, AE, C0, C1, C2, C3) \
@@ -247,12 +255,12 @@ GLOBL gBFExp32<>(SB), RODATA|NOPTR, $4
 	VCVTSS2SD X2, X2, X2   \
 	VADDSD    X2, X1, X1
 
-// func gemm4BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64)
+// func gemm4BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64) (exact bool)
 //
 // sums[4c + r] = float64(Reduce16(set 1)) + float64(Reduce16(set 2)) of DotBF16BF16's first 64·steps
 // elements (steps positive) for weight row r < 4 (bf16 at w + r·wStride bytes) and activation row c < cols
 // (bf16 at a + c·aStride bytes): two columns at a time, then one.
-TEXT ·gemm4BF16(SB), NOSPLIT, $0-56
+TEXT ·gemm4BF16(SB), NOSPLIT, $0-57
 	MOVQ         steps+0(FP), BX
 	MOVQ         w+8(FP), R8
 	MOVQ         wStride+16(FP), R9
@@ -264,6 +272,7 @@ TEXT ·gemm4BF16(SB), NOSPLIT, $0-56
 	VPBROADCASTD gBFHi<>(SB), Z31
 	VPBROADCASTD gBFExp16<>(SB), Z30
 	VPBROADCASTD gBFSign16<>(SB), Z29
+	KXORW        K4, K4, K4
 
 b2cols:
 	CMPQ   R12, $2
@@ -368,6 +377,8 @@ b1k:
 	JMP   b1col
 
 bdone:
+	KORTESTW K4, K4
+	SETEQ    exact+56(FP)
 	VZEROUPPER
 	RET
 
@@ -519,11 +530,11 @@ hdloop:
 	MOVSS X0, ret+24(FP)
 	RET
 
-// func gemm4BF16BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64)
+// func gemm4BF16BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64) (exact bool)
 //
 // gemm4BF16 with the instruction itself (AVX-512 BF16): per 32-element step of a set, the four rows' chunks
 // in Z16…Z19 (set 2: Z20…Z23), the columns' in Z24, Z25 (Z26, Z27), one VDPBF16PS per pair.
-TEXT ·gemm4BF16BF16(SB), NOSPLIT, $0-56
+TEXT ·gemm4BF16BF16(SB), NOSPLIT, $0-57
 	MOVQ steps+0(FP), BX
 	MOVQ w+8(FP), R8
 	MOVQ wStride+16(FP), R9
@@ -668,5 +679,6 @@ n1k:
 	JMP  n1col
 
 ndone:
+	MOVB $1, exact+56(FP)
 	VZEROUPPER
 	RET

@@ -15,7 +15,7 @@ func bf16Kernels() []bf16Kernel {
 	if !hasAVX512 {
 		return ks
 	}
-	with := func(k func(int, *byte, int, *byte, int, int, *float64)) func() func() {
+	with := func(k func(int, *byte, int, *byte, int, int, *float64) bool) func() func() {
 		return func() func() {
 			saved := bf16Tile
 			bf16Tile = k

@@ -38,6 +38,19 @@ func testGemmFloat(t *testing.T) {
 				checkGemm(t, g, n, rows, cols, wd, ad, fmt.Sprint("BF16 denormals ", shape))
 				checkGemm(t, g, n, rows, cols, randBF16Row(r, n*rows, true, false), randBF16Row(r, n*cols, true, false),
 					fmt.Sprint("BF16 tiny sums ", shape))
+				wb, ab := make([]byte, 2*n*rows), make([]byte, 2*n*cols)
+				put := func(b []byte, i int, f float32) { h := F32ToBF16(f); b[2*i], b[2*i+1] = byte(h), byte(h>>8) }
+				for i, v := range []float32{0x1p-76, 0x1p-63, 0x1p-76, 0x1p-63} { // sums at 2^-126 (TestDotExact)
+					for row := 0; row < rows; row++ {
+						put(wb, row*n+i, v)
+					}
+				}
+				for i, v := range []float32{-0x1p-76, 0x1p-63, -0x1p-74 * 0.75, 0x1p-63} {
+					for col := 0; col < cols; col++ {
+						put(ab, col*n+i, v)
+					}
+				}
+				checkGemm(t, g, n, rows, cols, wb, ab, fmt.Sprint("BF16 sums at 2^-126 ", shape))
 			}
 		}
 	}
