@@ -161,6 +161,13 @@ func bf16MulAddArgs(r *rand.Rand, n int) (acc, w, x []float32) {
 		w[i] = math.Float32frombits(val(g, 7))
 		x[i] = math.Float32frombits(val(g, 7))
 	}
+	// The cases that tell the rules apart (quant's TestBFStepInsn): 2^-126 − 2^-152 rounds up to 2^-126 and
+	// stays; 2^-126 − 0.75·2^-150 stays under and flushes; a product beyond float32's range that a sum brings
+	// back; a product under 2^-189 beside a normal and beside a zero accumulator.
+	for i, c := range [][3]float32{{0x1p-126, 0x1p-76, -0x1p-76}, {0x1p-126, 0x1p-76, -0x1p-74 * 0.75},
+		{-math.MaxFloat32, 0x1p64, 0x1p64}, {0x1p-120, 0x1p-100, 0x1p-100}, {0, -0x1p-100, 0x1p-100}} {
+		acc[i], w[i], x[i] = c[0], c[1], c[2]
+	}
 	return acc, w, x
 }
 
