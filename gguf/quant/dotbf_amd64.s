@@ -5,66 +5,61 @@
 
 // The BF16 dot product in the reference build's arithmetic (AVX-512 BF16: VDPBF16PS, bfStep), emulated with
 // AVX2 + FMA: a lane of VDPBF16PS takes the elements 2j+1 and 2j of its 32-element step, in that order, each
-// product (exact: a bf16 is the top half of a float32) added with one rounding, denormal inputs taken as zero
-// and a denormal sum flushed to zero (of its sign) after each addition. Lanes 0…7 live in one Y register and
-// 8…15 in another: element 2j+1 is the high half of dword j of the loaded bytes (VPAND with 0xffff0000),
-// element 2j its low half (VPSLLD $16). The flushes compare bits: MXCSR's DAZ and FTZ around the FMAs are not
-// the instruction (on Zen 4 they differed in 486 of 6,667 rows whose sums cross 2^-126).
-// An FMA rounds a sum under 2^-126 at the denormals' coarser step, where the instruction rounds to 24 bits
-// first: a sum just under 2^-126 (within 2^-150) becomes 2^-126 there, which the instruction flushes when its
-// own rounding stays under. The kernel marks every lane that lands on ±2^-126 (Y7, sticky), and its caller
-// takes the reference for such a row.
-// Constants: Y12 zero, Y13 0x7fffffff (float32 magnitude), Y14 0x7f80 in each word (bf16 exponent), Y15
-// 0xffff0000; kBFMaxDen 0x007fffff and kBFMinNorm 0x00800000 in each lane.
+// product (exact: a bf16 is the top half of a float32) added with one rounding. Lanes 0…7 live in one Y
+// register and 8…15 in another: element 2j+1 is the high half of dword j of the loaded bytes (VPAND with
+// 0xffff0000), element 2j its low half (VPSLLD $16).
+// The instruction also takes denormal inputs as zero and flushes each sum that is tiny after its rounding to
+// 24 bits, which an FMA does not do (MXCSR's DAZ and FTZ around the FMAs are not the instruction either: on
+// Zen 4 they differed in 486 of 6,667 rows whose sums cross 2^-126). Where neither can matter, the FMAs give
+// the instruction's bits: so the kernel only detects, into Y7 (sticky), a pair of elements whose smaller
+// magnitude is a nonzero denormal (a denormal times a zero is a zero either way) and a sum of magnitude in
+// (0, 2^-126] (2^-126 itself: the FMA rounds a sum just under it up to it, at the denormals' step, where the
+// instruction may stay under and flush), and returns exact false for the caller to take the reference. Real
+// weights and activations never have either.
+// Constants: Y0 0x7f80 in each word, Y12 0x7fff in each word, Y13 0x7fffffff, Y14 0x7f7fffff, Y15
+// 0xffff0000: for a magnitude m of 16 (32) bits, m + 0x7f80 > 0x7f80 (m + 0x7f7fffff > 0x7f7fffff) as signed
+// integers exactly when 0 < m ≤ 0x7f (0 < m ≤ 0x00800000).
 
 DATA kBFHi<>+0(SB)/4, $0xffff0000
 GLOBL kBFHi<>(SB), RODATA|NOPTR, $4
-DATA kBFExp16<>+0(SB)/4, $0x7f807f80
-GLOBL kBFExp16<>(SB), RODATA|NOPTR, $4
+DATA kBFAbs16<>+0(SB)/4, $0x7fff7fff
+GLOBL kBFAbs16<>(SB), RODATA|NOPTR, $4
+DATA kBFDen16<>+0(SB)/4, $0x7f807f80
+GLOBL kBFDen16<>(SB), RODATA|NOPTR, $4
 DATA kBFAbs32<>+0(SB)/4, $0x7fffffff
 GLOBL kBFAbs32<>(SB), RODATA|NOPTR, $4
-DATA kBFMaxDen<>+0(SB)/8, $0x007fffff007fffff
-DATA kBFMaxDen<>+8(SB)/8, $0x007fffff007fffff
-DATA kBFMaxDen<>+16(SB)/8, $0x007fffff007fffff
-DATA kBFMaxDen<>+24(SB)/8, $0x007fffff007fffff
-GLOBL kBFMaxDen<>(SB), RODATA|NOPTR, $32
-DATA kBFMinNorm<>+0(SB)/8, $0x0080000000800000
-DATA kBFMinNorm<>+8(SB)/8, $0x0080000000800000
-DATA kBFMinNorm<>+16(SB)/8, $0x0080000000800000
-DATA kBFMinNorm<>+24(SB)/8, $0x0080000000800000
-GLOBL kBFMinNorm<>(SB), RODATA|NOPTR, $32
+DATA kBFTiny32<>+0(SB)/4, $0x7f7fffff
+GLOBL kBFTiny32<>(SB), RODATA|NOPTR, $4
 
-// BFDAZ sets each denormal bf16 word of R to a zero of its sign (the others keep their bits); clobbers T.
-#define BFDAZ(R, T) \
-	VPAND    Y14, R, T \
-	VPCMPEQW Y12, T, T \
-	VPSRLW   $1, T, T  \
-	VPANDN   R, T, R
+// BFDEN marks in Y7 the words where the smaller magnitude of W's and A's is a nonzero denormal; clobbers T, U.
+#define BFDEN(W, A, T, U) \
+	VPAND    Y12, W, T \
+	VPAND    Y12, A, U \
+	VPMINUW  U, T, T   \
+	VPADDW   Y0, T, T  \
+	VPCMPGTW Y0, T, T  \
+	VPOR     T, Y7, Y7
 
-// BFFTZ sets each denormal float32 lane of R to a zero of its sign and marks in Y7 the lanes at ±2^-126;
-// clobbers T and U.
-#define BFFTZ(R, T, U) \
-	VPAND    Y13, R, T              \
-	VPCMPEQD kBFMinNorm<>(SB), T, U \
-	VPOR     U, Y7, Y7              \
-	VPCMPGTD kBFMaxDen<>(SB), T, U  \
-	VPANDN   Y13, U, T              \
-	VPANDN   R, T, R
+// BFTINY marks in Y7 the lanes of R whose magnitude is in (0, 2^-126]; clobbers T.
+#define BFTINY(R, T) \
+	VPAND    Y13, R, T \
+	VPADDD   Y14, T, T \
+	VPCMPGTD Y14, T, T \
+	VPOR     T, Y7, Y7
 
 // BFHALF adds 16 elements at off(SI), off(DI) into the eight lanes ACC.
 #define BFHALF(off, ACC) \
 	VMOVDQU     off(SI), Y1     \
 	VMOVDQU     off(DI), Y2     \
-	BFDAZ(Y1, Y5)               \
-	BFDAZ(Y2, Y6)               \
+	BFDEN(Y1, Y2, Y5, Y6)       \
 	VPAND       Y15, Y1, Y3     \
 	VPAND       Y15, Y2, Y4     \
 	VFMADD231PS Y4, Y3, ACC     \
-	BFFTZ(ACC, Y5, Y6)          \
+	BFTINY(ACC, Y5)             \
 	VPSLLD      $16, Y1, Y3     \
 	VPSLLD      $16, Y2, Y4     \
 	VFMADD231PS Y4, Y3, ACC     \
-	BFFTZ(ACC, Y5, Y6)
+	BFTINY(ACC, Y6)
 
 // BFSTEP adds the 32-element step at off into the 16 lanes LO (0…7) and HI (8…15).
 #define BFSTEP(off, LO, HI) \
@@ -80,17 +75,18 @@ GLOBL kBFMinNorm<>(SB), RODATA|NOPTR, $32
 //
 // Reference: DotBF16BF16's vector part for n a positive multiple of 64 (ggml_vec_dot_bf16, AVX-512 BF16): two
 // sets of 16 lanes, for the first and the second 32 elements of every 64, each reduced as
-// _mm512_reduce_add_ps; returns their sum in float64, and exact false where a lane landed on ±2^-126 (see
-// above: the caller takes the reference).
+// _mm512_reduce_add_ps; returns their sum in float64, and exact false where a flush of the instruction may
+// have changed it (see above: the caller takes the reference).
 TEXT ·dotBF16VecAVX2(SB), NOSPLIT, $0-33
 	MOVQ         n+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	SHRQ         $6, CX
-	VPXOR        Y12, Y12, Y12
 	VPXOR        Y7, Y7, Y7
+	VPBROADCASTD kBFDen16<>(SB), Y0
+	VPBROADCASTD kBFAbs16<>(SB), Y12
 	VPBROADCASTD kBFAbs32<>(SB), Y13
-	VPBROADCASTD kBFExp16<>(SB), Y14
+	VPBROADCASTD kBFTiny32<>(SB), Y14
 	VPBROADCASTD kBFHi<>(SB), Y15
 	VXORPS       Y8, Y8, Y8
 	VXORPS       Y9, Y9, Y9
