@@ -11,19 +11,23 @@
 // The instruction also takes denormal inputs as zero and flushes each sum that is tiny after its rounding to
 // 24 bits, which an FMA does not do (MXCSR's DAZ and FTZ around the FMAs are not the instruction either: on
 // Zen 4 they differed in 486 of 6,667 rows whose sums cross 2^-126). Where neither can matter, the FMAs give
-// the instruction's bits: so the kernel only detects, into Y7 (sticky), a pair of elements whose smaller
+// the instruction's bits: so the kernel only detects a pair of elements whose smaller
 // magnitude is a nonzero denormal (a denormal times a zero is a zero either way) and a sum of magnitude in
 // (0, 2^-126] (2^-126 itself: the FMA rounds a sum just under it up to it, at the denormals' step, where the
 // instruction may stay under and flush), and returns exact false for the caller to take the reference. Real
 // weights and activations never have either.
-// Constants: Y0 0x7f80 in each word, Y12 0x7fff in each word, Y13 0x7fffffff, Y14 0x7f7fffff, Y15
-// 0xffff0000: for a magnitude m of 16 (32) bits, m + 0x7f80 > 0x7f80 (m + 0x7f7fffff > 0x7f7fffff) as signed
-// integers exactly when 0 < m ≤ 0x7f (0 < m ≤ 0x00800000).
+// The tests are folded into running maxima, compared once at the end. Constants: Y0 0x7f80 in each word,
+// Y13 0x7fffffff, Y14 0x7f7fffff, Y15 0xffff0000, kBFAbs16 0x7fff in each word: for a magnitude m of 16 (32)
+// bits, m + 0x7f80 > 0x7f80 (m + 0x7f7fffff > 0x7f7fffff) as signed integers exactly when 0 < m ≤ 0x7f
+// (0 < m ≤ 0x00800000). Y12 and Y7 hold the maxima of the 16-bit and the 32-bit sums.
 
 DATA kBFHi<>+0(SB)/4, $0xffff0000
 GLOBL kBFHi<>(SB), RODATA|NOPTR, $4
-DATA kBFAbs16<>+0(SB)/4, $0x7fff7fff
-GLOBL kBFAbs16<>(SB), RODATA|NOPTR, $4
+DATA kBFAbs16<>+0(SB)/8, $0x7fff7fff7fff7fff
+DATA kBFAbs16<>+8(SB)/8, $0x7fff7fff7fff7fff
+DATA kBFAbs16<>+16(SB)/8, $0x7fff7fff7fff7fff
+DATA kBFAbs16<>+24(SB)/8, $0x7fff7fff7fff7fff
+GLOBL kBFAbs16<>(SB), RODATA|NOPTR, $32
 DATA kBFDen16<>+0(SB)/4, $0x7f807f80
 GLOBL kBFDen16<>(SB), RODATA|NOPTR, $4
 DATA kBFAbs32<>+0(SB)/4, $0x7fffffff
@@ -31,21 +35,19 @@ GLOBL kBFAbs32<>(SB), RODATA|NOPTR, $4
 DATA kBFTiny32<>+0(SB)/4, $0x7f7fffff
 GLOBL kBFTiny32<>(SB), RODATA|NOPTR, $4
 
-// BFDEN marks in Y7 the words where the smaller magnitude of W's and A's is a nonzero denormal; clobbers T, U.
+// BFDEN folds into Y12 the words' smaller magnitude of W's and A's, plus 0x7f80; clobbers T, U.
 #define BFDEN(W, A, T, U) \
-	VPAND    Y12, W, T \
-	VPAND    Y12, A, U \
-	VPMINUW  U, T, T   \
-	VPADDW   Y0, T, T  \
-	VPCMPGTW Y0, T, T  \
-	VPOR     T, Y7, Y7
+	VPAND   kBFAbs16<>(SB), W, T \
+	VPAND   kBFAbs16<>(SB), A, U \
+	VPMINUW U, T, T              \
+	VPADDW  Y0, T, T             \
+	VPMAXSW T, Y12, Y12
 
-// BFTINY marks in Y7 the lanes of R whose magnitude is in (0, 2^-126]; clobbers T.
+// BFTINY folds into Y7 the lanes' magnitude of R plus 0x7f7fffff; clobbers T.
 #define BFTINY(R, T) \
-	VPAND    Y13, R, T \
-	VPADDD   Y14, T, T \
-	VPCMPGTD Y14, T, T \
-	VPOR     T, Y7, Y7
+	VPAND   Y13, R, T \
+	VPADDD  Y14, T, T \
+	VPMAXSD T, Y7, Y7
 
 // BFHALF adds 16 elements at off(SI), off(DI) into the eight lanes ACC.
 #define BFHALF(off, ACC) \
@@ -82,11 +84,11 @@ TEXT ·dotBF16VecAVX2(SB), NOSPLIT, $0-33
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
 	SHRQ         $6, CX
-	VPXOR        Y7, Y7, Y7
 	VPBROADCASTD kBFDen16<>(SB), Y0
-	VPBROADCASTD kBFAbs16<>(SB), Y12
 	VPBROADCASTD kBFAbs32<>(SB), Y13
 	VPBROADCASTD kBFTiny32<>(SB), Y14
+	VMOVDQU      Y0, Y12
+	VMOVDQU      Y14, Y7
 	VPBROADCASTD kBFHi<>(SB), Y15
 	VXORPS       Y8, Y8, Y8
 	VXORPS       Y9, Y9, Y9
@@ -102,6 +104,9 @@ bfvloop:
 	ADDQ       $128, DI
 	DECQ       CX
 	JNZ        bfvloop
+	VPCMPGTW   Y0, Y12, Y12
+	VPCMPGTD   Y14, Y7, Y7
+	VPOR       Y12, Y7, Y7
 	VPTEST     Y7, Y7
 	SETEQ      exact+32(FP)
 	REDUCE16(Y8, Y9)
