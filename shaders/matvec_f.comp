@@ -62,8 +62,9 @@ layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 shared float lanes[gl_WorkGroupSize.x * MAXCOLS];
 
 // BF16: 32 lanes per row (tpr), lane l taking elements 2l+1 then 2l of every 64, each exact product added with
-// one rounding (VDPBF16PS); lanes 0…15 and 16…31 reduced apart as _mm512_reduce_add_ps and added in double
-// (double-float here), then the products after the last 64 elements one at a time.
+// one rounding, denormals taken as zero and tiny sums flushed (VDPBF16PS: bf16_madd); lanes 0…15 and 16…31
+// reduced apart as _mm512_reduce_add_ps and added in double (double-float here), then the products after the
+// last 64 elements one at a time.
 void main() {
     uint lid = gl_LocalInvocationID.x, wg = gl_WorkGroupSize.x;
     uint nl = pc.tpr, step = 2u * nl;
@@ -79,11 +80,8 @@ void main() {
         if (row < pc.rows) {
             uint xb = x_base + c * pc.cols;
             for (uint k = 2u * lane; k < np; k += step) {
-                precise float p1 = welem(base + k + 1u) * x[xb + k + 1u];
-                precise float s1 = acc + p1;
-                precise float p0 = welem(base + k) * x[xb + k];
-                precise float s0 = s1 + p0;
-                acc = s0;
+                acc = bf16_madd(acc, welem(base + k + 1u), x[xb + k + 1u]);
+                acc = bf16_madd(acc, welem(base + k), x[xb + k]);
             }
         }
         lanes[(slot * MAXCOLS + c) * nl + lane] = acc;

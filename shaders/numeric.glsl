@@ -6,6 +6,8 @@
 // helpers below compute what matters with integer arithmetic or with only correctly rounded operations:
 //   f16_bits, f16_round   F32 → F16, round to nearest even, as gguf/quant.F32ToF16 (NaN → 0x7E00, overflow → Inf)
 //   bf16_round            F32 → BF16, round to nearest even, quiet NaNs (gguf/quant.F32ToBF16)
+//   bf16_madd             one of VDPBF16PS's additions: denormals as zero, exact product, one rounding, tiny
+//                         results flushed (gguf/quant.BF16MulAdd)
 //   div_rn                a / b correctly rounded (integer long division) for normal operands and results
 //   fmaf                  a fused multiply-add: the GPU's where a probe found it fused, else exactly emulated
 //   tail_f32              one of the elements ggml_vec_dot_f32 adds after its vector loop
@@ -71,6 +73,57 @@ float bf16_round(float f) {
         h = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
     }
     return uintBitsToFloat(h << 16);
+}
+
+// bf16_daz returns f with a denormal taken as a zero of its sign.
+float bf16_daz(float f) {
+    uint u = floatBitsToUint(f);
+    return (u & 0x7f800000u) == 0u ? uintBitsToFloat(u & 0x80000000u) : f;
+}
+
+// bf16_madd returns acc + w·x as one of VDPBF16PS's two additions computes it (AVX-512 BF16, the reference
+// build's BF16 dot; gguf/quant.BF16MulAdd): denormal inputs and accumulator taken as zero, the product exact
+// (even beyond float32's range), the sum rounded once to nearest even, and a result under 2^-126 after that
+// rounding (with an unbounded exponent) flushed to a zero of its sign. GPU arithmetic is exact or correctly
+// rounded only between the normals (GPUs may flush denormals), so the few sums that could leave that range
+// are taken scaled by 2^±64: with the accumulator at 2^-100 or more, or the product, no sum of the two is tiny
+// (the finer of their steps is 2^-124 or more unless one is under half the other), and a product under 2^-189
+// is below half an ulp of any normal accumulator.
+float bf16_madd(float acc, float w, float x) {
+    acc = bf16_daz(acc);
+    w = bf16_daz(w);
+    x = bf16_daz(x);
+    const float two64 = uintBitsToFloat(0x5f800000u), twom64 = uintBitsToFloat(0x1f800000u);
+    precise float p = w * x;
+    bool finite = !isinf(w) && !isinf(x) && !isnan(w) && !isnan(x);
+    if (finite && isinf(p)) { // the exact product is beyond float32's range
+        if (isinf(acc)) {
+            return acc;
+        }
+        precise float ps = (w * twom64) * x;
+        precise float s = acc * twom64 + ps;
+        precise float r = s * two64;
+        return r;
+    }
+    if (!finite || w == 0.0 || x == 0.0 || !(abs(acc) < uintBitsToFloat(0x0d800000u)) ||
+        abs(p) >= uintBitsToFloat(0x0d800000u)) { // 2^-100
+        precise float r = acc + p;
+        return r;
+    }
+    precise float ps = (w * two64) * x; // exact for products of 2^-190 or more
+    uint sign = (floatBitsToUint(w) ^ floatBitsToUint(x)) & 0x80000000u;
+    if (acc == 0.0) { // the product, or a zero of its sign when under 2^-126
+        return abs(ps) >= uintBitsToFloat(0x20800000u) ? p : uintBitsToFloat(sign);
+    }
+    if (abs(ps) < uintBitsToFloat(0x01000000u)) { // 2^-125: a product under 2^-189
+        return acc;
+    }
+    precise float s = acc * two64 + ps;
+    if (abs(s) < uintBitsToFloat(0x20800000u)) { // 2^-62
+        return uintBitsToFloat(floatBitsToUint(s) & 0x80000000u);
+    }
+    precise float r = s * twom64;
+    return r;
 }
 
 // div_rn returns a / b rounded to nearest even. Operands and result must be normal floats for the exact path;

@@ -1,7 +1,8 @@
 // numeric_check: applies one function of numeric.glsl to each input, for the Vulkan backend's tests that
 // compare them bit for bit with Go: y[i] = f(a[i], b[i]) with FN: 0 tanh_rn, 1 cos, 2 sin (libm_sincos),
 // 3 vexpf, 4 sqrt_rn, 5 div_rn(a, b), 6 f16_bits (as a float holding the integer), 7 bf16_round,
-// 8 fma_exact(a, b, c), 9 expf_rn, 10 the device's fma(a, b, c) (the backend's probe of whether it is fused). Bindings: 0 = a, 1 = b, 2 = c, 3 = y. One invocation per element.
+// 8 fma_exact(a, b, c), 9 expf_rn, 10 the device's fma(a, b, c) (the backend's probe of whether it is fused),
+// 11 bf16_madd(a, b, c). Bindings: 0 = a, 1 = b, 2 = c, 3 = y. One invocation per element.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
@@ -44,6 +45,8 @@ void main() {
         r = fma_exact(x, b[i], c[i]);
     } else if (FN == 9u) {
         r = expf_rn(x);
+    } else if (FN == 11u) {
+        r = bf16_madd(x, b[i], c[i]);
     } else {
         precise float f = fma(x, b[i], c[i]);
         r = f;

@@ -14,12 +14,13 @@ func init() {
 }
 
 func runSynth(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("synth", "--preset NAME --type TYPE [--seed N] [--layers N] [--ctx N] -o FILE", stderr)
+	fs := newFlags("synth", "--preset NAME --type TYPE [--seed N] [--layers N] [--ctx N] [--denormals] -o FILE", stderr)
 	preset := fs.String("preset", "", "model shape: "+strings.Join(synth.Presets(), ", "))
 	typ := fs.String("type", "q8_0", "type of the matrices and embeddings, e.g. f16, q8_0, q4_0, q4_k")
 	seed := fs.Uint64("seed", 1, "random seed")
 	layers := fs.Int("layers", 0, "override the preset's layer count")
 	ctx := fs.Int("ctx", 0, "override the preset's context length")
+	denormals := fs.Bool("denormals", false, "BF16 only: a numerics test whose logits depend on denormal weights")
 	out := fs.String("o", "", "output file")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -33,7 +34,8 @@ func runSynth(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := synth.Options{Preset: *preset, Type: t, Seed: *seed, NumLayers: *layers, ContextLength: *ctx}
+	opts := synth.Options{Preset: *preset, Type: t, Seed: *seed, NumLayers: *layers, ContextLength: *ctx,
+		Denormals: *denormals}
 	if err := synth.Write(*out, opts); err != nil {
 		return err
 	}

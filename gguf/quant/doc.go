@@ -29,14 +29,16 @@
 // follow llama.cpp's CPU backend as built for x86-64 (the build that made the reference data): the Dot*
 // functions compute its kernels' arithmetic — integer sums per block in the kernels' lanes, then float32
 // accumulation with fused multiply-adds where they use them (dot_blocks32.go, dot_kquants.go, dot_float.go),
-// VDPBF16PS's lanes for BF16, ggml's generic order for MXFP4 — and are the reference that faster
+// VDPBF16PS's lanes and flushes for BF16 (BF16MulAdd: denormals in taken as zero, tiny sums flushed, as the
+// instruction does whatever MXCSR says), ggml's generic order for MXFP4 — and are the reference that faster
 // implementations must equal. Every float32 expression is written with explicit conversions where ggml rounds, and fused
 // multiply-adds are explicit (fma32), so the results are the same on every platform.
 //
 // # Fast paths
 //
-// Dot(w, o) returns, per weight type and accumulation Order, an assembly kernel for this CPU (AVX2, AVX-512
-// and VNNI on amd64: dot*_amd64.s; NEON and SDOT on arm64: dot*_arm64.s) that returns the bits of its
+// Dot(w, o) returns, per weight type and accumulation Order, an assembly kernel for this CPU (AVX2, AVX-512,
+// VNNI and BF16 on amd64: dot*_amd64.s, with VDPBF16PS encoded by bytes in bf16_amd64.h since Go's assembler
+// lacks it; NEON and SDOT on arm64: dot*_arm64.s) that returns the bits of its
 // reference RefDot(w, o) for every input, or the reference itself; GemmFor(w, o) returns a batched kernel
 // with the same bits (gemm*.go) that multiplies many activation rows at once, some also from a matrix stored
 // once in a layout of their own (Gemm.Pack, Gemm.MulPacked). TestDotExact, TestGemmExact and

@@ -9,7 +9,10 @@ package quant
 // inside each block, then float32 accumulation in that order — so they are the reference that faster
 // implementations must reproduce bit for bit.
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // DotFn is the signature of the per-type dot products: n elements (a multiple of the weight's block size)
 // of weight row w and activation row a, both in their storage formats.
@@ -129,12 +132,38 @@ func VecDot(w Type, n int, wRow, aRow []byte) (float32, error) {
 // bfAt returns element i of a BF16 row.
 func bfAt(b []byte, i int) float32 { return BF16ToF32(uint16(b[2*i]) | uint16(b[2*i+1])<<8) }
 
-// bfStep adds the 32 elements from off into the 16 lanes as VDPBF16PS does: lane j takes element 2j+1 then
-// 2j, each exact product added with one rounding.
+// bfDAZ returns f with a denormal taken as a zero of its sign.
+func bfDAZ(f float32) float32 {
+	if math.Float32bits(f)&0x7f800000 == 0 {
+		return math.Float32frombits(math.Float32bits(f) & 0x80000000)
+	}
+	return f
+}
+
+// BF16MulAdd returns acc + w·a as each of VDPBF16PS's two additions computes it on x86 (AVX-512 BF16, whose
+// DAZ, FTZ and round-to-nearest-even hold whatever MXCSR says; tested against the instruction on AMD Zen 4,
+// TestBFStepInsn): denormal operands (w, a and the accumulator) taken as zeros of their signs, the product
+// exact (neither rounded nor limited to float32's range), the sum rounded once to nearest even, and a result
+// that is tiny after that rounding (under 2^-126 with an unbounded exponent) flushed to a zero of its sign.
+// A NaN in gives a NaN out; its payload is not the instruction's (which takes the product's NaN before the
+// accumulator's, the weight's before the activation's). The float64 sum rounded again to float32 has the bits
+// of one rounding (53 ≥ 2·24+2 bits, both terms having at most 24 significant bits); float32 would round a
+// tiny sum at the denormals' coarser step, so 2^64 times it, rounded, tells which side of 2^-126 the
+// instruction's rounding falls (2^-126 − 2^-152 rounds up to 2^-126 and stays).
+func BF16MulAdd(acc, w, a float32) float32 {
+	s := float64(bfDAZ(acc)) + float64(bfDAZ(w))*float64(bfDAZ(a))
+	if math.Abs(s) < 0x1p-100 && math.Abs(float64(float32(s*0x1p64))) < 0x1p-62 {
+		return float32(math.Copysign(0, s))
+	}
+	return float32(s)
+}
+
+// bfStep adds the 32 elements from off into the 16 lanes as VDPBF16PS does: lane j adds the product of
+// element 2j+1 and, after that, the product of element 2j, each by BF16MulAdd.
 func bfStep(l *[f32Lanes]float32, w, a []byte, off int) {
 	for j := range l {
-		l[j] += float32(bfAt(w, off+2*j+1) * bfAt(a, off+2*j+1))
-		l[j] += float32(bfAt(w, off+2*j) * bfAt(a, off+2*j))
+		acc := BF16MulAdd(l[j], bfAt(w, off+2*j+1), bfAt(a, off+2*j+1))
+		l[j] = BF16MulAdd(acc, bfAt(w, off+2*j), bfAt(a, off+2*j))
 	}
 }
 

@@ -19,6 +19,7 @@ var (
 	hasAVX512 = cpuLevel < CPUAVX2 && hasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VL
 	hasVNNI   = hasAVX512 && cpu.X86.HasAVX512VNNI
 	hasVBMI   = hasAVX512 && cpu.X86.HasAVX512VBMI
+	hasBF16   = hasAVX512 && cpu.X86.HasAVX512BF16
 )
 
 func cpuPath() string {
@@ -29,7 +30,7 @@ func cpuPath() string {
 	for _, f := range []struct {
 		has  bool
 		name string
-	}{{hasAVX512, "+avx512"}, {hasVNNI, "+vnni"}, {hasVBMI, "+vbmi"}} {
+	}{{hasAVX512, "+avx512"}, {hasVNNI, "+vnni"}, {hasVBMI, "+vbmi"}, {hasBF16, "+bf16"}} {
 		if f.has {
 			path += f.name
 		}
@@ -63,6 +64,9 @@ func init() {
 	setFast(IQ4_NL, OrderRepacked, dotIQ4_NLRepackedFast)
 	setFast(IQ4_XS, OrderVecDot, dotIQ4_XSFast)
 	setFast(IQ4_XS, OrderRepacked, dotIQ4_XSPanelFast)
+	if hasBF16 {
+		dotBF16Fast = dotBF16Insn
+	}
 	setFast(BF16, OrderVecDot, dotBF16Fast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
@@ -133,8 +137,22 @@ var (
 	dotF16Tiled = tiledDot(dotF16TiledAVX2, 2, DotF16F16Tiled)
 )
 
-// dotBF16Fast is DotBF16BF16: the kernel takes the whole steps of 64, the rest continue its float64 sum here.
-func dotBF16Fast(n int, w, a []byte) float32 {
+// The BF16 dots: DotBF16BF16 with the instruction itself where the CPU has AVX-512 BF16, else its emulation.
+var (
+	dotBF16Insn = bf16Dot(func(n int, w, a *byte) (float64, bool) { return dotBF16VecBF16(n, w, a), true })
+	dotBF16AVX2 = bf16Dot(dotBF16VecAVX2)
+)
+
+// bf16Dot returns DotBF16BF16 by kernel vec, which takes the whole steps of 64; the rest continue its float64
+// sum here. Where vec says its sum is not exact (an emulation's sum landed on ±2^-126), the reference runs.
+func bf16Dot(vec func(n int, w, a *byte) (float64, bool)) DotFn {
+	return func(n int, w, a []byte) float32 { return dotBF16With(vec, n, w, a) }
+}
+
+// dotBF16Fast is the BF16 dot this CPU runs (init).
+var dotBF16Fast = dotBF16AVX2
+
+func dotBF16With(vec func(n int, w, a *byte) (float64, bool), n int, w, a []byte) float32 {
 	if n <= 0 {
 		return 0
 	}
@@ -143,7 +161,10 @@ func dotBF16Fast(n int, w, a []byte) float32 {
 	if np == 0 {
 		return DotBF16BF16(n, w, a)
 	}
-	sum := dotBF16VecAVX2(np, &w[0], &a[0])
+	sum, exact := vec(np, &w[0], &a[0])
+	if !exact {
+		return DotBF16BF16(n, w, a)
+	}
 	for i := np; i < n; i++ {
 		sum += float64(bfAt(w, i) * bfAt(a, i))
 	}
@@ -219,7 +240,16 @@ func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
 func dotIQ4_XSQ8_KPanelAVX2(nb int, w, a *byte) float32
 
 //go:noescape
-func dotBF16VecAVX2(n int, w, a *byte) float64
+func dotBF16VecAVX2(n int, w, a *byte) (sum float64, exact bool)
+
+//go:noescape
+func dotBF16VecBF16(n int, w, a *byte) float64
+
+// vdpbf16ps runs one VDPBF16PS of w and a into acc (AVX-512 BF16): the instruction that bfStep follows, for
+// its tests.
+//
+//go:noescape
+func vdpbf16ps(acc *[f32Lanes]float32, w, a *[2 * f32Lanes]uint16)
 
 //go:noescape
 func dotF32VecAVX2(n int, w, a *byte) float32

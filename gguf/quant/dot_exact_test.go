@@ -79,6 +79,87 @@ func randFloats(r *rand.Rand, t Type, n int) []byte {
 	return b
 }
 
+// randBF16Edge returns a random bf16 for the BF16 numerics tests: denormals (a quarter), zeros, infinities
+// and NaNs (when special is set), values whose products land near float32's smallest normal 2^-126 (when tiny
+// is set), else normal values of moderate exponent.
+func randBF16Edge(r *rand.Rand, tiny, special bool) uint16 {
+	sign := uint16(r.IntN(2)) << 15
+	m := uint16(r.IntN(128))
+	switch k := r.IntN(100); {
+	case k < 25:
+		return sign | max(m, 1) // denormal
+	case k < 30:
+		return sign
+	case special && k < 32:
+		return sign | 0x7f80
+	case special && k < 34:
+		return sign | 0x7f80 | max(m, 1) // NaN, quiet or signalling
+	case tiny:
+		return sign | uint16(58+r.IntN(13))<<7 | m // products 2^-138 … 2^-112
+	default:
+		return sign | uint16(112+r.IntN(30))<<7 | m
+	}
+}
+
+// randF32Edge returns a random float32 accumulator: denormals, zeros, values near 2^-126 (when tiny), else
+// moderate ones.
+func randF32Edge(r *rand.Rand, tiny bool) float32 {
+	sign := uint32(r.IntN(2)) << 31
+	m := r.Uint32() & 0x7fffff
+	switch k := r.IntN(100); {
+	case k < 20:
+		return math.Float32frombits(sign | max(m, 1))
+	case k < 30:
+		return math.Float32frombits(sign)
+	case k < 32:
+		return math.Float32frombits(sign | 0x7f800000)
+	case tiny:
+		return math.Float32frombits(sign | uint32(1+r.IntN(6))<<23 | m)
+	default:
+		return math.Float32frombits(sign | uint32(112+r.IntN(30))<<23 | m)
+	}
+}
+
+// randBF16Row returns n random bf16 (randBF16Edge) as bytes.
+func randBF16Row(r *rand.Rand, n int, tiny, special bool) []byte {
+	b := make([]byte, 2*n)
+	for i := 0; i < n; i++ {
+		h := randBF16Edge(r, tiny, special)
+		b[2*i], b[2*i+1] = byte(h), byte(h>>8)
+	}
+	return b
+}
+
+// randBF16Pairs returns rows of n bf16 (wRows weight rows, aRows activation rows) in which denormals meet
+// large values (2^93 … 2^113) at the same elements of every row, so that their products (2^-40 … 2^-7 unless
+// taken as zero) are not lost among the others (moderate values, 2^-7 … 2^7).
+func randBF16Pairs(r *rand.Rand, n, wRows, aRows int) (w, a []byte) {
+	w, a = make([]byte, 2*n*wRows), make([]byte, 2*n*aRows)
+	put := func(b []byte, i int, h uint16) { b[2*i], b[2*i+1] = byte(h), byte(h>>8) }
+	val := func(e0, ne int) uint16 { return uint16(r.IntN(2))<<15 | uint16(e0+r.IntN(ne))<<7 | uint16(r.IntN(128)) }
+	den := func() uint16 { return uint16(r.IntN(2))<<15 | uint16(1+r.IntN(127)) }
+	for i := 0; i < n; i++ {
+		k := r.IntN(10)
+		for _, m := range []struct {
+			b          []byte
+			rows       int
+			den, large bool
+		}{{w, wRows, k < 2, k >= 2 && k < 4}, {a, aRows, k >= 2 && k < 4, k < 2}} {
+			for row := 0; row < m.rows; row++ {
+				switch {
+				case m.den:
+					put(m.b, row*n+i, den())
+				case m.large:
+					put(m.b, row*n+i, val(220, 21))
+				default:
+					put(m.b, row*n+i, val(120, 15))
+				}
+			}
+		}
+	}
+	return w, a
+}
+
 // unaligned returns a copy of b starting off bytes into a fresh buffer.
 func unaligned(b []byte, off int) []byte {
 	buf := make([]byte, len(b)+off)
@@ -143,12 +224,36 @@ func checkVariant(t *testing.T, v dotVariant) {
 	if be == QKK {
 		lengths = []int{1, 2, 3, 7, 16}
 	}
+	if v.w == BF16 {
+		lengths = append(lengths, 128, 200, 1024)
+	}
 	for _, nb := range lengths {
 		for trial := 0; trial < 10; trial++ {
 			check(nb*be, randScaled(r, v.w, nb), randScaled(r, at, nb), "random bytes")
 		}
 		n := nb * be
 		check(n, mustQuantizeB(v.w, randRow(r, n)), mustQuantizeA(at, randRow(r, n)), "quantized rows")
+		if v.w == BF16 { // the instruction's flushes: denormal inputs, sums near 2^-126, infinities and NaNs
+			for trial := 0; trial < 10; trial++ {
+				wd, ad := randBF16Pairs(r, n, 1, 1)
+				check(n, wd, ad, "denormals")
+				check(n, randBF16Row(r, n, true, false), randBF16Row(r, n, true, false), "tiny sums")
+			}
+			check(n, randBF16Row(r, n, false, true), randBF16Row(r, n, false, true), "infinities and NaNs")
+		}
+		if v.w == BF16 && n >= 64 { // lane 0's sum is 2^-126 - 2^-152, normal after rounding; lane 1's tiny after it
+			wb, ab := make([]byte, 2*n), make([]byte, 2*n)
+			put := func(b []byte, i int, f float32) { h := F32ToBF16(f); b[2*i], b[2*i+1] = byte(h), byte(h>>8) }
+			put(wb, 1, 0x1p-63)
+			put(ab, 1, 0x1p-63)
+			put(wb, 0, 0x1p-76)
+			put(ab, 0, -0x1p-76)
+			put(wb, 3, 0x1p-63)
+			put(ab, 3, 0x1p-63)
+			put(wb, 2, 0x1p-76)
+			put(ab, 2, -0x1p-74*0.75)
+			check(n, wb, ab, "sums at 2^-126")
+		}
 	}
 	patterns := []struct {
 		name string

@@ -10,8 +10,9 @@ import (
 //   - F16 in the tiled order (tinyBLAS's for F16 weights, DotF16F16Tiled), each accumulator reduced as
 //     _mm512_reduce_add_ps. The activations are the F16 row widened to float32 once, so that the kernel loads
 //     them as they are (4 bytes an element; the values are the F16 ones, exactly).
-//   - BF16 in ggml_vec_dot_bf16's order (DotBF16BF16): two sets of lanes per pair, VDPBF16PS emulated with
-//     fused multiply-adds; the activations are the BF16 row.
+//   - BF16 in ggml_vec_dot_bf16's order (DotBF16BF16): two sets of lanes per pair, by VDPBF16PS itself where
+//     the CPU has AVX-512 BF16, else emulated with fused multiply-adds and explicit flushes; the activations
+//     are the BF16 row.
 
 // f16tAct is the bytes of one activation element in the F16 Gemm's layout.
 const f16tAct = 4

@@ -15,6 +15,9 @@ func init() {
 		f16tRows, f16tTile, f16tDot = 2, gemm2F16TAVX2, dotF16TAAVX2
 		return
 	}
+	if hasBF16 {
+		bf16Tile = gemm4BF16BF16
+	}
 	typeTraits[BF16].gemm[OrderVecDot] = &Gemm{w: BF16, o: OrderVecDot, actBlock: 2, quantize: QuantizeBF16,
 		fromRef: func(ref, dst []byte) { copy(dst, ref) }, direct: mulBF16}
 }
@@ -97,9 +100,13 @@ func mulBF16(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, ou
 		for c0 := 0; c0 < cols; c0 += f16tCols {
 			nc := min(f16tCols, cols-c0)
 			for r := r0; r < r1; r += 4 {
-				gemm4BF16(steps, &w[r*wStride], wStride, &a[c0*aStride], aStride, nc, &sums[0])
+				exact := bf16Tile(steps, &w[r*wStride], wStride, &a[c0*aStride], aStride, nc, &sums[0])
 				for c := 0; c < nc; c++ {
 					for i := 0; i < 4; i++ {
+						if !exact {
+							out[(c0+c)*outStride+r+i] = DotBF16BF16(n, w[(r+i)*wStride:], a[(c0+c)*aStride:])
+							continue
+						}
 						sum, wr, ar := sums[4*c+i], w[(r+i)*wStride:], a[(c0+c)*aStride:]
 						for k := 64 * steps; k < n; k++ {
 							sum += float64(bfAt(wr, k) * bfAt(ar, k))
@@ -117,9 +124,19 @@ func mulBF16(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, ou
 	}
 }
 
+// bf16Tile is the BF16 Gemm's kernel on this CPU (init): the instruction itself where the CPU has AVX-512
+// BF16, else its emulation.
+var bf16Tile = gemm4BF16
+
 // gemm4BF16 sets sums[4c + r] for r < 4, c < cols to DotBF16BF16's vector part (the two sets of lanes reduced
 // and added in float64) over the first 64·steps elements of BF16 weight row r (at w + r·wStride bytes) and
-// activation row c (at a + c·aStride bytes); steps is positive.
+// activation row c (at a + c·aStride bytes); steps is positive. It returns false where a sum may not be the
+// instruction's (a lane landed on ±2^-126, gemm_float_amd64.s): the caller then takes the reference.
 //
 //go:noescape
-func gemm4BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64)
+func gemm4BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64) (exact bool)
+
+// gemm4BF16BF16 is gemm4BF16 by VDPBF16PS itself (AVX-512 BF16).
+//
+//go:noescape
+func gemm4BF16BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64) (exact bool)

@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "dot_amd64.h"
+#include "bf16_amd64.h"
 
 // The F16 Gemm's kernel (gemm_float.go), AVX-512F: accumulator (r, c) is lane l of DotF16F16Tiled's
 // l[i%16] = fma(w_i, a_i, l[i%16]) for weight row r and activation row c, over the chunks of 16 in order; each
@@ -186,15 +187,33 @@ fdloop:
 
 // The BF16 Gemm's kernel (gemm_float.go), AVX-512F: DotBF16BF16's vector part for a tile of rows × columns,
 // VDPBF16PS emulated as in dotbf_amd64.s (a lane takes element 2j+1 of its 32-element step, then element
-// 2j, each exact product added with one rounding: a fused multiply-add). Per pair, set 1 takes the first 32
-// elements of every 64 and set 2 the next 32.
+// 2j, each exact product added with one rounding: a fused multiply-add; denormal bf16 inputs taken as zero
+// and each denormal sum flushed to a zero of its sign, by comparing exponent bits with zero). Per pair, set 1
+// takes the first 32 elements of every 64 and set 2 the next 32. Constants: Z29 0x8000 in each word (bf16
+// sign), Z30 0x7f80 in each word (bf16 exponent), Z31 0xffff0000.
 
 DATA gBFHi<>+0(SB)/4, $0xffff0000
 GLOBL gBFHi<>(SB), RODATA|NOPTR, $4
+DATA gBFSign16<>+0(SB)/4, $0x80008000
+GLOBL gBFSign16<>(SB), RODATA|NOPTR, $4
+DATA gBFExp16<>+0(SB)/4, $0x7f807f80
+GLOBL gBFExp16<>(SB), RODATA|NOPTR, $4
+DATA gBFSign32<>+0(SB)/4, $0x80000000
+GLOBL gBFSign32<>(SB), RODATA|NOPTR, $4
+DATA gBFExp32<>+0(SB)/4, $0x7f800000
+GLOBL gBFExp32<>(SB), RODATA|NOPTR, $4
+DATA gBFAbs32<>+0(SB)/4, $0x7fffffff
+GLOBL gBFAbs32<>(SB), RODATA|NOPTR, $4
+DATA gBFMinNorm<>+0(SB)/4, $0x00800000
+GLOBL gBFMinNorm<>(SB), RODATA|NOPTR, $4
 
-// BFSPLIT splits the 32 bf16 at ADDR into the floats of its odd elements (O) and its even ones (E).
+// BFSPLIT splits the 32 bf16 at ADDR into the floats of its odd elements (O) and its even ones (E), each
+// denormal a zero of its sign.
 #define BFSPLIT(ADDR, O, E) \
 	VMOVDQU32 ADDR, E        \
+	VPTESTNMW Z30, E, K1     \
+	VPANDD    Z29, E, O      \
+	VMOVDQU16 O, K1, E       \
 	VPANDD    Z31, E, O      \
 	VPSLLD    $16, E, E
 
@@ -205,16 +224,27 @@ GLOBL gBFHi<>(SB), RODATA|NOPTR, $4
 	BFSPLIT(off(SI)(R9*2), Z20, Z21)  \
 	BFSPLIT(off(SI)(R14*1), Z22, Z23)
 
+// BFMA adds W·A into C as one step of VDPBF16PS: a fused multiply-add, then a denormal lane set to a zero of
+// its sign, and a lane at ±2^-126 marked in K4 (the FMA may have rounded up to it where the instruction,
+// rounding to 24 bits, stays under and flushes, as in dotbf_amd64.s; the caller takes the reference).
+#define BFMA(A, W, C) \
+	VFMADD231PS    A, W, C                 \
+	VPTESTNMD.BCST gBFExp32<>(SB), C, K2   \
+	VPANDD.BCST    gBFSign32<>(SB), C, K2, C \
+	VPANDD.BCST    gBFAbs32<>(SB), C, Z28  \
+	VPCMPEQD.BCST  gBFMinNorm<>(SB), Z28, K3 \
+	KORW           K3, K4, K4
+
 // BFPAIR adds the odd (AO) and even (AE) activation floats into the four rows' accumulators C0…C3.
 #define BFPAIR(AO, AE, C0, C1, C2, C3) \
-	VFMADD231PS AO, Z16, C0 \
-	VFMADD231PS AE, Z17, C0 \
-	VFMADD231PS AO, Z18, C1 \
-	VFMADD231PS AE, Z19, C1 \
-	VFMADD231PS AO, Z20, C2 \
-	VFMADD231PS AE, Z21, C2 \
-	VFMADD231PS AO, Z22, C3 \
-	VFMADD231PS AE, Z23, C3
+	BFMA(AO, Z16, C0) \
+	BFMA(AE, Z17, C0) \
+	BFMA(AO, Z18, C1) \
+	BFMA(AE, Z19, C1) \
+	BFMA(AO, Z20, C2) \
+	BFMA(AE, Z21, C2) \
+	BFMA(AO, Z22, C3) \
+	BFMA(AE, Z23, C3)
 
 // BFSUM writes float64(Reduce16(S1)) + float64(Reduce16(S2)) (S1, S2 with their Y and X halves) at dst;
 // clobbers S1, S2, X16, Y16.
@@ -225,12 +255,12 @@ GLOBL gBFHi<>(SB), RODATA|NOPTR, $4
 	VCVTSS2SD X2, X2, X2   \
 	VADDSD    X2, X1, X1
 
-// func gemm4BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64)
+// func gemm4BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64) (exact bool)
 //
 // sums[4c + r] = float64(Reduce16(set 1)) + float64(Reduce16(set 2)) of DotBF16BF16's first 64·steps
 // elements (steps positive) for weight row r < 4 (bf16 at w + r·wStride bytes) and activation row c < cols
 // (bf16 at a + c·aStride bytes): two columns at a time, then one.
-TEXT ·gemm4BF16(SB), NOSPLIT, $0-56
+TEXT ·gemm4BF16(SB), NOSPLIT, $0-57
 	MOVQ         steps+0(FP), BX
 	MOVQ         w+8(FP), R8
 	MOVQ         wStride+16(FP), R9
@@ -240,6 +270,9 @@ TEXT ·gemm4BF16(SB), NOSPLIT, $0-56
 	MOVQ         sums+48(FP), DI
 	LEAQ         (R9)(R9*2), R14
 	VPBROADCASTD gBFHi<>(SB), Z31
+	VPBROADCASTD gBFExp16<>(SB), Z30
+	VPBROADCASTD gBFSign16<>(SB), Z29
+	KXORW        K4, K4, K4
 
 b2cols:
 	CMPQ   R12, $2
@@ -344,6 +377,8 @@ b1k:
 	JMP   b1col
 
 bdone:
+	KORTESTW K4, K4
+	SETEQ    exact+56(FP)
 	VZEROUPPER
 	RET
 
@@ -493,4 +528,157 @@ hdloop:
 	RED16Y(Y2, Y3)
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
+	RET
+
+// func gemm4BF16BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64) (exact bool)
+//
+// gemm4BF16 with the instruction itself (AVX-512 BF16): per 32-element step of a set, the four rows' chunks
+// in Z16…Z19 (set 2: Z20…Z23), the columns' in Z24, Z25 (Z26, Z27), one VDPBF16PS per pair.
+TEXT ·gemm4BF16BF16(SB), NOSPLIT, $0-57
+	MOVQ steps+0(FP), BX
+	MOVQ w+8(FP), R8
+	MOVQ wStride+16(FP), R9
+	MOVQ a+24(FP), R10
+	MOVQ aStride+32(FP), R11
+	MOVQ cols+40(FP), R12
+	MOVQ sums+48(FP), DI
+	LEAQ (R9)(R9*2), R14
+
+n2cols:
+	CMPQ R12, $2
+	JLT  n1col
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ R8, SI
+	MOVQ R10, DX
+	MOVQ BX, CX
+
+n2k:
+	// set 1
+	VMOVDQU32 (SI), Z16
+	VMOVDQU32 (SI)(R9*1), Z17
+	VMOVDQU32 (SI)(R9*2), Z18
+	VMOVDQU32 (SI)(R14*1), Z19
+	VMOVDQU32 (DX), Z24
+	VMOVDQU32 (DX)(R11*1), Z25
+	VDPBF16PS(0, 16, 24)
+	VDPBF16PS(1, 17, 24)
+	VDPBF16PS(2, 18, 24)
+	VDPBF16PS(3, 19, 24)
+	VDPBF16PS(4, 16, 25)
+	VDPBF16PS(5, 17, 25)
+	VDPBF16PS(6, 18, 25)
+	VDPBF16PS(7, 19, 25)
+	// set 2
+	VMOVDQU32 64(SI), Z20
+	VMOVDQU32 64(SI)(R9*1), Z21
+	VMOVDQU32 64(SI)(R9*2), Z22
+	VMOVDQU32 64(SI)(R14*1), Z23
+	VMOVDQU32 64(DX), Z26
+	VMOVDQU32 64(DX)(R11*1), Z27
+	VDPBF16PS(8, 20, 26)
+	VDPBF16PS(9, 21, 26)
+	VDPBF16PS(10, 22, 26)
+	VDPBF16PS(11, 23, 26)
+	VDPBF16PS(12, 20, 27)
+	VDPBF16PS(13, 21, 27)
+	VDPBF16PS(14, 22, 27)
+	VDPBF16PS(15, 23, 27)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	DECQ CX
+	JNZ  n2k
+
+	BFSUM(Z0, Y0, X0, Z8, Y8, X8)
+	MOVSD X0, 0(DI)
+	BFSUM(Z1, Y1, X1, Z9, Y9, X9)
+	MOVSD X1, 8(DI)
+	BFSUM(Z2, Y2, X2, Z10, Y10, X10)
+	MOVSD X2, 16(DI)
+	BFSUM(Z3, Y3, X3, Z11, Y11, X11)
+	MOVSD X3, 24(DI)
+	BFSUM(Z4, Y4, X4, Z12, Y12, X12)
+	MOVSD X4, 32(DI)
+	BFSUM(Z5, Y5, X5, Z13, Y13, X13)
+	MOVSD X5, 40(DI)
+	BFSUM(Z6, Y6, X6, Z14, Y14, X14)
+	MOVSD X6, 48(DI)
+	BFSUM(Z7, Y7, X7, Z15, Y15, X15)
+	MOVSD X7, 56(DI)
+	LEAQ (R10)(R11*2), R10
+	ADDQ $64, DI
+	SUBQ $2, R12
+	JMP  n2cols
+
+n1col:
+	TESTQ R12, R12
+	JZ    ndone
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ  R8, SI
+	MOVQ  R10, DX
+	MOVQ  BX, CX
+
+n1k:
+	// set 1
+	VMOVDQU32 (SI), Z16
+	VMOVDQU32 (SI)(R9*1), Z17
+	VMOVDQU32 (SI)(R9*2), Z18
+	VMOVDQU32 (SI)(R14*1), Z19
+	VMOVDQU32 (DX), Z24
+	VDPBF16PS(0, 16, 24)
+	VDPBF16PS(1, 17, 24)
+	VDPBF16PS(2, 18, 24)
+	VDPBF16PS(3, 19, 24)
+	// set 2
+	VMOVDQU32 64(SI), Z20
+	VMOVDQU32 64(SI)(R9*1), Z21
+	VMOVDQU32 64(SI)(R9*2), Z22
+	VMOVDQU32 64(SI)(R14*1), Z23
+	VMOVDQU32 64(DX), Z26
+	VDPBF16PS(8, 20, 26)
+	VDPBF16PS(9, 21, 26)
+	VDPBF16PS(10, 22, 26)
+	VDPBF16PS(11, 23, 26)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	DECQ CX
+	JNZ  n1k
+
+	BFSUM(Z0, Y0, X0, Z8, Y8, X8)
+	MOVSD X0, 0(DI)
+	BFSUM(Z1, Y1, X1, Z9, Y9, X9)
+	MOVSD X1, 8(DI)
+	BFSUM(Z2, Y2, X2, Z10, Y10, X10)
+	MOVSD X2, 16(DI)
+	BFSUM(Z3, Y3, X3, Z11, Y11, X11)
+	MOVSD X3, 24(DI)
+	ADDQ R11, R10
+	ADDQ $32, DI
+	DECQ R12
+	JMP  n1col
+
+ndone:
+	MOVB $1, exact+56(FP)
+	VZEROUPPER
 	RET

@@ -40,9 +40,10 @@ var SynthDeviations = map[string]Criteria{
 
 var synthMu sync.Mutex
 
-// SynthModel writes the model of case c — meta keys synth_preset, synth_type and synth_seed — into dir (once per
-// dir and file name), checks that its SHA-256 is model_sha256, the digest of the file the reference was made
-// from, and points c.Model at it.
+// SynthModel writes the model of case c — meta keys synth_preset, synth_type, synth_seed and, for a model of
+// denormal weights, synth_denormals=1 (synth.Options.Denormals) — into dir (once per dir and file name),
+// checks that its SHA-256 is model_sha256, the digest of the file the reference was made from, and points
+// c.Model at it.
 func SynthModel(c *Case, dir string) error {
 	typ, err := quant.ParseType(c.Meta["synth_type"])
 	if err != nil {
@@ -56,7 +57,8 @@ func SynthModel(c *Case, dir string) error {
 	synthMu.Lock()
 	defer synthMu.Unlock()
 	if _, err := os.Stat(path); err != nil {
-		if err := synth.Write(path, synth.Options{Preset: c.Meta["synth_preset"], Type: typ, Seed: seed}); err != nil {
+		opts := synth.Options{Preset: c.Meta["synth_preset"], Type: typ, Seed: seed, Denormals: c.Meta["synth_denormals"] == "1"}
+		if err := synth.Write(path, opts); err != nil {
 			return fmt.Errorf("golden %s: %w", c.Name, err)
 		}
 	}

@@ -57,6 +57,7 @@ func Numerics(t *testing.T, run Kernel) {
 	for i := range fmaC {
 		fmaC[i] = math.Float32frombits(math.Float32bits(-fmaA[i]*fmaB[i]) + uint32(r.IntN(5)) - 2)
 	}
+	bfAcc, bfW, bfX := bf16MulAddArgs(r, n)
 	cases := []struct {
 		name    string
 		fn      uint32
@@ -86,6 +87,7 @@ func Numerics(t *testing.T, run Kernel) {
 			func(a, _, _ float32) float32 { return float32(quant.F32ToF16(a)) }},
 		{"bf16", 7, gen(func() float64 { return r.NormFloat64() * 1e3 }), nil, nil,
 			func(a, _, _ float32) float32 { return quant.BF16ToF32(quant.F32ToBF16(a)) }},
+		{"bf16-madd", bf16MaddFn, bfAcc, bfW, bfX, quant.BF16MulAdd},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -96,12 +98,16 @@ func Numerics(t *testing.T, run Kernel) {
 				c.c = c.a
 			}
 			got := run(t, c.fn, c.a, c.b, c.c)
+			signed := c.fn == bf16MaddFn // zeros' signs count (else -0 matches +0), and any NaN matches any NaN
 			bad := 0
 			for i := range got {
 				want := c.ref(c.a[i], c.b[i], c.c[i])
-				if math.Float32bits(got[i]) != math.Float32bits(want) && !(got[i] == 0 && want == 0) {
+				same := math.Float32bits(got[i]) == math.Float32bits(want) || !signed && got[i] == 0 && want == 0 ||
+					signed && got[i] != got[i] && want != want
+				if !same {
 					if bad < 5 {
-						t.Errorf("%s(%g, %g) = %g (%#x), want %g (%#x)", c.name, c.a[i], c.b[i], got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
+						t.Errorf("%s(%g (%#x), %g (%#x), %g (%#x)) = %g (%#x), want %g (%#x)", c.name, c.a[i], math.Float32bits(c.a[i]),
+							c.b[i], math.Float32bits(c.b[i]), c.c[i], math.Float32bits(c.c[i]), got[i], math.Float32bits(got[i]), want, math.Float32bits(want))
 					}
 					bad++
 				}
@@ -111,6 +117,58 @@ func Numerics(t *testing.T, run Kernel) {
 			}
 		})
 	}
+}
+
+// bf16MaddFn is numeric_check.comp's bf16_madd.
+const bf16MaddFn = 11
+
+// bf16MulAddArgs returns n accumulators and n pairs of bf16 values (as float32) for bf16_madd: denormals,
+// zeros, infinities and NaNs among them; a third of them with products and sums near 2^-126, a third with
+// products beyond float32's range, the rest moderate.
+func bf16MulAddArgs(r *rand.Rand, n int) (acc, w, x []float32) {
+	acc, w, x = make([]float32, n), make([]float32, n), make([]float32, n)
+	val := func(regime int, bits int) uint32 {
+		sign := uint32(r.IntN(2)) << 31
+		m := r.Uint32() & (1<<23 - 1) &^ (1<<(23-bits) - 1) // bits of significand: 7 for a bf16, 23 for a float32
+		var e uint32
+		switch k := r.IntN(100); {
+		case k < 20:
+			return sign | max(m, 1<<(23-bits)) // denormal
+		case k < 26:
+			return sign
+		case k < 28:
+			return sign | 0x7f800000
+		case k < 30:
+			return sign | 0x7fc00000 | m
+		case regime == 0: // products 2^-138 … 2^-112, accumulators 2^-126 … 2^-120
+			e = uint32(58 + r.IntN(13))
+			if bits == 23 {
+				e = uint32(1 + r.IntN(6))
+			}
+		case regime == 1: // products 2^126 … 2^254
+			e = uint32(190 + r.IntN(64))
+			if bits == 23 {
+				e = uint32(240 + r.IntN(14))
+			}
+		default:
+			e = uint32(112 + r.IntN(30))
+		}
+		return sign | e<<23 | m
+	}
+	for i := range acc {
+		g := r.IntN(3)
+		acc[i] = math.Float32frombits(val(g, 23))
+		w[i] = math.Float32frombits(val(g, 7))
+		x[i] = math.Float32frombits(val(g, 7))
+	}
+	// The cases that tell the rules apart (quant's TestBFStepInsn): 2^-126 − 2^-152 rounds up to 2^-126 and
+	// stays; 2^-126 − 0.75·2^-150 stays under and flushes; a product beyond float32's range that a sum brings
+	// back; a product under 2^-189 beside a normal and beside a zero accumulator.
+	for i, c := range [][3]float32{{0x1p-126, 0x1p-76, -0x1p-76}, {0x1p-126, 0x1p-76, -0x1p-74 * 0.75},
+		{-math.MaxFloat32, 0x1p64, 0x1p64}, {0x1p-120, 0x1p-100, 0x1p-100}, {0, -0x1p-100, 0x1p-100}} {
+		acc[i], w[i], x[i] = c[0], c[1], c[2]
+	}
+	return acc, w, x
 }
 
 // ProbeFMA checks a backend's probe of the device's fma() (fused, its finding) on random arguments: the probe

@@ -127,6 +127,52 @@ func (sb *sameBits) matMul(t *testing.T) {
 				return g.MatMul(g.Weight(sb.upload(t, be, typ, []int{rows, cols}, data)), in), map[accel.Tensor][]float32{in: x}, nil
 			})
 		}
+		if typ == quant.BF16 {
+			sb.matMulBF16Edges(t)
+		}
+	}
+}
+
+// matMulBF16Edges compares BF16 products where VDPBF16PS's flushes show (quant.BF16MulAdd): denormal weights
+// meeting large activations and the reverse, at the same elements of every row, and rows whose sums cross
+// 2^-126.
+func (sb *sameBits) matMulBF16Edges(t *testing.T) {
+	const n, rows, cols = 3, 8, 192
+	r := sb.r
+	bf := func(e0, ne int) uint16 { return uint16(r.IntN(2))<<15 | uint16(e0+r.IntN(ne))<<7 | uint16(r.IntN(128)) }
+	for _, tiny := range []bool{false, true} {
+		data, x := make([]byte, 2*rows*cols), make([]float32, n*cols)
+		for k := 0; k < cols; k++ {
+			kind := r.IntN(10)
+			for i := 0; i < rows; i++ {
+				h := bf(120, 15)
+				switch {
+				case tiny:
+					h = bf(58, 13) // products 2^-138 … 2^-112
+				case kind < 2:
+					h = uint16(r.IntN(2))<<15 | uint16(1+r.IntN(127)) // denormal
+				case kind < 4:
+					h = bf(220, 21)
+				}
+				data[2*(i*cols+k)], data[2*(i*cols+k)+1] = byte(h), byte(h>>8)
+			}
+			for j := 0; j < n; j++ {
+				h := bf(120, 15)
+				switch {
+				case tiny:
+					h = bf(58, 13)
+				case kind < 2:
+					h = bf(220, 21)
+				case kind < 4:
+					h = uint16(r.IntN(2))<<15 | uint16(1+r.IntN(127))
+				}
+				x[j*cols+k] = quant.BF16ToF32(h)
+			}
+		}
+		sb.same(t, fmt.Sprintf("BF16 denormals (tiny sums %v)", tiny), func(be accel.Backend, g *accel.Builder) (accel.Tensor, map[accel.Tensor][]float32, map[accel.Tensor][]int32) {
+			in := g.Input("x", accel.F32, n, cols)
+			return g.MatMul(g.Weight(sb.upload(t, be, quant.BF16, []int{rows, cols}, data)), in), map[accel.Tensor][]float32{in: x}, nil
+		})
 	}
 }
 

@@ -23,6 +23,12 @@ type Options struct {
 	// Experts, ExpertFF and VocabSize override the preset's when > 0: a model with a preset's attention (and
 	// so its KV cache) but small experts and vocabulary, for tests of what attention alone decides.
 	Experts, ExpertFF, VocabSize int
+	// Denormals (BF16 only) makes a model for the numerics of denormal weights: an eighth of every matrix's
+	// values scaled by 2^-128 (denormal in BF16, or zero for the smallest), and the output head rescaled so
+	// that denormals decide the logits: output_norm's weights times 2^122 and output.weight's times 2^-122,
+	// where about two thirds of them are denormal. The logits keep their usual size; VDPBF16PS, the reference
+	// build's BF16 dot, takes those weights as zero.
+	Denormals bool
 }
 
 // Write writes a random-weight model to path. Tensors are generated and quantized one at a time, in chunks of
@@ -67,7 +73,10 @@ func Spec(opts Options) (gguf.Spec, error) {
 	if err != nil {
 		return gguf.Spec{}, err
 	}
-	b := &builder{p: p, typ: opts.Type, seed: opts.Seed}
+	if opts.Denormals && (opts.Type != quant.BF16 || p.Tied || p.Arch == LFM2) {
+		return gguf.Spec{}, fmt.Errorf("synth: denormals need BF16 weights and an untied output_norm and output (%s %s)", p.Name, opts.Type)
+	}
+	b := &builder{p: p, typ: opts.Type, seed: opts.Seed, denormals: opts.Denormals}
 	b.tensors()
 	return gguf.Spec{KV: append(b.metadata(), v.kv(p)...), Tensors: b.out}, nil
 }
@@ -78,6 +87,8 @@ type builder struct {
 	typ  quant.Type
 	seed uint64
 	out  []gguf.WriteTensor
+	// denormals: Options.Denormals
+	denormals bool
 }
 
 // Kinds of tensor content.
@@ -286,16 +297,27 @@ func (b *builder) random(name string, f fill, typ quant.Type, row, rows int) fun
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	key := b.seed ^ h.Sum64()
-	std := 1 / math.Sqrt(float64(row))
+	std, scale := 1/math.Sqrt(float64(row)), 1.0
+	if b.denormals {
+		switch name {
+		case "output_norm.weight":
+			scale = 0x1p122
+		case "output.weight":
+			scale = 0x1p-122
+		}
+	}
 	gen := func(chunk uint64, dst []float32) {
 		rng := rand.New(rand.NewPCG(key, chunk))
 		for i := range dst {
 			x := rng.NormFloat64()
 			switch f {
 			case matrix:
-				dst[i] = float32(x * std)
+				dst[i] = float32(x * std * scale)
+				if b.denormals && scale == 1 && rng.IntN(8) == 0 {
+					dst[i] = float32(x * std * 0x1p-128)
+				}
 			case norm:
-				dst[i] = float32(1 + 0.05*x)
+				dst[i] = float32((1 + 0.05*x) * scale)
 			case bias:
 				dst[i] = float32(0.02 * x)
 			case sink:

@@ -159,6 +159,37 @@ func TestWeightStatistics(t *testing.T) {
 	}
 }
 
+// With Denormals, an eighth of a matrix's weights are denormal (or zero, the smallest), about two thirds of the output head's, and the
+// final norm's weights are scaled up to match.
+func TestDenormals(t *testing.T) {
+	f := open(t, write(t, Options{Preset: "tiny-llama", Type: quant.BF16, Seed: 3, Denormals: true}))
+	for _, c := range []struct {
+		name   string
+		lo, hi float64 // the share of denormal values
+	}{{"blk.0.ffn_down.weight", 0.07, 0.11}, {"output.weight", 0.6, 0.75}, {"output_norm.weight", 0, 0}} {
+		tn, err := f.Tensor(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float32, tn.Elements())
+		if err := quant.Dequantize(tn.Type, tn.Data, x); err != nil {
+			t.Fatal(err)
+		}
+		den := 0
+		for _, v := range x {
+			if v != 0 && math.Abs(float64(v)) < 0x1p-126 {
+				den++
+			}
+		}
+		if share := float64(den) / float64(len(x)); share < c.lo || share > c.hi {
+			t.Errorf("%s: %.3f of the values denormal; want %.2f…%.2f", c.name, share, c.lo, c.hi)
+		}
+		if c.name == "output_norm.weight" && math.Abs(float64(x[0])/0x1p122-1) > 0.3 {
+			t.Errorf("%s: %g; want about 2^122", c.name, x[0])
+		}
+	}
+}
+
 func TestVocabularies(t *testing.T) {
 	for _, name := range []string{"tiny-llama", "tiny-qwen2", "tiny-phi3", "llama-3.2-1b", "qwen3-0.6b", "gemma3-1b"} {
 		t.Run(name, func(t *testing.T) {
@@ -256,6 +287,8 @@ func TestOptionErrors(t *testing.T) {
 		{Options{Preset: "nope", Type: quant.Q8_0}, "unknown preset"},
 		{Options{Preset: "tiny-llama", Type: quant.IQ2_XXS}, "cannot write weights of type IQ2_XXS"},
 		{Options{Preset: "tiny-llama", Type: quant.Q8_0, NumLayers: -1}, "negative"},
+		{Options{Preset: "tiny-llama", Type: quant.F16, Denormals: true}, "denormals need BF16"},
+		{Options{Preset: "tiny-qwen2", Type: quant.BF16, Denormals: true}, "untied"},
 	} {
 		err := Write(filepath.Join(dir, "x.gguf"), c.opts)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -126,16 +126,16 @@ struct W
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _218 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_218, 1u, 1u);
+constant uint _420 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_420, 1u, 1u);
 
 struct X
 {
     float x[1];
 };
 
-constant uint _345 = _218;
-constant uint _346 = (_345 * 8u);
+constant uint _543 = _420;
+constant uint _544 = (_543 * 8u);
 
 struct Y
 {
@@ -145,8 +145,8 @@ struct Y
 constant bool NATIVE_FMA_tmp [[function_constant(7)]];
 constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE_FMA_tmp : false;
 
-constant spvUnsafeArray<float2, 20> _544 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _592 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<float2, 20> _742 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _790 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -164,9 +164,138 @@ bool id_setup(thread const uint& x_row, thread uint& w_base, constant Push& pc, 
 }
 
 static inline __attribute__((always_inline))
-float welem(thread const uint& e, device W& _196)
+float welem(thread const uint& e, device W& _398)
 {
-    return as_type<float>(((_196.w[e >> uint(1)] >> (16u * (e & 1u))) & 65535u) << uint(16));
+    return as_type<float>(((_398.w[e >> uint(1)] >> (16u * (e & 1u))) & 65535u) << uint(16));
+}
+
+static inline __attribute__((always_inline))
+float bf16_daz(thread const float& f)
+{
+    uint u = as_type<uint>(f);
+    float _75;
+    if ((u & 2139095040u) == 0u)
+    {
+        _75 = as_type<float>(u & 2147483648u);
+    }
+    else
+    {
+        _75 = f;
+    }
+    return _75;
+}
+
+static inline __attribute__((always_inline))
+float bf16_madd(thread float& acc, thread float& w, thread float& x)
+{
+    float param = acc;
+    acc = bf16_daz(param);
+    float param_1 = w;
+    w = bf16_daz(param_1);
+    float param_2 = x;
+    x = bf16_daz(param_2);
+    float two64 = as_type<float>(1602224128u);
+    float twom64 = as_type<float>(528482304u);
+    float p = spvFMul(w, x);
+    bool _110 = !isinf(w);
+    bool _116;
+    if (_110)
+    {
+        _116 = !isinf(x);
+    }
+    else
+    {
+        _116 = _110;
+    }
+    bool _122;
+    if (_116)
+    {
+        _122 = !isnan(w);
+    }
+    else
+    {
+        _122 = _116;
+    }
+    bool _128;
+    if (_122)
+    {
+        _128 = !isnan(x);
+    }
+    else
+    {
+        _128 = _122;
+    }
+    bool finite = _128;
+    bool _134;
+    if (finite)
+    {
+        _134 = isinf(p);
+    }
+    else
+    {
+        _134 = finite;
+    }
+    if (_134)
+    {
+        if (isinf(acc))
+        {
+            return acc;
+        }
+        float ps = spvFMul(spvFMul(w, twom64), x);
+        float s = spvFAdd(spvFMul(acc, twom64), ps);
+        float r = spvFMul(s, two64);
+        return r;
+    }
+    bool _169 = ((!finite) || (w == 0.0)) || (x == 0.0);
+    bool _179;
+    if (!_169)
+    {
+        _179 = !(abs(acc) < as_type<float>(226492416u));
+    }
+    else
+    {
+        _179 = _169;
+    }
+    bool _187;
+    if (!_179)
+    {
+        _187 = abs(p) >= as_type<float>(226492416u);
+    }
+    else
+    {
+        _187 = _179;
+    }
+    if (_187)
+    {
+        float r_1 = spvFAdd(acc, p);
+        return r_1;
+    }
+    float ps_1 = spvFMul(spvFMul(w, two64), x);
+    uint _sign = (as_type<uint>(w) ^ as_type<uint>(x)) & 2147483648u;
+    if (acc == 0.0)
+    {
+        float _218;
+        if (abs(ps_1) >= as_type<float>(545259520u))
+        {
+            _218 = p;
+        }
+        else
+        {
+            _218 = as_type<float>(_sign);
+        }
+        return _218;
+    }
+    if (abs(ps_1) < as_type<float>(16777216u))
+    {
+        return acc;
+    }
+    float s_1 = spvFAdd(spvFMul(acc, two64), ps_1);
+    if (abs(s_1) < as_type<float>(545259520u))
+    {
+        return as_type<float>(as_type<uint>(s_1) & 2147483648u);
+    }
+    float r_2 = spvFMul(s_1, twom64);
+    return r_2;
 }
 
 static inline __attribute__((always_inline))
@@ -207,9 +336,9 @@ float2 df_add(thread const float2& a, thread const float2& b)
     return two_sum(param_2, param_3);
 }
 
-kernel void forma_matvec_bf16(constant Push& pc [[buffer(0)]], device W& _196 [[buffer(1)]], device X& _312 [[buffer(2)]], device Y& _475 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_matvec_bf16(constant Push& pc [[buffer(0)]], device W& _398 [[buffer(1)]], device X& _512 [[buffer(2)]], device Y& _673 [[buffer(3)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _346> lanes;
+    threadgroup spvUnsafeArray<float, _544> lanes;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
     uint nl = pc.tpr;
@@ -221,8 +350,8 @@ kernel void forma_matvec_bf16(constant Push& pc [[buffer(0)]], device W& _196 [[
     uint w_base;
     uint x_base;
     uint y_base;
-    bool _247 = id_setup(param, w_base, pc, x_base, y_base);
-    if (!_247)
+    bool _449 = id_setup(param, w_base, pc, x_base, y_base);
+    if (!_449)
     {
         return;
     }
@@ -234,32 +363,37 @@ kernel void forma_matvec_bf16(constant Push& pc [[buffer(0)]], device W& _196 [[
         if (row < pc.rows)
         {
             uint xb = x_base + (c * pc.cols);
-            uint _293 = 2u * lane;
-            for (uint k = _293; k < np; k += _step)
+            uint _494 = 2u * lane;
+            for (uint k = _494; k < np; k += _step)
             {
                 uint param_1 = (base + k) + 1u;
-                float p1 = spvFMul(welem(param_1, _196), _312.x[(xb + k) + 1u]);
-                float s1 = spvFAdd(acc, p1);
-                uint param_2 = base + k;
-                float p0 = spvFMul(welem(param_2, _196), _312.x[xb + k]);
-                float s0 = spvFAdd(s1, p0);
-                acc = s0;
+                float param_2 = acc;
+                float param_3 = welem(param_1, _398);
+                float param_4 = _512.x[(xb + k) + 1u];
+                float _524 = bf16_madd(param_2, param_3, param_4);
+                acc = _524;
+                uint param_5 = base + k;
+                float param_6 = acc;
+                float param_7 = welem(param_5, _398);
+                float param_8 = _512.x[xb + k];
+                float _539 = bf16_madd(param_6, param_7, param_8);
+                acc = _539;
             }
         }
         lanes[(((slot * 8u) + c) * nl) + lane] = acc;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    bool _367 = lane < pc.ncols;
-    bool _374;
-    if (_367)
+    bool _565 = lane < pc.ncols;
+    bool _572;
+    if (_565)
     {
-        _374 = row < pc.rows;
+        _572 = row < pc.rows;
     }
     else
     {
-        _374 = _367;
+        _572 = _565;
     }
-    if (_374)
+    if (_572)
     {
         uint c_1 = lane;
         uint lb = ((slot * 8u) + c_1) * nl;
@@ -268,25 +402,25 @@ kernel void forma_matvec_bf16(constant Push& pc [[buffer(0)]], device W& _196 [[
         {
             r[e] = lanes[lb + e];
         }
-        spvUnsafeArray<float, 16> param_3 = r;
-        float sum = reduce16(param_3);
+        spvUnsafeArray<float, 16> param_9 = r;
+        float sum = reduce16(param_9);
         for (uint e_1 = 0u; e_1 < 16u; e_1++)
         {
             r[e_1] = lanes[(lb + 16u) + e_1];
         }
-        spvUnsafeArray<float, 16> param_4 = r;
-        float2 param_5 = float2(sum, 0.0);
-        float2 param_6 = float2(reduce16(param_4), 0.0);
-        float2 s = df_add(param_5, param_6);
+        spvUnsafeArray<float, 16> param_10 = r;
+        float2 param_11 = float2(sum, 0.0);
+        float2 param_12 = float2(reduce16(param_10), 0.0);
+        float2 s = df_add(param_11, param_12);
         for (uint k_1 = np; k_1 < pc.cols; k_1++)
         {
-            uint param_7 = base + k_1;
-            float p = spvFMul(welem(param_7, _196), _312.x[(x_base + (c_1 * pc.cols)) + k_1]);
-            float2 param_8 = s;
-            float2 param_9 = float2(p, 0.0);
-            s = df_add(param_8, param_9);
+            uint param_13 = base + k_1;
+            float p = spvFMul(welem(param_13, _398), _512.x[(x_base + (c_1 * pc.cols)) + k_1]);
+            float2 param_14 = s;
+            float2 param_15 = float2(p, 0.0);
+            s = df_add(param_14, param_15);
         }
-        _475.y[(y_base + (c_1 * pc.y_stride)) + row] = s.x;
+        _673.y[(y_base + (c_1 * pc.y_stride)) + row] = s.x;
     }
 }
 

@@ -138,16 +138,16 @@ struct W
 #ifndef SPIRV_CROSS_CONSTANT_ID_0
 #define SPIRV_CROSS_CONSTANT_ID_0 1u
 #endif
-constant uint _300 = SPIRV_CROSS_CONSTANT_ID_0;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_300, 1u, 1u);
+constant uint _502 = SPIRV_CROSS_CONSTANT_ID_0;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_502, 1u, 1u);
 
 struct X
 {
     float x[1];
 };
 
-constant uint _426 = _300;
-constant uint _427 = (_426 * 8u);
+constant uint _624 = _502;
+constant uint _625 = (_624 * 8u);
 
 struct Y
 {
@@ -157,8 +157,8 @@ struct Y
 constant bool NATIVE_FMA_tmp [[function_constant(7)]];
 constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE_FMA_tmp : false;
 
-constant spvUnsafeArray<float2, 20> _625 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _673 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<float2, 20> _823 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _871 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -167,52 +167,181 @@ uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups
 }
 
 static inline __attribute__((always_inline))
-bool id_setup(thread const uint& x_row, thread uint3& gl_WorkGroupID, constant Push& pc, device IDS& _201, thread uint& w_base, thread uint& x_base, thread uint& y_base)
+bool id_setup(thread const uint& x_row, thread uint3& gl_WorkGroupID, constant Push& pc, device IDS& _403, thread uint& w_base, thread uint& x_base, thread uint& y_base)
 {
     uint p = gl_WorkGroupID.z;
-    uint _189;
+    uint _391;
     if (pc.identity != 0u)
     {
-        _189 = p % pc.k;
+        _391 = p % pc.k;
     }
     else
     {
-        _189 = uint(max(_201.ids[pc.ids_off + p], 0));
+        _391 = uint(max(_403.ids[pc.ids_off + p], 0));
     }
-    uint e = _189;
-    bool _217 = e < pc.e0;
-    bool _226;
-    if (!_217)
+    uint e = _391;
+    bool _419 = e < pc.e0;
+    bool _428;
+    if (!_419)
     {
-        _226 = e >= pc.e1;
+        _428 = e >= pc.e1;
     }
     else
     {
-        _226 = _217;
+        _428 = _419;
     }
-    if (_226)
+    if (_428)
     {
         return false;
     }
     w_base = pc.w_off + ((e - pc.e0) * pc.e_units);
-    uint _251;
+    uint _453;
     if (pc.bcast != 0u)
     {
-        _251 = p / pc.k;
+        _453 = p / pc.k;
     }
     else
     {
-        _251 = p;
+        _453 = p;
     }
-    x_base = pc.x_off + (_251 * x_row);
+    x_base = pc.x_off + (_453 * x_row);
     y_base = pc.y_off + (p * pc.y_stride);
     return true;
 }
 
 static inline __attribute__((always_inline))
-float welem(thread const uint& e, device W& _278)
+float welem(thread const uint& e, device W& _480)
 {
-    return as_type<float>(((_278.w[e >> uint(1)] >> (16u * (e & 1u))) & 65535u) << uint(16));
+    return as_type<float>(((_480.w[e >> uint(1)] >> (16u * (e & 1u))) & 65535u) << uint(16));
+}
+
+static inline __attribute__((always_inline))
+float bf16_daz(thread const float& f)
+{
+    uint u = as_type<uint>(f);
+    float _75;
+    if ((u & 2139095040u) == 0u)
+    {
+        _75 = as_type<float>(u & 2147483648u);
+    }
+    else
+    {
+        _75 = f;
+    }
+    return _75;
+}
+
+static inline __attribute__((always_inline))
+float bf16_madd(thread float& acc, thread float& w, thread float& x)
+{
+    float param = acc;
+    acc = bf16_daz(param);
+    float param_1 = w;
+    w = bf16_daz(param_1);
+    float param_2 = x;
+    x = bf16_daz(param_2);
+    float two64 = as_type<float>(1602224128u);
+    float twom64 = as_type<float>(528482304u);
+    float p = spvFMul(w, x);
+    bool _110 = !isinf(w);
+    bool _116;
+    if (_110)
+    {
+        _116 = !isinf(x);
+    }
+    else
+    {
+        _116 = _110;
+    }
+    bool _122;
+    if (_116)
+    {
+        _122 = !isnan(w);
+    }
+    else
+    {
+        _122 = _116;
+    }
+    bool _128;
+    if (_122)
+    {
+        _128 = !isnan(x);
+    }
+    else
+    {
+        _128 = _122;
+    }
+    bool finite = _128;
+    bool _134;
+    if (finite)
+    {
+        _134 = isinf(p);
+    }
+    else
+    {
+        _134 = finite;
+    }
+    if (_134)
+    {
+        if (isinf(acc))
+        {
+            return acc;
+        }
+        float ps = spvFMul(spvFMul(w, twom64), x);
+        float s = spvFAdd(spvFMul(acc, twom64), ps);
+        float r = spvFMul(s, two64);
+        return r;
+    }
+    bool _169 = ((!finite) || (w == 0.0)) || (x == 0.0);
+    bool _179;
+    if (!_169)
+    {
+        _179 = !(abs(acc) < as_type<float>(226492416u));
+    }
+    else
+    {
+        _179 = _169;
+    }
+    bool _187;
+    if (!_179)
+    {
+        _187 = abs(p) >= as_type<float>(226492416u);
+    }
+    else
+    {
+        _187 = _179;
+    }
+    if (_187)
+    {
+        float r_1 = spvFAdd(acc, p);
+        return r_1;
+    }
+    float ps_1 = spvFMul(spvFMul(w, two64), x);
+    uint _sign = (as_type<uint>(w) ^ as_type<uint>(x)) & 2147483648u;
+    if (acc == 0.0)
+    {
+        float _218;
+        if (abs(ps_1) >= as_type<float>(545259520u))
+        {
+            _218 = p;
+        }
+        else
+        {
+            _218 = as_type<float>(_sign);
+        }
+        return _218;
+    }
+    if (abs(ps_1) < as_type<float>(16777216u))
+    {
+        return acc;
+    }
+    float s_1 = spvFAdd(spvFMul(acc, two64), ps_1);
+    if (abs(s_1) < as_type<float>(545259520u))
+    {
+        return as_type<float>(as_type<uint>(s_1) & 2147483648u);
+    }
+    float r_2 = spvFMul(s_1, twom64);
+    return r_2;
 }
 
 static inline __attribute__((always_inline))
@@ -253,9 +382,9 @@ float2 df_add(thread const float2& a, thread const float2& b)
     return two_sum(param_2, param_3);
 }
 
-kernel void forma_matvec_id_bf16(constant Push& pc [[buffer(0)]], device IDS& _201 [[buffer(1)]], device W& _278 [[buffer(2)]], device X& _393 [[buffer(3)]], device Y& _556 [[buffer(4)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+kernel void forma_matvec_id_bf16(constant Push& pc [[buffer(0)]], device IDS& _403 [[buffer(1)]], device W& _480 [[buffer(2)]], device X& _593 [[buffer(3)]], device Y& _754 [[buffer(4)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
-    threadgroup spvUnsafeArray<float, _427> lanes;
+    threadgroup spvUnsafeArray<float, _625> lanes;
     uint lid = gl_LocalInvocationID.x;
     uint wg = gl_WorkGroupSize.x;
     uint nl = pc.tpr;
@@ -267,8 +396,8 @@ kernel void forma_matvec_id_bf16(constant Push& pc [[buffer(0)]], device IDS& _2
     uint w_base;
     uint x_base;
     uint y_base;
-    bool _328 = id_setup(param, gl_WorkGroupID, pc, _201, w_base, x_base, y_base);
-    if (!_328)
+    bool _530 = id_setup(param, gl_WorkGroupID, pc, _403, w_base, x_base, y_base);
+    if (!_530)
     {
         return;
     }
@@ -280,32 +409,37 @@ kernel void forma_matvec_id_bf16(constant Push& pc [[buffer(0)]], device IDS& _2
         if (row < pc.rows)
         {
             uint xb = x_base + (c * pc.cols);
-            uint _374 = 2u * lane;
-            for (uint k = _374; k < np; k += _step)
+            uint _575 = 2u * lane;
+            for (uint k = _575; k < np; k += _step)
             {
                 uint param_1 = (base + k) + 1u;
-                float p1 = spvFMul(welem(param_1, _278), _393.x[(xb + k) + 1u]);
-                float s1 = spvFAdd(acc, p1);
-                uint param_2 = base + k;
-                float p0 = spvFMul(welem(param_2, _278), _393.x[xb + k]);
-                float s0 = spvFAdd(s1, p0);
-                acc = s0;
+                float param_2 = acc;
+                float param_3 = welem(param_1, _480);
+                float param_4 = _593.x[(xb + k) + 1u];
+                float _605 = bf16_madd(param_2, param_3, param_4);
+                acc = _605;
+                uint param_5 = base + k;
+                float param_6 = acc;
+                float param_7 = welem(param_5, _480);
+                float param_8 = _593.x[xb + k];
+                float _620 = bf16_madd(param_6, param_7, param_8);
+                acc = _620;
             }
         }
         lanes[(((slot * 8u) + c) * nl) + lane] = acc;
     }
     threadgroup_barrier(mem_flags::mem_threadgroup);
-    bool _448 = lane < pc.ncols;
-    bool _455;
-    if (_448)
+    bool _646 = lane < pc.ncols;
+    bool _653;
+    if (_646)
     {
-        _455 = row < pc.rows;
+        _653 = row < pc.rows;
     }
     else
     {
-        _455 = _448;
+        _653 = _646;
     }
-    if (_455)
+    if (_653)
     {
         uint c_1 = lane;
         uint lb = ((slot * 8u) + c_1) * nl;
@@ -314,25 +448,25 @@ kernel void forma_matvec_id_bf16(constant Push& pc [[buffer(0)]], device IDS& _2
         {
             r[e] = lanes[lb + e];
         }
-        spvUnsafeArray<float, 16> param_3 = r;
-        float sum = reduce16(param_3);
+        spvUnsafeArray<float, 16> param_9 = r;
+        float sum = reduce16(param_9);
         for (uint e_1 = 0u; e_1 < 16u; e_1++)
         {
             r[e_1] = lanes[(lb + 16u) + e_1];
         }
-        spvUnsafeArray<float, 16> param_4 = r;
-        float2 param_5 = float2(sum, 0.0);
-        float2 param_6 = float2(reduce16(param_4), 0.0);
-        float2 s = df_add(param_5, param_6);
+        spvUnsafeArray<float, 16> param_10 = r;
+        float2 param_11 = float2(sum, 0.0);
+        float2 param_12 = float2(reduce16(param_10), 0.0);
+        float2 s = df_add(param_11, param_12);
         for (uint k_1 = np; k_1 < pc.cols; k_1++)
         {
-            uint param_7 = base + k_1;
-            float p = spvFMul(welem(param_7, _278), _393.x[(x_base + (c_1 * pc.cols)) + k_1]);
-            float2 param_8 = s;
-            float2 param_9 = float2(p, 0.0);
-            s = df_add(param_8, param_9);
+            uint param_13 = base + k_1;
+            float p = spvFMul(welem(param_13, _480), _593.x[(x_base + (c_1 * pc.cols)) + k_1]);
+            float2 param_14 = s;
+            float2 param_15 = float2(p, 0.0);
+            s = df_add(param_14, param_15);
         }
-        _556.y[(y_base + (c_1 * pc.y_stride)) + row] = s.x;
+        _754.y[(y_base + (c_1 * pc.y_stride)) + row] = s.x;
     }
 }
 

@@ -120,9 +120,9 @@ struct ResType
 
 constant bool NATIVE_FMA_tmp [[function_constant(7)]];
 constant bool NATIVE_FMA = is_function_constant_defined(NATIVE_FMA_tmp) ? NATIVE_FMA_tmp : false;
-constant uint _1804_tmp [[function_constant(0)]];
-constant uint _1804 = is_function_constant_defined(_1804_tmp) ? _1804_tmp : 1u;
-constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1804, 1u, 1u);
+constant uint _1999_tmp [[function_constant(0)]];
+constant uint _1999 = is_function_constant_defined(_1999_tmp) ? _1999_tmp : 1u;
+constant uint3 gl_WorkGroupSize [[maybe_unused]] = uint3(_1999, 1u, 1u);
 
 struct Push
 {
@@ -136,36 +136,37 @@ struct A
 
 constant uint FN_tmp [[function_constant(1)]];
 constant uint FN = is_function_constant_defined(FN_tmp) ? FN_tmp : 0u;
-constant bool _1834 = (FN == 0u);
-constant bool _1841 = (FN == 1u);
-constant bool _1850 = (FN == 2u);
-constant bool _1859 = (FN == 3u);
-constant bool _1866 = (FN == 4u);
-constant bool _1874 = (FN == 5u);
+constant bool _2029 = (FN == 0u);
+constant bool _2036 = (FN == 1u);
+constant bool _2045 = (FN == 2u);
+constant bool _2054 = (FN == 3u);
+constant bool _2061 = (FN == 4u);
+constant bool _2069 = (FN == 5u);
 
 struct B
 {
     float b[1];
 };
 
-constant bool _1890 = (FN == 6u);
-constant bool _1898 = (FN == 7u);
-constant bool _1905 = (FN == 8u);
+constant bool _2085 = (FN == 6u);
+constant bool _2093 = (FN == 7u);
+constant bool _2100 = (FN == 8u);
 
 struct C
 {
     float c[1];
 };
 
-constant bool _1925 = (FN == 9u);
+constant bool _2120 = (FN == 9u);
+constant bool _2128 = (FN == 11u);
 
 struct Y
 {
     float y[1];
 };
 
-constant spvUnsafeArray<float2, 20> _704 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
-constant spvUnsafeArray<uint, 24> _1170 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
+constant spvUnsafeArray<float2, 20> _899 = spvUnsafeArray<float2, 20>({ float2(1.0, 0.0), float2(1.0, 0.0), float2(0.5, 0.0), float2(0.16666667163372039794921875, -4.9670538793122887000208720564842e-09), float2(0.0416666679084300994873046875, -1.2417634698280721750052180141211e-09), float2(0.008333333767950534820556640625, -4.3461720333759501500026090070605e-10), float2(0.001388888922519981861114501953125, -3.3631094437103215000206546392292e-11), float2(0.00019841270113829523324966430664062, -2.7255968749334558154373553406913e-12), float2(2.4801587642286904156208038330078e-05, -3.4069960936668197692966941758641e-13), float2(2.7557318844628753140568733215332e-06, 3.7935712242972291496911907415779e-14), float2(2.7557319981497130356729030609131e-07, -7.5751122090511949225266619123431e-15), float2(2.5052107943679402524139732122421e-08, 4.4176230446483664635048960178665e-16), float2(2.0876755879584152353345416486263e-09, 1.1082839147459852308270911169785e-16), float2(1.6059044372074282591711380518973e-10, -5.3525265115627256262654729002115e-18), float2(1.147074536050896043093416665215e-11, 2.3722076892312380547612072484442e-19), float2(7.6471636098127127034729255683487e-13, 1.2200710471178287732698915322299e-20), float2(4.779477256132945439670578480218e-14, 7.625444044486429832936822076437e-22), float2(2.8114573589663703623298118827734e-15, -1.0462084739763657794534194576036e-22), float2(1.5619206814541513076918799463044e-16, 1.5404471465941992767529961911953e-24), float2(8.2206350784765213506911918361908e-18, 1.6814780968558980371442752815229e-25) });
+constant spvUnsafeArray<uint, 24> _1365 = spvUnsafeArray<uint, 24>({ 162u, 41721u, 10680707u, 2734261102u, 4186140238u, 2205044292u, 1850622997u, 1313084713u, 1142237692u, 355073063u, 704390999u, 4230436817u, 660066805u, 1473377588u, 3522507997u, 4113882560u, 886948059u, 3720403810u, 3235603093u, 3680671129u, 1653971260u, 2509847619u, 2570863504u, 1011060801u });
 
 static inline __attribute__((always_inline))
 uint flat_workgroup(thread uint3& gl_WorkGroupID, thread uint3& gl_NumWorkGroups)
@@ -223,14 +224,14 @@ float2 df_add(thread const float2& a, thread const float2& b)
 static inline __attribute__((always_inline))
 float2 df_exp_taylor(thread const float2& r, thread const int& first, thread const int& last)
 {
-    float2 p = _704[last];
-    int _712 = last - 1;
-    for (int i = _712; i >= first; i--)
+    float2 p = _899[last];
+    int _907 = last - 1;
+    for (int i = _907; i >= first; i--)
     {
         float2 param = p;
         float2 param_1 = r;
         float2 param_2 = df_mul(param, param_1);
-        float2 param_3 = _704[i];
+        float2 param_3 = _899[i];
         p = df_add(param_2, param_3);
     }
     for (int i_1 = 0; i_1 < first; i_1++)
@@ -289,27 +290,27 @@ float div_rn(thread const float& a, thread const float& b)
         }
         r = r << uint(1);
     }
-    bool _364 = r > mb;
-    bool _377;
-    if (!_364)
+    bool _562 = r > mb;
+    bool _575;
+    if (!_562)
     {
-        bool _370 = r == mb;
-        bool _376;
-        if (_370)
+        bool _568 = r == mb;
+        bool _574;
+        if (_568)
         {
-            _376 = (q & 1u) != 0u;
+            _574 = (q & 1u) != 0u;
         }
         else
         {
-            _376 = _370;
+            _574 = _568;
         }
-        _377 = _376;
+        _575 = _574;
     }
     else
     {
-        _377 = _364;
+        _575 = _562;
     }
-    if (_377)
+    if (_575)
     {
         q++;
         if (q == 16777216u)
@@ -369,16 +370,16 @@ float tanh_rn(thread const float& x)
     float a = abs(x);
     if ((a > 9.1000003814697265625) || (a == 0.0))
     {
-        float _767;
+        float _962;
         if (a == 0.0)
         {
-            _767 = x;
+            _962 = x;
         }
         else
         {
-            _767 = sign(x);
+            _962 = sign(x);
         }
-        return _767;
+        return _962;
     }
     float y = (-2.0) * a;
     float2 e;
@@ -419,16 +420,16 @@ float tanh_rn(thread const float& x)
     float2 param_20 = -e;
     float2 param_21 = df_addf(param_18, param_19);
     float2 th = df_divv(param_20, param_21);
-    float _865;
+    float _1060;
     if (x < 0.0)
     {
-        _865 = -th.x;
+        _1060 = -th.x;
     }
     else
     {
-        _865 = th.x;
+        _1060 = th.x;
     }
-    return _865;
+    return _1060;
 }
 
 static inline __attribute__((always_inline))
@@ -519,16 +520,16 @@ float2 libm_sincos(thread const float& x)
         float2 param_10 = float2(10680707.0, 0.4308817386627197265625);
         float param_11 = x;
         float2 v = df_mulf(param_10, param_11);
-        float _1069;
+        float _1264;
         if (v.x >= 0.0)
         {
-            _1069 = floor(v.y);
+            _1264 = floor(v.y);
         }
         else
         {
-            _1069 = ceil(v.y);
+            _1264 = ceil(v.y);
         }
-        n = ((int(v.x) + int(_1069)) + 8388608) >> 24;
+        n = ((int(v.x) + int(_1264)) + 8388608) >> 24;
         float fn = float(n);
         float param_12 = fn;
         float param_13 = 1.57079637050628662109375;
@@ -552,13 +553,13 @@ float2 libm_sincos(thread const float& x)
         uint xi = as_type<uint>(x);
         uint k = (xi >> uint(26)) & 15u;
         uint m = ((xi & 16777215u) | 8388608u) << ((xi >> uint(23)) & 7u);
-        uint r0 = m * _1170[k];
-        ResType _1187 = spvMulExtended<ResType, uint>(m, _1170[k + 4u]);
-        uint l1 = _1187._m0;
-        uint h1 = _1187._m1;
-        ResType _1199 = spvMulExtended<ResType, uint>(m, _1170[k + 8u]);
-        uint l2 = _1199._m0;
-        uint h2 = _1199._m1;
+        uint r0 = m * _1365[k];
+        ResType _1382 = spvMulExtended<ResType, uint>(m, _1365[k + 4u]);
+        uint l1 = _1382._m0;
+        uint h1 = _1382._m1;
+        ResType _1394 = spvMulExtended<ResType, uint>(m, _1365[k + 8u]);
+        uint l2 = _1394._m0;
+        uint h2 = _1394._m1;
         uint lo = h2 + l1;
         uint hi = (r0 + h1) + uint(lo < h2);
         uint un = (hi + 536870912u) >> uint(30);
@@ -619,44 +620,44 @@ float fma_exact(thread const float& a, thread const float& b, thread const float
     float param_7 = t.x;
     float2 u = two_sum(param_6, param_7);
     float r = u.x;
-    bool _1365 = t.y != 0.0;
-    bool _1371;
-    if (_1365)
+    bool _1560 = t.y != 0.0;
+    bool _1566;
+    if (_1560)
     {
-        _1371 = u.y != 0.0;
+        _1566 = u.y != 0.0;
     }
     else
     {
-        _1371 = _1365;
+        _1566 = _1560;
     }
-    if (_1371)
+    if (_1566)
     {
         float up = as_type<float>(as_type<uint>(abs(r)) + 1u);
         float dn = as_type<float>(as_type<uint>(abs(r)) - 1u);
         float nb = ((u.y > 0.0) == (r > 0.0)) ? up : dn;
         float half_ = spvFMul(spvFSub(nb, abs(r)), 0.5);
-        bool _1407 = abs(u.y) == abs(half_);
-        bool _1417;
-        if (_1407)
+        bool _1602 = abs(u.y) == abs(half_);
+        bool _1612;
+        if (_1602)
         {
-            _1417 = (t.y > 0.0) == (u.y > 0.0);
+            _1612 = (t.y > 0.0) == (u.y > 0.0);
         }
         else
         {
-            _1417 = _1407;
+            _1612 = _1602;
         }
-        if (_1417)
+        if (_1612)
         {
-            float _1422;
+            float _1617;
             if (r > 0.0)
             {
-                _1422 = nb;
+                _1617 = nb;
             }
             else
             {
-                _1422 = -nb;
+                _1617 = -nb;
             }
-            r = _1422;
+            r = _1617;
         }
     }
     return r;
@@ -715,16 +716,16 @@ float vexpf(thread const float& x)
     }
     if (!((n <= 192.0) && (n >= (-192.0))))
     {
-        float _1532;
+        float _1727;
         if (n <= 0.0)
         {
-            _1532 = 0.0;
+            _1727 = 0.0;
         }
         else
         {
-            _1532 = as_type<float>(2139095040u);
+            _1727 = as_type<float>(2139095040u);
         }
-        return _1532;
+        return _1727;
     }
     int ni = int(n);
     if ((ni >= (-126)) && (ni <= 127))
@@ -760,53 +761,53 @@ float sqrt_rn(thread const float& x)
         float2 param_8 = df_add(param_6, param_7);
         float2 param_9 = float2(-x, 0.0);
         float2 lo = df_add(param_8, param_9);
-        bool _1758 = hi.x < 0.0;
-        bool _1771;
-        if (!_1758)
+        bool _1953 = hi.x < 0.0;
+        bool _1966;
+        if (!_1953)
         {
-            bool _1764 = hi.x == 0.0;
-            bool _1770;
-            if (_1764)
+            bool _1959 = hi.x == 0.0;
+            bool _1965;
+            if (_1959)
             {
-                _1770 = hi.y < 0.0;
+                _1965 = hi.y < 0.0;
             }
             else
             {
-                _1770 = _1764;
+                _1965 = _1959;
             }
-            _1771 = _1770;
+            _1966 = _1965;
         }
         else
         {
-            _1771 = _1758;
+            _1966 = _1953;
         }
-        if (_1771)
+        if (_1966)
         {
             s = up;
         }
         else
         {
-            bool _1778 = lo.x > 0.0;
-            bool _1791;
-            if (!_1778)
+            bool _1973 = lo.x > 0.0;
+            bool _1986;
+            if (!_1973)
             {
-                bool _1784 = lo.x == 0.0;
-                bool _1790;
-                if (_1784)
+                bool _1979 = lo.x == 0.0;
+                bool _1985;
+                if (_1979)
                 {
-                    _1790 = lo.y > 0.0;
+                    _1985 = lo.y > 0.0;
                 }
                 else
                 {
-                    _1790 = _1784;
+                    _1985 = _1979;
                 }
-                _1791 = _1790;
+                _1986 = _1985;
             }
             else
             {
-                _1791 = _1778;
+                _1986 = _1973;
             }
-            if (_1791)
+            if (_1986)
             {
                 s = dn;
             }
@@ -849,27 +850,27 @@ uint f16_bits(thread const float& f)
     uint q = m >> s;
     uint rem = m & ((1u << s) - 1u);
     uint half_ = 1u << (s - 1u);
-    bool _213 = rem > half_;
-    bool _226;
-    if (!_213)
+    bool _221 = rem > half_;
+    bool _234;
+    if (!_221)
     {
-        bool _219 = rem == half_;
-        bool _225;
-        if (_219)
+        bool _227 = rem == half_;
+        bool _233;
+        if (_227)
         {
-            _225 = (q & 1u) != 0u;
+            _233 = (q & 1u) != 0u;
         }
         else
         {
-            _225 = _219;
+            _233 = _227;
         }
-        _226 = _225;
+        _234 = _233;
     }
     else
     {
-        _226 = _213;
+        _234 = _221;
     }
-    if (_226)
+    if (_234)
     {
         q++;
     }
@@ -937,90 +938,230 @@ float expf_rn(thread const float& x)
     return r;
 }
 
-kernel void forma_numeric_check(constant Push& pc [[buffer(0)]], device A& _1827 [[buffer(1)]], device B& _1880 [[buffer(2)]], device C& _1912 [[buffer(3)]], device Y& _1945 [[buffer(4)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
+static inline __attribute__((always_inline))
+float bf16_daz(thread const float& f)
+{
+    uint u = as_type<uint>(f);
+    float _277;
+    if ((u & 2139095040u) == 0u)
+    {
+        _277 = as_type<float>(u & 2147483648u);
+    }
+    else
+    {
+        _277 = f;
+    }
+    return _277;
+}
+
+static inline __attribute__((always_inline))
+float bf16_madd(thread float& acc, thread float& w, thread float& x)
+{
+    float param = acc;
+    acc = bf16_daz(param);
+    float param_1 = w;
+    w = bf16_daz(param_1);
+    float param_2 = x;
+    x = bf16_daz(param_2);
+    float two64 = as_type<float>(1602224128u);
+    float twom64 = as_type<float>(528482304u);
+    float p = spvFMul(w, x);
+    bool _311 = !isinf(w);
+    bool _317;
+    if (_311)
+    {
+        _317 = !isinf(x);
+    }
+    else
+    {
+        _317 = _311;
+    }
+    bool _323;
+    if (_317)
+    {
+        _323 = !isnan(w);
+    }
+    else
+    {
+        _323 = _317;
+    }
+    bool _329;
+    if (_323)
+    {
+        _329 = !isnan(x);
+    }
+    else
+    {
+        _329 = _323;
+    }
+    bool finite = _329;
+    bool _335;
+    if (finite)
+    {
+        _335 = isinf(p);
+    }
+    else
+    {
+        _335 = finite;
+    }
+    if (_335)
+    {
+        if (isinf(acc))
+        {
+            return acc;
+        }
+        float ps = spvFMul(spvFMul(w, twom64), x);
+        float s = spvFAdd(spvFMul(acc, twom64), ps);
+        float r = spvFMul(s, two64);
+        return r;
+    }
+    bool _370 = ((!finite) || (w == 0.0)) || (x == 0.0);
+    bool _380;
+    if (!_370)
+    {
+        _380 = !(abs(acc) < as_type<float>(226492416u));
+    }
+    else
+    {
+        _380 = _370;
+    }
+    bool _388;
+    if (!_380)
+    {
+        _388 = abs(p) >= as_type<float>(226492416u);
+    }
+    else
+    {
+        _388 = _380;
+    }
+    if (_388)
+    {
+        float r_1 = spvFAdd(acc, p);
+        return r_1;
+    }
+    float ps_1 = spvFMul(spvFMul(w, two64), x);
+    uint _sign = (as_type<uint>(w) ^ as_type<uint>(x)) & 2147483648u;
+    if (acc == 0.0)
+    {
+        float _419;
+        if (abs(ps_1) >= as_type<float>(545259520u))
+        {
+            _419 = p;
+        }
+        else
+        {
+            _419 = as_type<float>(_sign);
+        }
+        return _419;
+    }
+    if (abs(ps_1) < as_type<float>(16777216u))
+    {
+        return acc;
+    }
+    float s_1 = spvFAdd(spvFMul(acc, two64), ps_1);
+    if (abs(s_1) < as_type<float>(545259520u))
+    {
+        return as_type<float>(as_type<uint>(s_1) & 2147483648u);
+    }
+    float r_2 = spvFMul(s_1, twom64);
+    return r_2;
+}
+
+kernel void forma_numeric_check(constant Push& pc [[buffer(0)]], device A& _2022 [[buffer(1)]], device B& _2075 [[buffer(2)]], device C& _2107 [[buffer(3)]], device Y& _2156 [[buffer(4)]], uint3 gl_WorkGroupID [[threadgroup_position_in_grid]], uint3 gl_NumWorkGroups [[threadgroups_per_grid]], uint3 gl_LocalInvocationID [[thread_position_in_threadgroup]])
 {
     uint i = (flat_workgroup(gl_WorkGroupID, gl_NumWorkGroups) * gl_WorkGroupSize.x) + gl_LocalInvocationID.x;
     if (i >= pc.n)
     {
         return;
     }
-    float x = _1827.a[i];
+    float x = _2022.a[i];
     float r = 0.0;
-    if (_1834)
+    if (_2029)
     {
         float param = x;
         r = tanh_rn(param);
     }
     else
     {
-        if (_1841)
+        if (_2036)
         {
             float param_1 = x;
             r = libm_sincos(param_1).x;
         }
         else
         {
-            if (_1850)
+            if (_2045)
             {
                 float param_2 = x;
                 r = libm_sincos(param_2).y;
             }
             else
             {
-                if (_1859)
+                if (_2054)
                 {
                     float param_3 = x;
                     r = vexpf(param_3);
                 }
                 else
                 {
-                    if (_1866)
+                    if (_2061)
                     {
                         float param_4 = x;
                         r = sqrt_rn(param_4);
                     }
                     else
                     {
-                        if (_1874)
+                        if (_2069)
                         {
                             float param_5 = x;
-                            float param_6 = _1880.b[i];
+                            float param_6 = _2075.b[i];
                             r = div_rn(param_5, param_6);
                         }
                         else
                         {
-                            if (_1890)
+                            if (_2085)
                             {
                                 float param_7 = x;
                                 r = float(f16_bits(param_7));
                             }
                             else
                             {
-                                if (_1898)
+                                if (_2093)
                                 {
                                     float param_8 = x;
                                     r = bf16_round(param_8);
                                 }
                                 else
                                 {
-                                    if (_1905)
+                                    if (_2100)
                                     {
                                         float param_9 = x;
-                                        float param_10 = _1880.b[i];
-                                        float param_11 = _1912.c[i];
+                                        float param_10 = _2075.b[i];
+                                        float param_11 = _2107.c[i];
                                         r = fma_exact(param_9, param_10, param_11);
                                     }
                                     else
                                     {
-                                        if (_1925)
+                                        if (_2120)
                                         {
                                             float param_12 = x;
                                             r = expf_rn(param_12);
                                         }
                                         else
                                         {
-                                            float f = fma(x, _1880.b[i], _1912.c[i]);
-                                            r = f;
+                                            if (_2128)
+                                            {
+                                                float param_13 = x;
+                                                float param_14 = _2075.b[i];
+                                                float param_15 = _2107.c[i];
+                                                float _2141 = bf16_madd(param_13, param_14, param_15);
+                                                r = _2141;
+                                            }
+                                            else
+                                            {
+                                                float f = fma(x, _2075.b[i], _2107.c[i]);
+                                                r = f;
+                                            }
                                         }
                                     }
                                 }
@@ -1031,6 +1172,6 @@ kernel void forma_numeric_check(constant Push& pc [[buffer(0)]], device A& _1827
             }
         }
     }
-    _1945.y[i] = r;
+    _2156.y[i] = r;
 }
 

@@ -2,7 +2,8 @@
 // reference (KL ≠ 0) on the CPU backend with an F32 KV cache. It is the tool for kernel work that must keep the
 // reference build's rounding order: go run ./internal/cmd/goldenexact [case-substring].
 // The reference folder is found as the tests find it (internal/testdir: $FORMA_TESTDATA, relative to the module
-// root, else ../shared/testdata); the cases of its extra folder are counted too.
+// root, else ../shared/testdata); the cases of its extra folder are counted too, and the synth cases
+// (internal/golden/testdata/synth, labelled "synth/…"), whose models it writes into a temporary folder.
 package main
 
 import (
@@ -31,14 +32,43 @@ func main() {
 	if len(os.Args) > 1 {
 		filter = os.Args[1]
 	}
-	tot, totBad := 0, 0
+	type entry struct {
+		label string
+		load  func() (*golden.Case, error)
+	}
+	var entries []entry
 	for _, ref := range refs {
-		if filter != "" && !strings.Contains(ref.Label(), filter) {
+		entries = append(entries, entry{ref.Label(), ref.Load})
+	}
+	synthDir := golden.SynthDir()
+	names, err := golden.Cases(synthDir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	models, err := os.MkdirTemp("", "goldenexact")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(models)
+	for _, name := range names {
+		entries = append(entries, entry{"synth/" + name, func() (*golden.Case, error) {
+			c, err := golden.Load(synthDir, name)
+			if err != nil {
+				return nil, err
+			}
+			return c, golden.SynthModel(c, models)
+		}})
+	}
+	tot, totBad := 0, 0
+	for _, ref := range entries {
+		if filter != "" && !strings.Contains(ref.label, filter) {
 			continue
 		}
-		c, err := ref.Load()
+		c, err := ref.load()
 		if err != nil {
-			fmt.Println(ref.Label(), err)
+			fmt.Println(ref.label, err)
 			continue
 		}
 		be, err := cpu.New(cpu.Options{})
@@ -49,7 +79,7 @@ func main() {
 		r, err := golden.Run(c, be, runtime.KVF32, golden.Strict)
 		be.Close()
 		if err != nil {
-			fmt.Println(ref.Label(), err)
+			fmt.Println(ref.label, err)
 			continue
 		}
 		bad := []string{}
@@ -66,7 +96,7 @@ func main() {
 		rows := len(r.Prompt) + len(r.Gen)
 		tot += rows
 		totBad += len(bad)
-		fmt.Printf("%-34s maxKL %-8.2g inexact %d/%d %s\n", ref.Label(), r.MaxKL, len(bad), rows, strings.Join(bad[:min(len(bad), 12)], " "))
+		fmt.Printf("%-34s maxKL %-8.2g inexact %d/%d %s\n", ref.label, r.MaxKL, len(bad), rows, strings.Join(bad[:min(len(bad), 12)], " "))
 	}
 	fmt.Printf("TOTAL inexact %d/%d\n", totBad, tot)
 }

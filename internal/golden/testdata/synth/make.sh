@@ -11,7 +11,7 @@ trap 'rm -rf "$models"' EXIT
 gcc -O2 -shared -fPIC "$here/vnni.c" -o "$models/vnni.so"
 native="../shared/bin/llama-native/run llref"
 ids="$(seq -s ' ' 7 9 285)"   # 32 ids: 7 16 25 … 286 mod 320
-# case: preset type seed mode
+# case: preset type seed mode [denormals]
 cases=(
   "tiny-qwen3moe q4_k 11 long"
   "tiny-qwen3moe q6_k 11 seq"
@@ -33,14 +33,21 @@ cases=(
   "tiny-gemma2 q8_0 25 seq"
   "tiny-lfm2 q4_k 26 long"
   "tiny-lfm2 q8_0 26 seq"
+  "tiny-llama bf16 27 long denormals"
+  "tiny-llama bf16 27 seq denormals"
 )
 go build -o "$models/forma" ./cmd/forma
 for c in "${cases[@]}"; do
-  read -r preset typ seed mode <<<"$c"
+  read -r preset typ seed mode extra <<<"$c"
   if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$preset"; then continue; fi
   stem=$preset-$typ
+  synthflags=()
+  if [ "$extra" = denormals ]; then
+    stem=$stem-denormals
+    synthflags=(--denormals)
+  fi
   model=$models/$stem.gguf
-  [ -f "$model" ] || "$models/forma" synth --preset "$preset" --type "$typ" --seed "$seed" -o "$model" >/dev/null
+  [ -f "$model" ] || "$models/forma" synth --preset "$preset" --type "$typ" --seed "$seed" "${synthflags[@]}" -o "$model" >/dev/null
   flags=(--all --kv f32 -t 2 -n 48 --gen-logits)
   [ "$mode" = seq ] && flags+=(--seq)
   LD_PRELOAD="$models/vnni.so" $native -m "$model" --ids "$ids" "${flags[@]}" -o "$here/golden/$stem.$mode" 2>/dev/null
@@ -50,6 +57,7 @@ for c in "${cases[@]}"; do
     echo "synth_preset=$preset"
     echo "synth_type=$typ"
     echo "synth_seed=$seed"
+    [ "$extra" = denormals ] && echo "synth_denormals=1"
     echo "model_sha256=$(sha256sum "$model" | cut -d' ' -f1)"
     echo "command=llref -m $stem.gguf --ids \"$ids\" ${flags[*]} -o $stem.$mode"
   } >> "$meta"
