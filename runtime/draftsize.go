@@ -6,10 +6,12 @@ import (
 	"time"
 )
 
-// passCosts keeps the engine's recent pass times by the rows (tokens) of the pass, for sizing lookup drafts:
-// a size's cost is the least of its last costWindow passes, the time of the work itself, which passes slowed
-// by other programs on the machine do not raise. The engine's loop writes it; sessions read it while it runs
-// (atomics: a reader may see a pass more or less).
+// passCosts keeps the recent times of the engine's generation steps by the rows (tokens) a session evaluated
+// (the chosen token and its drafts), for sizing lookup drafts: a size's cost is the least of its last
+// costWindow steps, the time of the work itself, which steps slowed by other programs on the machine do not
+// raise. Prompts are not timed: the few rows left after the prefix cache's pages would stand for rows of
+// generation at a shorter context. Sessions write and read it concurrently (atomics: a reader may see a
+// step more or less).
 type passCosts struct {
 	times [maxSizeRows + 1][costWindow]atomic.Int64 // nanoseconds, a ring per size
 	seen  [maxSizeRows + 1]atomic.Int64             // passes timed per size
@@ -17,32 +19,32 @@ type passCosts struct {
 
 const (
 	costWindow  = 16
+	costTrust   = 3  // timings after which a size's least time stands for it
 	maxSizeRows = 64 // passes of more rows are not timed (drafts beyond are taken as the span gives them)
 )
 
 // observe records the time of a pass of rows rows.
 func (c *passCosts) observe(rows int, t time.Duration) {
 	if rows <= maxSizeRows {
-		i := c.seen[rows].Load()
+		i := c.seen[rows].Add(1) - 1
 		c.times[rows][i%costWindow].Store(int64(t))
-		c.seen[rows].Store(i + 1)
 	}
 }
 
-// cost returns the least recent time of a pass of rows rows, and whether one was timed.
-func (c *passCosts) cost(rows int) (time.Duration, bool) {
+// cost returns the least recent time of a pass of rows rows and how many were timed (at most costWindow).
+func (c *passCosts) cost(rows int) (time.Duration, int) {
 	if rows > maxSizeRows {
-		return 0, false
+		return 0, 0
 	}
 	n := min(c.seen[rows].Load(), costWindow)
 	if n == 0 {
-		return 0, false
+		return 0, 0
 	}
 	least := c.times[rows][0].Load()
 	for i := int64(1); i < n; i++ {
 		least = min(least, c.times[rows][i].Load())
 	}
-	return time.Duration(least), true
+	return time.Duration(least), int(n)
 }
 
 // draftSizer picks how many of the lookup drafts the span allows a step evaluates. A draft costs a row of the
@@ -52,8 +54,9 @@ func (c *passCosts) cost(rows int) (time.Duration, bool) {
 // least expected time per token, cost(1+d) / E(d), with the engine's pass costs (passCosts) and E(d) = 1 + p₁
 // + p₁p + … + p₁p^(d−1) the expected tokens of the step: p₁ the recent rate at which a step's first draft
 // stood, p the rate at which a later one stood after the one before it did (n-gram drafts stand in runs). A
-// size not timed yet is tried when the span asks for it, priced by extrapolating the two largest timed sizes
-// below it (or as the one, if there is one).
+// size not timed yet is tried when the span asks for it, priced by extrapolating the two largest sizes timed
+// costTrust times below it (or as the one, if there is one); a size timed fewer times is priced at the lesser
+// of its time and that, so that one slow first pass (which builds the size's program) does not rule it out.
 type draftSizer struct {
 	// decayed counts of drafts that stood: first drafts, and later ones whose predecessor stood
 	firstOK, first, nextOK, next float64
@@ -81,14 +84,14 @@ func (z *draftSizer) feedback(drafted, accepted int) {
 
 // size returns how many of n drafts (n ≥ 1) to evaluate with the passes' costs c: at least one.
 func (z *draftSizer) size(c *passCosts, n int) int {
-	c1, ok := c.cost(1)
-	if !ok {
+	c1, seen := c.cost(1)
+	if seen == 0 {
 		return n
 	}
 	p1, p := (z.firstOK+1)/(z.first+2), (z.nextOK+1)/(z.next+2) // with one success and one failure as a prior
 	best, bestPer := n, math.Inf(1)
 	q, e := 1.0, 1.0
-	r1, t1, r2, t2 := 1, c1, 0, time.Duration(0) // the two largest timed sizes so far
+	r1, t1, r2, t2 := 1, c1, 0, time.Duration(0) // the two largest sizes timed costTrust times so far
 	for d := 1; d <= n; d++ {
 		if d == 1 {
 			q = p1
@@ -96,16 +99,20 @@ func (z *draftSizer) size(c *passCosts, n int) int {
 			q *= p
 		}
 		e += q
-		t, ok := c.cost(1 + d)
+		est := t1 // the price of an untimed size: the two largest timed below, extended
+		if r2 > 0 {
+			est = t1 + time.Duration(float64(max(t1-t2, 0))*float64(1+d-r1)/float64(r1-r2))
+		}
+		t, seen := c.cost(1 + d)
 		switch {
-		case ok:
+		case seen >= costTrust:
 			r2, t2, r1, t1 = r1, t1, 1+d, t
+		case seen > 0:
+			t = min(t, est) // a size timed once or twice (its first pass builds its program) is tried again
 		case d < n:
 			continue // tried when the span asks for it
-		case r2 == 0:
-			t = t1
 		default:
-			t = t1 + time.Duration(float64(max(t1-t2, 0))*float64(1+d-r1)/float64(r1-r2))
+			t = est
 		}
 		if per := float64(t) / e; per < bestPer {
 			best, bestPer = d, per

@@ -9,7 +9,8 @@ import (
 // cost steps up after 4 rows (a small model: the attention's lanes) and drafts that stand in runs, it stops
 // before the step; with passes that cost the same whatever their rows (a model bound by reading its weights),
 // it takes all the span gives; a pass slowed by the machine does not raise a size's cost (the least of the
-// recent passes counts); a size not timed yet is tried when the span asks for it; and with drafts that rarely
+// recent passes counts); a size not timed yet is tried when the span asks for it, and one timed once, slowly
+// (its first pass), is tried again; and with drafts that rarely
 // stand, on passes whose rows cost, it takes one.
 func TestDraftSizer(t *testing.T) {
 	us := func(v float64) time.Duration { return time.Duration(v * 1e3) }
@@ -19,7 +20,9 @@ func TestDraftSizer(t *testing.T) {
 		var z draftSizer
 		var c passCosts
 		for rows := 1; rows < len(costs); rows++ {
-			c.observe(rows, us(costs[rows]))
+			for range costTrust {
+				c.observe(rows, us(costs[rows]))
+			}
 			if slow && rows == 4 {
 				c.observe(rows, us(costs[rows]*3)) // a pass while the machine was busy
 			}
@@ -57,12 +60,20 @@ func TestDraftSizer(t *testing.T) {
 	if got := z.size(&c, 9); got != 9 {
 		t.Errorf("no pass timed: %d of 9 drafts, want all", got)
 	}
-	c.observe(1, us(100))
-	c.observe(3, us(110))
+	for range costTrust {
+		c.observe(1, us(100))
+		c.observe(3, us(110))
+	}
 	if got := z.size(&c, 9); got != 9 {
 		t.Errorf("10 rows not timed: %d of 9 drafts, want all (priced from 1 and 3 rows)", got)
 	}
-	c.observe(5, us(300))
+	c.observe(5, us(1000)) // its first pass, which built its program
+	if got := z.size(&c, 9); got != 9 {
+		t.Errorf("10 rows not timed, 5 rows timed once, slowly: %d of 9 drafts, want all (5 rows tried again)", got)
+	}
+	for range costTrust {
+		c.observe(5, us(300))
+	}
 	if got := z.size(&c, 9); got != 2 {
 		t.Errorf("10 rows not timed, 5 rows dear: %d of 9 drafts, want 2", got)
 	}

@@ -53,7 +53,7 @@ type engine struct {
 	in        passInputs
 	timer     *time.Timer
 	stepTime  time.Duration
-	costs     passCosts // the passes' recent times by rows, for sizing lookup drafts
+	costs     passCosts // the generation steps' recent times by rows, for sizing lookup drafts
 	evictions int64
 	stats     EngineStats // written with mu held
 }

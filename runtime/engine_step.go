@@ -158,13 +158,10 @@ func (e *engine) run(pr *program) error {
 			return err
 		}
 	}
-	start := time.Now()
 	if err := pr.p.Run(); err != nil {
 		return err
 	}
-	err := pr.p.Read(pr.logits, in.logits[:pr.rows*e.hp.Vocab])
-	e.costs.observe(n, time.Since(start))
-	return err
+	return pr.p.Read(pr.logits, in.logits[:pr.rows*e.hp.Vocab])
 }
 
 // deliver advances the sequences of the pass, enters their newly full pages in the prefix tree, copies their

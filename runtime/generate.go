@@ -281,11 +281,13 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 			return
 		}
 		g.batch = append(append(g.batch[:0], id), drafts...)
+		start := time.Now()
 		out, err := s.eval(ctx, g.batch, len(drafts) > 0)
 		if err != nil {
 			s.fail(ctx, err, yield)
 			return
 		}
+		s.eng.costs.observe(len(g.batch), time.Since(start))
 		base := len(s.seq.toks) - len(g.batch) // where id is
 		s.stats.Drafted += len(drafts)
 		accepted := 0
