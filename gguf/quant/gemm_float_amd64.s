@@ -255,6 +255,29 @@ GLOBL gBFMinNorm<>(SB), RODATA|NOPTR, $4
 	VCVTSS2SD X2, X2, X2   \
 	VADDSD    X2, X1, X1
 
+// BFSTORE4 writes the sums of column 0 (sets Z0…Z3 and Z8…Z11) at DI…DI+24; BFSTORE8 also those of column 1
+// (Z4…Z7 and Z12…Z15) at DI+32…DI+56.
+#define BFSTORE4 \
+	BFSUM(Z0, Y0, X0, Z8, Y8, X8)    \
+	MOVSD X0, 0(DI)                  \
+	BFSUM(Z1, Y1, X1, Z9, Y9, X9)    \
+	MOVSD X1, 8(DI)                  \
+	BFSUM(Z2, Y2, X2, Z10, Y10, X10) \
+	MOVSD X2, 16(DI)                 \
+	BFSUM(Z3, Y3, X3, Z11, Y11, X11) \
+	MOVSD X3, 24(DI)
+
+#define BFSTORE8 \
+	BFSTORE4                         \
+	BFSUM(Z4, Y4, X4, Z12, Y12, X12) \
+	MOVSD X4, 32(DI)                 \
+	BFSUM(Z5, Y5, X5, Z13, Y13, X13) \
+	MOVSD X5, 40(DI)                 \
+	BFSUM(Z6, Y6, X6, Z14, Y14, X14) \
+	MOVSD X6, 48(DI)                 \
+	BFSUM(Z7, Y7, X7, Z15, Y15, X15) \
+	MOVSD X7, 56(DI)
+
 // func gemm4BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64) (exact bool)
 //
 // sums[4c + r] = float64(Reduce16(set 1)) + float64(Reduce16(set 2)) of DotBF16BF16's first 64·steps
@@ -315,22 +338,7 @@ b2k:
 	DECQ CX
 	JNZ  b2k
 
-	BFSUM(Z0, Y0, X0, Z8, Y8, X8)
-	MOVSD X0, 0(DI)
-	BFSUM(Z1, Y1, X1, Z9, Y9, X9)
-	MOVSD X1, 8(DI)
-	BFSUM(Z2, Y2, X2, Z10, Y10, X10)
-	MOVSD X2, 16(DI)
-	BFSUM(Z3, Y3, X3, Z11, Y11, X11)
-	MOVSD X3, 24(DI)
-	BFSUM(Z4, Y4, X4, Z12, Y12, X12)
-	MOVSD X4, 32(DI)
-	BFSUM(Z5, Y5, X5, Z13, Y13, X13)
-	MOVSD X5, 40(DI)
-	BFSUM(Z6, Y6, X6, Z14, Y14, X14)
-	MOVSD X6, 48(DI)
-	BFSUM(Z7, Y7, X7, Z15, Y15, X15)
-	MOVSD X7, 56(DI)
+	BFSTORE8
 	LEAQ  (R10)(R11*2), R10
 	ADDQ  $64, DI
 	SUBQ  $2, R12
@@ -363,14 +371,7 @@ b1k:
 	DECQ CX
 	JNZ  b1k
 
-	BFSUM(Z0, Y0, X0, Z8, Y8, X8)
-	MOVSD X0, 0(DI)
-	BFSUM(Z1, Y1, X1, Z9, Y9, X9)
-	MOVSD X1, 8(DI)
-	BFSUM(Z2, Y2, X2, Z10, Y10, X10)
-	MOVSD X2, 16(DI)
-	BFSUM(Z3, Y3, X3, Z11, Y11, X11)
-	MOVSD X3, 24(DI)
+	BFSTORE4
 	ADDQ  R11, R10
 	ADDQ  $32, DI
 	DECQ  R12
@@ -603,22 +604,7 @@ n2k:
 	DECQ CX
 	JNZ  n2k
 
-	BFSUM(Z0, Y0, X0, Z8, Y8, X8)
-	MOVSD X0, 0(DI)
-	BFSUM(Z1, Y1, X1, Z9, Y9, X9)
-	MOVSD X1, 8(DI)
-	BFSUM(Z2, Y2, X2, Z10, Y10, X10)
-	MOVSD X2, 16(DI)
-	BFSUM(Z3, Y3, X3, Z11, Y11, X11)
-	MOVSD X3, 24(DI)
-	BFSUM(Z4, Y4, X4, Z12, Y12, X12)
-	MOVSD X4, 32(DI)
-	BFSUM(Z5, Y5, X5, Z13, Y13, X13)
-	MOVSD X5, 40(DI)
-	BFSUM(Z6, Y6, X6, Z14, Y14, X14)
-	MOVSD X6, 48(DI)
-	BFSUM(Z7, Y7, X7, Z15, Y15, X15)
-	MOVSD X7, 56(DI)
+	BFSTORE8
 	LEAQ (R10)(R11*2), R10
 	ADDQ $64, DI
 	SUBQ $2, R12
@@ -665,14 +651,7 @@ n1k:
 	DECQ CX
 	JNZ  n1k
 
-	BFSUM(Z0, Y0, X0, Z8, Y8, X8)
-	MOVSD X0, 0(DI)
-	BFSUM(Z1, Y1, X1, Z9, Y9, X9)
-	MOVSD X1, 8(DI)
-	BFSUM(Z2, Y2, X2, Z10, Y10, X10)
-	MOVSD X2, 16(DI)
-	BFSUM(Z3, Y3, X3, Z11, Y11, X11)
-	MOVSD X3, 24(DI)
+	BFSTORE4
 	ADDQ R11, R10
 	ADDQ $32, DI
 	DECQ R12

@@ -138,14 +138,7 @@ func TestWeightStatistics(t *testing.T) {
 		{"blk.0.attn_norm.weight", 1, 0.05},
 		{"blk.0.attn_k.bias", 0, 0.02},
 	} {
-		tn, err := f.Tensor(c.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x := make([]float32, tn.Elements())
-		if err := quant.Dequantize(tn.Type, tn.Data, x); err != nil {
-			t.Fatal(err)
-		}
+		x := tensorValues(t, f, c.name)
 		var s, ss float64
 		for _, v := range x {
 			s += float64(v)
@@ -167,14 +160,7 @@ func TestDenormals(t *testing.T) {
 		name   string
 		lo, hi float64 // the share of denormal values
 	}{{"blk.0.ffn_down.weight", 0.07, 0.11}, {"output.weight", 0.6, 0.75}, {"output_norm.weight", 0, 0}} {
-		tn, err := f.Tensor(c.name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		x := make([]float32, tn.Elements())
-		if err := quant.Dequantize(tn.Type, tn.Data, x); err != nil {
-			t.Fatal(err)
-		}
+		x := tensorValues(t, f, c.name)
 		den := 0
 		for _, v := range x {
 			if v != 0 && math.Abs(float64(v)) < 0x1p-126 {
@@ -331,4 +317,18 @@ func TestDenseTwinOfMoE(t *testing.T) {
 		t.Errorf("qwen3-30b-a3b: %d active parameters (%d of them the router); qwen3-30b-a3b-dense: %d", m.ActiveParams,
 			router, d.Params)
 	}
+}
+
+// tensorValues returns the named tensor of f dequantized.
+func tensorValues(t *testing.T, f *gguf.File, name string) []float32 {
+	t.Helper()
+	tn, err := f.Tensor(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float32, tn.Elements())
+	if err := quant.Dequantize(tn.Type, tn.Data, x); err != nil {
+		t.Fatal(err)
+	}
+	return x
 }
