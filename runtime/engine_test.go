@@ -294,13 +294,14 @@ func faultRound(t *testing.T, ctx int, sc []script, want []trace) runtime.Engine
 // TestQueueFull: with one sequence per pass and a queue of one, a third request is refused with ErrBusy.
 func TestQueueFull(t *testing.T) {
 	m := loadWith(t, storiesModel, runtime.Options{Parallel: 1, MaxQueue: 1})
-	// a's prompt takes 100 passes of one token: it holds the only row meanwhile.
-	a := session(t, m, runtime.SessionOptions{Batch: 1})
+	// a's prompt takes 400 passes of one token (~60 ms, long enough for a busy machine to poll the queue): it
+	// holds the only row meanwhile.
+	a := session(t, m, runtime.SessionOptions{Batch: 1, Ctx: 512})
 	b, c := session(t, m, runtime.SessionOptions{}), session(t, m, runtime.SessionOptions{})
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() {
-		if _, err := a.Eval(make([]int32, 100), false); err != nil {
+		if _, err := a.Eval(make([]int32, 400), false); err != nil {
 			t.Error(err)
 		}
 	})
