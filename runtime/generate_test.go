@@ -275,27 +275,36 @@ func TestContextLimits(t *testing.T) {
 }
 
 // TestGenerateAllocs: the generation loop allocates nothing per token (the string arena takes one allocation
-// per 4 KiB of text, which these lengths stay under).
+// per 4 KiB of text, which these lengths stay under), with logprobs, prompt lookup and a draft model too.
 func TestGenerateAllocs(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("allocation counts need a normal build")
 	}
-	m := load(t, storiesModel)
-	s := session(t, m, runtime.SessionOptions{Ctx: 128})
-	for _, top := range []int{0, 5} { // without and with logprobs
+	m, draft := load(t, storiesModel), load(t, storiesModel)
+	s := session(t, m, runtime.SessionOptions{Ctx: 256})
+	for _, c := range []struct {
+		top           int
+		lookup, draft bool
+	}{{0, false, false}, {5, false, false}, {0, true, false}, {0, false, true}} {
 		allocs := func(n int) float64 {
-			opt := runtime.GenerateOptions{MaxTokens: n, Sampling: greedy(), IgnoreEOG: true, Logprobs: top > 0, TopLogprobs: top}
-			generate(t, s, "Once upon a time", opt) // compile the programs
+			opt := runtime.GenerateOptions{MaxTokens: n, Sampling: greedy(), IgnoreEOG: true, Logprobs: c.top > 0, TopLogprobs: c.top}
+			switch {
+			case c.lookup:
+				opt.Speculation = &runtime.Speculation{Lookup: 3}
+			case c.draft:
+				opt.Speculation = &runtime.Speculation{Draft: draft}
+			}
+			generate(t, s, repeating, opt) // compile the programs
 			return testing.AllocsPerRun(3, func() {
-				for range s.Generate(context.Background(), "Once upon a time", opt) {
+				for range s.Generate(context.Background(), repeating, opt) {
 				}
 			})
 		}
 		short, long := allocs(8), allocs(100)
 		if long > short+1 {
-			t.Errorf("top logprobs %d: 8 tokens: %v allocations, 100 tokens: %v", top, short, long)
+			t.Errorf("%+v: 8 tokens: %v allocations, 100 tokens: %v", c, short, long)
 		}
-		t.Logf("top logprobs %d: allocations per generation: %v (8 tokens), %v (100 tokens)", top, short, long)
+		t.Logf("%+v: allocations per generation: %v (8 tokens), %v (100 tokens)", c, short, long)
 	}
 }
 

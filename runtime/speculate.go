@@ -116,8 +116,8 @@ func (d *drafter) lookup(hist []int32, n int) []int32 {
 		tail := hist[len(hist)-k:]
 		for at := len(hist) - k - 1; at >= 0; at-- {
 			if equalTokens(hist[at:at+k], tail) {
-				follow := hist[at+k : min(len(hist), at+k+n)]
-				return append(d.buf, follow...)
+				d.buf = append(d.buf, hist[at+k:min(len(hist), at+k+n)]...) // kept: the next step reuses it
+				return d.buf
 			}
 		}
 	}
