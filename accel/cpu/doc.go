@@ -18,14 +18,15 @@
 //
 // # Threads
 //
-// Each Program owns a worker pool of Threads-1 goroutines, started by Compile and stopped by Close; the goroutine
-// calling Run is the last worker. Programs share no mutable state, so any number of them may Run concurrently on
-// one Backend (one goroutine per program), as sessions over one model do. Work is split so that every worker gets
-// an equal share: by output rows for MatMul, by rows for norms, by (token, head) for RoPE and attention, by
-// element ranges for element-wise ops. The exception is a MatMul of at most 4 activation rows (decoding): it is
-// bound by memory, which the cores do not share evenly, so the workers take its output rows in shrinking chunks
-// (guided scheduling, pool.go's chunks) and finish together. Workers spin briefly after a step and then park, so a program between
-// tokens costs no CPU. Run allocates nothing on the Go heap.
+// The Backend has one pool of Threads-1 worker goroutines, started by the first Run and stopped by Close; the
+// goroutine calling Run is the last worker. Programs take turns on it: any number of them may Run from several
+// goroutines on one Backend (as engines over one model do), one at a time rather than oversubscribing the
+// cores. Work is split so that every worker gets an equal share: by output rows for MatMul, by rows for norms,
+// by (token, head) for RoPE and attention, by element ranges for element-wise ops. The exception is a MatMul of
+// at most 4 activation rows (decoding): it is bound by memory, which the cores do not share evenly, so the
+// workers take its output rows in shrinking chunks (guided scheduling, pool.go's chunks) and finish together.
+// Workers spin briefly after a step and then park, so a program between tokens costs no CPU. Run allocates
+// nothing on the Go heap.
 //
 // # Numerics
 //
@@ -41,7 +42,8 @@
 //   - MatMulID (mixture of experts) multiplies each (row, chosen expert) pair as mul_mat_id does, one row at a
 //     time: ggml_vec_dot's order, or the repacked orders for experts of a multiple of 8 rows (idOrder), the same
 //     bits for a pair whatever else the pass holds.
-//   - RMSNorm and LayerNorm sum in float64 (ggml_float) and scale by 1/sqrtf(mean+eps) in float32.
+//   - RMSNorm and LayerNorm sum in float64 (ggml_float) and scale by 1/sqrtf(mean+eps) in float32 (RMSNorm
+//     four rows at a time where it can, each row's sum in its order: norm_amd64.s).
 //   - SiLU, SwiGLU and Softmax use ggml's vectorised exponential in its AVX-512 form (ggml_v_expf); the last
 //     n mod 16 elements of a SiLU or SwiGLU row take ggml's scalar path (libm's expf). Softmax sums in float64.
 //   - GELU and GeGLU read ggml's F16 table: x rounded to F16, the result stored as F16, x ≤ -10 gives 0 and

@@ -24,6 +24,11 @@ func (s *rowStep) exec(p *pool) {
 
 func (s *rowStep) run(w, nw int) {
 	lo, hi := split(len(s.y)/s.cols, w, nw)
+	if s.op == accel.OpRMSNorm {
+		for ; lo+4 <= hi; lo += 4 {
+			rmsNorm4(s.x[lo*s.cols:(lo+4)*s.cols], s.y[lo*s.cols:(lo+4)*s.cols], s.cols, s.eps)
+		}
+	}
 	for r := lo; r < hi; r++ {
 		x, y := s.x[r*s.cols:(r+1)*s.cols], s.y[r*s.cols:(r+1)*s.cols]
 		switch s.op {
@@ -46,8 +51,30 @@ func rmsNorm(x, y []float32, eps float32) {
 	}
 	mean := float32(sum / float64(len(x)))
 	scale := 1 / sqrtf(mean+eps)
-	for i, v := range x {
-		y[i] = v * scale
+	for i := scaleFast(x, y, scale); i < len(x); i++ {
+		y[i] = x[i] * scale
+	}
+}
+
+// rmsNorm4 is rmsNorm of the four rows of cols elements in x (into y). The four float64 sums advance
+// together, each in its row's order: with AVX2 eight elements of the four rows are squared at once and
+// transposed into the lanes of one vector of sums (norm_amd64.s), where one row's sum waits on the latency of
+// each addition and the conversions (a prefill's norms, and qwen3's per-head ones, are many rows).
+func rmsNorm4(x, y []float32, cols int, eps float32) {
+	var sums [4]float64
+	done := sumSquares4Fast(x, cols, &sums)
+	for r := range sums {
+		for _, v := range x[r*cols+done : (r+1)*cols] {
+			sums[r] += float64(float32(v * v))
+		}
+	}
+	for r, sum := range sums {
+		mean := float32(sum / float64(cols))
+		scale := 1 / sqrtf(mean+eps)
+		xr, yr := x[r*cols:(r+1)*cols], y[r*cols:(r+1)*cols]
+		for i := scaleFast(xr, yr, scale); i < cols; i++ {
+			yr[i] = xr[i] * scale
+		}
 	}
 }
 
