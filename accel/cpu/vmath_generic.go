@@ -7,7 +7,3 @@ func vexpFast(x, y []float32, m float32) int { return 0 }
 func vsiluFast(x, y, u []float32) int { return 0 }
 
 func roundF16Fast(x []float32) int { return 0 }
-
-func sumSquares4Fast(x []float32, cols int, sums *[4]float64) int { return 0 }
-
-func scaleFast(x, y []float32, s float32) int { return 0 }
