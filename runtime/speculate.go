@@ -45,6 +45,9 @@ func (sp *Speculation) check(m *Model) error {
 	if sp.Max < 0 || sp.Min < 0 || sp.Lookup < 0 || sp.PMin < 0 || sp.PMin > 1 {
 		return fmt.Errorf("runtime: speculation %+v: bounds must not be negative (p-min in [0, 1])", *sp)
 	}
+	if sp.Min > sp.max() {
+		return fmt.Errorf("runtime: speculation: the minimum of %d drafts exceeds the maximum of %d", sp.Min, sp.max())
+	}
 	if d := sp.Draft; d != nil {
 		if d.HParams().Vocab != m.HParams().Vocab {
 			return fmt.Errorf("runtime: the draft model has a vocabulary of %d, the model %d", d.HParams().Vocab, m.HParams().Vocab)
@@ -104,8 +107,8 @@ func (d *drafter) propose(ctx context.Context, hist []int32, n int) ([]int32, er
 		return d.fromModel(ctx, hist, n)
 	}
 	drafts := d.lookup(hist, min(n, max(d.span, 1)))
-	if len(drafts) > 0 {
-		drafts = drafts[:max(d.size.size(d.costs, len(drafts)), d.sp.Min)]
+	if len(drafts) > 0 { // the sizer's choice, or the minimum (fewer than it are dropped by the caller)
+		drafts = drafts[:min(len(drafts), max(d.size.size(d.costs, len(drafts)), d.sp.Min))]
 	}
 	return drafts, nil
 }

@@ -22,7 +22,8 @@ func TestSpeculativeGreedyEqual(t *testing.T) {
 	draft := load(t, storiesModel)
 	opt := runtime.GenerateOptions{MaxTokens: 60, Sampling: greedy(), IgnoreEOG: true}
 	want, _ := generate(t, session(t, m, runtime.SessionOptions{Ctx: 128}), repeating, opt)
-	for _, sp := range []*runtime.Speculation{{Lookup: 3}, {Lookup: 1, Max: 4}, {Draft: draft, Max: 5, PMin: 0.01}, {Draft: draft, Min: 3}} {
+	for _, sp := range []*runtime.Speculation{{Lookup: 3}, {Lookup: 1, Max: 4}, {Lookup: 3, Min: 6, Max: 8},
+		{Draft: draft, Max: 5, PMin: 0.01}, {Draft: draft, Min: 3}} {
 		s := session(t, m, runtime.SessionOptions{Ctx: 128})
 		o := opt
 		o.Speculation = sp
@@ -64,7 +65,8 @@ func TestLookupSpan(t *testing.T) {
 	}
 }
 
-// TestSpeculativeErrors: a draft model of another vocabulary and speculation with mirostat are refused.
+// TestSpeculativeErrors: a draft model of another vocabulary, speculation with mirostat, negative bounds and a
+// minimum above the maximum are refused.
 func TestSpeculativeErrors(t *testing.T) {
 	m := load(t, storiesModel)
 	other := load(t, "rand-qwen2-q8_0.gguf")
@@ -75,6 +77,8 @@ func TestSpeculativeErrors(t *testing.T) {
 		{MaxTokens: 4, Speculation: &runtime.Speculation{Draft: other}},
 		{MaxTokens: 4, Speculation: &runtime.Speculation{Lookup: 2}, Sampling: so},
 		{MaxTokens: 4, Speculation: &runtime.Speculation{Lookup: 2, Max: -1}},
+		{MaxTokens: 4, Speculation: &runtime.Speculation{Lookup: 2, Min: 20, Max: 4}},
+		{MaxTokens: 4, Speculation: &runtime.Speculation{Lookup: 2, Min: 17}}, // above the default maximum
 	} {
 		if _, _, err := collect(s.Generate(context.Background(), "Once", o)); err == nil {
 			t.Errorf("%+v: no error", *o.Speculation)
