@@ -124,7 +124,9 @@ func QuantizeF16(src []float32, dst []byte) {
 // QuantizeBF16 rounds src to bfloat16 into dst[:2*len(src)].
 func QuantizeBF16(src []float32, dst []byte) {
 	dst = dst[:2*len(src)]
-	for i, v := range src {
+	done := f32ToBF16Fast(src, dst)
+	for i, v := range src[done:] {
+		i += done
 		binary.LittleEndian.PutUint16(dst[2*i:], F32ToBF16(v))
 	}
 }

@@ -57,6 +57,33 @@ func TestF16RoundsToNearestEven(t *testing.T) {
 	}
 }
 
+// TestQuantizeBF16: a row's conversion (vectors where the CPU has them) gives F32ToBF16 of every element: random
+// bit patterns (NaNs of both signs, infinities, subnormals, ties among them) and a tail after the vectors.
+func TestQuantizeBF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	src := make([]float32, 1<<16+7)
+	for i := range src {
+		u := r.Uint32()
+		switch i % 4 {
+		case 1:
+			u &^= 0x7fff // a tie, or below it: the rounding's edge
+			u |= 0x8000
+		case 2:
+			u = u&0x807fffff | 0x7f800000 // Inf or NaN
+		case 3:
+			u &= 0x807fffff // subnormal or zero
+		}
+		src[i] = math.Float32frombits(u)
+	}
+	dst := make([]byte, 2*len(src))
+	QuantizeBF16(src, dst)
+	for i, f := range src {
+		if got, want := uint16(dst[2*i])|uint16(dst[2*i+1])<<8, F32ToBF16(f); got != want {
+			t.Fatalf("element %d (%#08x): %#04x, F32ToBF16 %#04x", i, math.Float32bits(f), got, want)
+		}
+	}
+}
+
 func TestBF16(t *testing.T) {
 	cases := []struct {
 		bits uint32

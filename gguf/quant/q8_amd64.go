@@ -46,6 +46,23 @@ func f32ToF16Fast(src []float32, dst []byte) int {
 	return n
 }
 
+// f32ToBF16Fast converts the first len(src)&^15 values of QuantizeBF16 (exactly F32ToBF16, NaNs included) and
+// returns how many; 0 where the CPU has no AVX2.
+func f32ToBF16Fast(src []float32, dst []byte) int {
+	n := len(src) &^ 15
+	if !hasAVX2 || n == 0 {
+		return 0
+	}
+	_ = dst[2*n-1]
+	f32ToBF16AVX2(n, &src[0], &dst[0])
+	return n
+}
+
+// f32ToBF16AVX2 is QuantizeBF16 of n (a multiple of 16) float32 at src.
+//
+//go:noescape
+func f32ToBF16AVX2(n int, src *float32, dst *byte)
+
 // f32ToF16AVX2 converts n (a multiple of 8) float32 at src to F16 at dst and reports whether any was a NaN.
 //
 //go:noescape

@@ -251,3 +251,56 @@ f16cvt:
 	SETNE     ret+24(FP)
 	VZEROUPPER
 	RET
+
+DATA bf16Round<>+0(SB)/4, $0x00007fff
+DATA bf16Round<>+4(SB)/4, $0x00000001
+DATA bf16Round<>+8(SB)/4, $0x7fffffff
+DATA bf16Round<>+12(SB)/4, $0x7f800000
+DATA bf16Round<>+16(SB)/4, $0x00000040
+GLOBL bf16Round<>(SB), RODATA|NOPTR, $20
+
+// BF16CVT sets the dwords of R to F32ToBF16 of the float32 in R (bits in the low word): u + 0x7fff + bit 16
+// of u, shifted down 16; for a NaN (|u| > 0x7f800000) u >> 16 | 0x40. Clobbers T, U.
+#define BF16CVT(R, T, U) \
+	VPSRLD    $16, R, T     \
+	VPAND     Y11, T, U     \
+	VPADDD    Y10, U, U     \
+	VPADDD    R, U, U       \
+	VPSRLD    $16, U, U     \
+	VPOR      Y14, T, T     \
+	VPAND     Y12, R, R     \
+	VPCMPGTD  Y13, R, R     \
+	VPBLENDVB R, T, U, R
+
+// func f32ToBF16AVX2(n int, src *float32, dst *byte)
+//
+// QuantizeBF16 of n (a multiple of 16) float32 at src: sixteen at a time, converted in their dwords, packed to
+// words (VPACKUSDW, within each 128-bit half) and put in order (VPERMQ).
+TEXT ·f32ToBF16AVX2(SB), NOSPLIT, $0-24
+	MOVQ         n+0(FP), CX
+	MOVQ         src+8(FP), SI
+	MOVQ         dst+16(FP), DI
+	VPBROADCASTD bf16Round<>+0(SB), Y10
+	VPBROADCASTD bf16Round<>+4(SB), Y11
+	VPBROADCASTD bf16Round<>+8(SB), Y12
+	VPBROADCASTD bf16Round<>+12(SB), Y13
+	VPBROADCASTD bf16Round<>+16(SB), Y14
+	SHRQ         $4, CX
+	JZ           bfcdone
+
+bfcloop:
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	BF16CVT(Y0, Y2, Y3)
+	BF16CVT(Y1, Y4, Y5)
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	VMOVDQU   Y0, (DI)
+	ADDQ      $64, SI
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       bfcloop
+
+bfcdone:
+	VZEROUPPER
+	RET
