@@ -20,7 +20,9 @@ const f16tAct = 4
 // quantizeF16T rounds src to F16 (QuantizeActivation(F16)'s values) and stores the halves as float32.
 func quantizeF16T(src []float32, dst []byte) {
 	dst = dst[:f16tAct*len(src)]
-	for i, v := range src {
+	done := f32RoundF16Fast(src, dst)
+	for i, v := range src[done:] {
+		i += done
 		binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(F16ToF32(F32ToF16(v))))
 	}
 }

@@ -84,6 +84,35 @@ func TestQuantizeBF16(t *testing.T) {
 	}
 }
 
+// TestQuantizeF16T: the F16 Gemm's activations (vectors where the CPU has them) are F32ToF16's values widened
+// back, element by element: random bit patterns over the F16 range's edges (ties, subnormals, overflow to
+// infinity), and a row with a NaN (which the vectors leave to the scalar path).
+func TestQuantizeF16T(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	src := make([]float32, 1<<16+5)
+	for i := range src {
+		e := uint32(96 + r.IntN(64)) // exponents 2^-31 … 2^32: below, across and above F16's
+		u := r.Uint32()&0x807fffff | e<<23
+		if i%3 == 1 {
+			u = u&^0x1fff | 0x1000 // a tie at F16's precision
+		}
+		src[i] = math.Float32frombits(u)
+	}
+	check := func(name string) {
+		dst := make([]byte, 4*len(src))
+		quantizeF16T(src, dst)
+		for i, f := range src {
+			got := binary.LittleEndian.Uint32(dst[4*i:])
+			if want := math.Float32bits(F16ToF32(F32ToF16(f))); got != want && f == f {
+				t.Fatalf("%s: element %d (%#08x): %#08x, F32ToF16 gives %#08x", name, i, math.Float32bits(f), got, want)
+			}
+		}
+	}
+	check("finite")
+	src[100] = float32(math.NaN())
+	check("with a NaN")
+}
+
 func TestBF16(t *testing.T) {
 	cases := []struct {
 		bits uint32

@@ -63,6 +63,25 @@ func f32ToBF16Fast(src []float32, dst []byte) int {
 //go:noescape
 func f32ToBF16AVX2(n int, src *float32, dst *byte)
 
+// f32RoundF16Fast sets dst (float32 bytes) to the first len(src)&^7 values of src rounded to F16 and back
+// (quantizeF16T's values) and returns how many; 0 where the CPU has no F16C or src holds a NaN.
+func f32RoundF16Fast(src []float32, dst []byte) int {
+	n := len(src) &^ 7
+	if !hasAVX2 || n == 0 {
+		return 0
+	}
+	_ = dst[4*n-1]
+	if f32RoundF16AVX2(n, &src[0], &dst[0]) {
+		return 0
+	}
+	return n
+}
+
+// f32RoundF16AVX2 is f32RoundF16Fast's kernel for n (a multiple of 8) values; it reports a NaN.
+//
+//go:noescape
+func f32RoundF16AVX2(n int, src *float32, dst *byte) bool
+
 // f32ToF16AVX2 converts n (a multiple of 8) float32 at src to F16 at dst and reports whether any was a NaN.
 //
 //go:noescape

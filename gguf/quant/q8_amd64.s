@@ -304,3 +304,34 @@ bfcloop:
 bfcdone:
 	VZEROUPPER
 	RET
+
+// func f32RoundF16AVX2(n int, src *float32, dst *byte) bool
+//
+// dst (float32) = src rounded to F16 and back, for n (a multiple of 8) values: VCVTPS2PH (nearest even) and
+// VCVTPH2PS; reports whether any was a NaN, whose payload the instructions keep and F32ToF16 does not.
+TEXT ·f32RoundF16AVX2(SB), NOSPLIT, $0-25
+	MOVQ   n+0(FP), CX
+	MOVQ   src+8(FP), SI
+	MOVQ   dst+16(FP), DI
+	VXORPS Y1, Y1, Y1
+	SHRQ   $3, CX
+	JZ     f16rdone
+
+f16rloop:
+	VMOVUPS   (SI), Y0
+	VCMPPS    $3, Y0, Y0, Y2
+	VORPS     Y2, Y1, Y1
+	VCVTPS2PH $0, Y0, X0
+	VCVTPH2PS X0, Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	DECQ      CX
+	JNZ       f16rloop
+
+f16rdone:
+	VMOVMSKPS Y1, AX
+	TESTL     AX, AX
+	SETNE     ret+24(FP)
+	VZEROUPPER
+	RET

@@ -11,3 +11,5 @@ func quantizeQ8KFast(src []float32, dst []byte) bool { return false }
 func f32ToF16Fast(src []float32, dst []byte) int { return 0 }
 
 func f32ToBF16Fast(src []float32, dst []byte) int { return 0 }
+
+func f32RoundF16Fast(src []float32, dst []byte) int { return 0 }
