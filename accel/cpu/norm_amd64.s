@@ -2,6 +2,18 @@
 
 #include "textflag.h"
 
+// SQADD4 adds to the four sums in Y0, in order, the elements of the four rows in X1…X4 (element j of row r in
+// lane r of Xj), each widened to float64.
+#define SQADD4               \
+	VCVTPS2PD X1, Y5     \
+	VADDPD    Y5, Y0, Y0 \
+	VCVTPS2PD X2, Y6     \
+	VADDPD    Y6, Y0, Y0 \
+	VCVTPS2PD X3, Y7     \
+	VADDPD    Y7, Y0, Y0 \
+	VCVTPS2PD X4, Y8     \
+	VADDPD    Y8, Y0, Y0
+
 // func sumSquares4AVX2(n8 int, x *float32, stride int, sums *[4]float64)
 //
 // Continues the four float64 sums of rmsNorm4 over the first 8·n8 elements of the rows at x + r·stride
@@ -35,26 +47,12 @@ ssloop:
 	VSHUFPS     $0xee, Y7, Y5, Y2 // element 1 | 5
 	VSHUFPS     $0x44, Y8, Y6, Y3 // element 2 | 6
 	VSHUFPS     $0xee, Y8, Y6, Y4 // element 3 | 7
-	VCVTPS2PD   X1, Y5
-	VADDPD      Y5, Y0, Y0
-	VCVTPS2PD   X2, Y6
-	VADDPD      Y6, Y0, Y0
-	VCVTPS2PD   X3, Y7
-	VADDPD      Y7, Y0, Y0
-	VCVTPS2PD   X4, Y8
-	VADDPD      Y8, Y0, Y0
+	SQADD4
 	VEXTRACTF128 $1, Y1, X1
 	VEXTRACTF128 $1, Y2, X2
 	VEXTRACTF128 $1, Y3, X3
 	VEXTRACTF128 $1, Y4, X4
-	VCVTPS2PD   X1, Y5
-	VADDPD      Y5, Y0, Y0
-	VCVTPS2PD   X2, Y6
-	VADDPD      Y6, Y0, Y0
-	VCVTPS2PD   X3, Y7
-	VADDPD      Y7, Y0, Y0
-	VCVTPS2PD   X4, Y8
-	VADDPD      Y8, Y0, Y0
+	SQADD4
 	ADDQ        $32, SI
 	DECQ        CX
 	JNZ         ssloop
