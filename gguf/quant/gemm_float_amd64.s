@@ -8,6 +8,25 @@
 // l[i%16] = fma(w_i, a_i, l[i%16]) for weight row r and activation row c, over the chunks of 16 in order; each
 // is reduced as _mm512_reduce_add_ps (Reduce16).
 
+// ZERO16 clears the accumulators Z0…Z15.
+#define ZERO16 \
+	VPXORD Z0, Z0, Z0 \
+	VPXORD Z1, Z1, Z1 \
+	VPXORD Z2, Z2, Z2 \
+	VPXORD Z3, Z3, Z3 \
+	VPXORD Z4, Z4, Z4 \
+	VPXORD Z5, Z5, Z5 \
+	VPXORD Z6, Z6, Z6 \
+	VPXORD Z7, Z7, Z7 \
+	VPXORD Z8, Z8, Z8 \
+	VPXORD Z9, Z9, Z9 \
+	VPXORD Z10, Z10, Z10 \
+	VPXORD Z11, Z11, Z11 \
+	VPXORD Z12, Z12, Z12 \
+	VPXORD Z13, Z13, Z13 \
+	VPXORD Z14, Z14, Z14 \
+	VPXORD Z15, Z15, Z15
+
 // RED16 leaves Reduce16 of the 16 lanes of Z (Y, X: its low halves) in X; clobbers X16 and Y16:
 // t_i = l_i + l_{i+8}; u_i = t_i + t_{i+4}; (u0 + u2) + (u1 + u3).
 #define RED16(Z, Y, X) \
@@ -53,22 +72,7 @@ TEXT ·gemm4F16T(SB), NOSPLIT, $0-64
 f4cols:
 	CMPQ   R12, $4
 	JLT    f1col
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
+	ZERO16
 	MOVQ   R8, SI
 	MOVQ   R10, DX
 	MOVQ   BX, CX
@@ -300,22 +304,7 @@ TEXT ·gemm4BF16(SB), NOSPLIT, $0-57
 b2cols:
 	CMPQ   R12, $2
 	JLT    b1col
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
+	ZERO16
 	MOVQ   R8, SI
 	MOVQ   R10, DX
 	MOVQ   BX, CX
@@ -548,22 +537,7 @@ TEXT ·gemm4BF16BF16(SB), NOSPLIT, $0-57
 n2cols:
 	CMPQ R12, $2
 	JLT  n1col
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
+	ZERO16
 	MOVQ R8, SI
 	MOVQ R10, DX
 	MOVQ BX, CX
