@@ -13,14 +13,20 @@
 DATA k4xNib<>+0(SB)/4, $0x0f0f0f0f
 GLOBL k4xNib<>(SB), RODATA|NOPTR, $4
 
-// K4XPFD is the four-column kernel's prefetch distance: 3 stored super-blocks. The one-column kernel is faster
-// without (BenchmarkStreamGemm, alternating: 13.4–15.9 GB/s against 19.2–20.9 with one goroutine, 19.9–27.6
-// against 24.9–32.0 with two).
+// K4XPFD is the four-column kernel's prefetch distance: 3 stored super-blocks.
 #define K4XPFD 7104
+
+// X1PFD is the one-column kernel's: 2 stored super-blocks, every line (the header's five at the block
+// start, each quant line as X1 reads it). BenchmarkStreamGemm q4_k, alternating: one goroutine 24.5–27.1
+// GB/s against 18.6–21.0 unprefetched, two 31.1–48.5 against 26.6–38.1; one and three super-blocks ahead
+// streamed as two. (An earlier measurement had found the unprefetched kernel faster: 19.2–20.9 against
+// 13.4–15.9 GB/s with one goroutine, prefetching 3 super-blocks ahead.)
+#define X1PFD 4736
 
 // X1 adds stored dword so (its offset in the quants) of the super-block at SI into the group sums ZL (low
 // nibbles, activation dword at lo(DI)) and ZH (high nibbles, at hi(DI)).
 #define X1(so, lo, hi, ZL, ZH) \
+	PREFETCHT0    X1PFD+const_k4xQs+so(SI)  \
 	VMOVDQU32     const_k4xQs+so(SI), Z10   \
 	VPANDD        Z31, Z10, Z11             \
 	VPSRLD        $4, Z10, Z12              \
@@ -63,9 +69,10 @@ GLOBL k4xNib<>(SB), RODATA|NOPTR, $4
 //
 // Reference: DotQ4_KQ8_KRepacked for the 16 rows of one stored group against one Q8_KW column; the eight
 // group sums of a super-block are eight dependency chains. Each super-block's d and dmin (its first line) are
-// read before its quants: with them read after, as their products are needed, the kernel streamed 18–25%
-// slower from memory (BenchmarkStreamGemm q4_k, alternating: 17.2–19.2 against 18.3–22.6 GB/s with one
-// goroutine, 26.6–33.6 against 31.7–42.4 with two), though it ran as fast in cache.
+// read before its quants: unprefetched, with them read after, as their products are needed, the kernel
+// streamed 18–25% slower from memory (BenchmarkStreamGemm q4_k, alternating: 17.2–19.2 against 18.3–22.6
+// GB/s with one goroutine, 26.6–33.6 against 31.7–42.4 with two); with every line prefetched (X1PFD) the
+// order makes no difference.
 TEXT ·gemv1Q4Kx(SB), NOSPLIT, $0-40
 	MOVQ         nb+0(FP), CX
 	MOVQ         p+8(FP), SI
@@ -75,6 +82,11 @@ TEXT ·gemv1Q4Kx(SB), NOSPLIT, $0-40
 	VPXORD       Z9, Z9, Z9
 
 x1loop:
+	PREFETCHT0  X1PFD+0(SI)
+	PREFETCHT0  X1PFD+64(SI)
+	PREFETCHT0  X1PFD+128(SI)
+	PREFETCHT0  X1PFD+192(SI)
+	PREFETCHT0  X1PFD+256(SI)
 	VCVTPH2PS   (SI), Z14
 	VMULPS.BCST (DI), Z14, Z14
 	VCVTPH2PS   const_k4xDmin(SI), Z15

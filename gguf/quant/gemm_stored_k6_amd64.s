@@ -24,10 +24,13 @@ DATA k6xM32<>+0(SB)/4, $0x0000ffe0
 DATA k6xM32<>+4(SB)/4, $0xffe00000
 GLOBL k6xM32<>(SB), RODATA|NOPTR, $8
 
-// K6XPFD is the kernels' prefetch distance: 2 stored super-blocks. The one-column kernel reads a group as
-// one stream and leaves its quants to the hardware prefetcher (prefetching every line measured slower); the
-// four-column kernel reads lane m's six lines of every super-block, a stride the prefetcher serves worse,
-// and prefetches them (10.5 against 14 ms per 8 columns of BenchmarkGemmStored).
+// K6XPFD is the kernels' prefetch distance: 2 stored super-blocks. Both kernels prefetch every line of the
+// super-block that far ahead: the four-column kernel lane m's six lines (a stride the hardware prefetcher
+// serves worse: 10.5 against 14 ms per 8 columns of BenchmarkGemmStored), the one-column kernel the scales
+// and d at the block start and each lane's lines as it reaches the lane. BenchmarkStreamGemm q6_k,
+// alternating: one goroutine 26–34 GB/s against 15–18 with only the scales and d prefetched, two 33–59
+// against 17–30; one super-block ahead streamed ~20% slower, three and four as two, and putting the scales
+// and d first in the layout (they are read first) made no difference once every line was prefetched.
 #define K6XPFD 6720
 
 // K6SETUP loads the constants and the registers of lane m (t = m%2): R12 = 4m (the quant dword offset in
@@ -176,22 +179,28 @@ k64loop:
 // quarter scale pairs of its half of the lanes in Z8…Z11 (one of them, IN, the pair that holds one offset
 // group in word t; the other such pair at OUT(SI)), −32 in word t in CT, d·yd in Z12. The offset terms'
 // bsums are word t of the activation dwords at INB and OUTB.
-#define K6L1(m, CT, IN, INB, OUT, OUTB, F) \
-	K6UNPACK(384*m)                                                              \
-	VPXORD         Z23, Z23, Z23                                                 \
-	VPXORD         Z24, Z24, Z24                                                 \
-	KPAIR(4+4*m(R8), 36+4*m(R8), Z16, Z17, Z25, Z26, Z8, Z23)                   \
-	KPAIR(68+4*m(R8), 100+4*m(R8), Z18, Z19, Z20, Z21, Z9, Z24)                 \
-	K6UNPACK(384*m+192)                                                          \
-	KPAIR(132+4*m(R8), 164+4*m(R8), Z16, Z17, Z25, Z26, Z10, Z23)               \
-	KPAIR(196+4*m(R8), 228+4*m(R8), Z18, Z19, Z20, Z21, Z11, Z24)               \
-	VPMULLW        CT, IN, Z22                                                   \
-	VPDPWSSD.BCST  INB(R8), Z22, Z23                                             \
-	VPMOVSXBW      OUT(SI), Z22                                                  \
-	VPMULLW        CT, Z22, Z22                                                  \
-	VPDPWSSD.BCST  OUTB(R8), Z22, Z24                                            \
-	VPADDD         Z24, Z23, Z23                                                 \
-	VCVTDQ2PS      Z23, Z23                                                      \
+#define K6L1(m, CT, IN, INB, OUT, OUTB, F)                                     \
+	PREFETCHT0     K6XPFD+384*m+0(SI)                                             \
+	PREFETCHT0     K6XPFD+384*m+64(SI)                                            \
+	PREFETCHT0     K6XPFD+384*m+128(SI)                                           \
+	PREFETCHT0     K6XPFD+384*m+192(SI)                                           \
+	PREFETCHT0     K6XPFD+384*m+256(SI)                                           \
+	PREFETCHT0     K6XPFD+384*m+320(SI)                                           \
+	K6UNPACK(384*m)                                                               \
+	VPXORD         Z23, Z23, Z23                                                  \
+	VPXORD         Z24, Z24, Z24                                                  \
+	KPAIR(4+4*m(R8), 36+4*m(R8), Z16, Z17, Z25, Z26, Z8, Z23)                     \
+	KPAIR(68+4*m(R8), 100+4*m(R8), Z18, Z19, Z20, Z21, Z9, Z24)                   \
+	K6UNPACK(384*m+192)                                                           \
+	KPAIR(132+4*m(R8), 164+4*m(R8), Z16, Z17, Z25, Z26, Z10, Z23)                 \
+	KPAIR(196+4*m(R8), 228+4*m(R8), Z18, Z19, Z20, Z21, Z11, Z24)                 \
+	VPMULLW        CT, IN, Z22                                                    \
+	VPDPWSSD.BCST  INB(R8), Z22, Z23                                              \
+	VPMOVSXBW      OUT(SI), Z22                                                   \
+	VPMULLW        CT, Z22, Z22                                                   \
+	VPDPWSSD.BCST  OUTB(R8), Z22, Z24                                             \
+	VPADDD         Z24, Z23, Z23                                                  \
+	VCVTDQ2PS      Z23, Z23                                                       \
 	VFMADD231PS    Z12, Z23, F
 
 // K6PAIRS loads the quarter scale pairs of lanes m with m/4 = w into Z8…Z11.
