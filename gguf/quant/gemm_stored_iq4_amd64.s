@@ -264,10 +264,16 @@ ix4loop:
 	VZEROUPPER
 	RET
 
-// IX1PFD is the two-column kernel's prefetch distance: 3 stored super-blocks. The one-column kernels are
-// faster without (BenchmarkStreamGemm, alternating: 12.1–16.5 GB/s against 20.7–21.7 with one goroutine,
-// 24.4–28.7 against 26.6–39.4 with two).
+// IX1PFD is the two-column kernel's prefetch distance: 3 stored super-blocks.
 #define IX1PFD 6720
+
+// IXPFD1 is the one-column kernels': 2 stored super-blocks, every line (the header's three at the block
+// start, each quant line as IX1D or IX1DV reads it). BenchmarkStreamGemm iq4_xs, alternating: one goroutine
+// 23.8–26.7 GB/s against 18.3–19.9 unprefetched, two 39.1–47.4 against 26.9–35.7. (An earlier measurement had
+// found them faster unprefetched, against 3 super-blocks ahead: 20.7–21.7 against 12.1–16.5 with one
+// goroutine. The same prefetching measured level for Q4_0's and Q8_0's one-column kernels, which stream as
+// fast without.)
+#define IXPFD1 4480
 
 // IX1FIN adds the eight sub-block sums Z0…Z7 of one super-block (exact integers, in any order) and
 // fuses their float32 times d·yd into Z8, the reference's step; then it moves SI and DI to the next
@@ -290,6 +296,7 @@ ix4loop:
 // IX1D adds stored dword so of the super-block at SI into sub-block sum Z (activation dwords at lo(DI) and
 // lo+16(DI)).
 #define IX1D(so, lo, Z) \
+	PREFETCHT0    IXPFD1+const_ix4Qs+so(SI) \
 	IX4UNPACK(so)                           \
 	VPDPBUSD.BCST lo(DI), Z25, Z            \
 	VPDPBUSD.BCST lo+16(DI), Z26, Z
@@ -316,6 +323,9 @@ TEXT ·gemv1IQ4x(SB), NOSPLIT, $0-40
 	VPXORD Z8, Z8, Z8
 
 ix1loop:
+	PREFETCHT0  IXPFD1+0(SI)
+	PREFETCHT0  IXPFD1+64(SI)
+	PREFETCHT0  IXPFD1+128(SI)
 	IX1SUB(0, Z0)
 	IX1SUB(1, Z1)
 	IX1SUB(2, Z2)
@@ -337,6 +347,7 @@ ix1loop:
 
 // IX1DV and IX1SUBV are IX1D and IX1SUB unpacking with IX4UNPACKV.
 #define IX1DV(so, lo, Z) \
+	PREFETCHT0    IXPFD1+const_ix4Qs+so(SI) \
 	IX4UNPACKV(so)                           \
 	VPDPBUSD.BCST lo(DI), Z25, Z            \
 	VPDPBUSD.BCST lo+16(DI), Z26, Z
@@ -361,6 +372,9 @@ TEXT ·gemv1IQ4xVBMI(SB), NOSPLIT, $0-40
 	VPXORD Z8, Z8, Z8
 
 ix1vloop:
+	PREFETCHT0  IXPFD1+0(SI)
+	PREFETCHT0  IXPFD1+64(SI)
+	PREFETCHT0  IXPFD1+128(SI)
 	IX1SUBV(0, Z0)
 	IX1SUBV(1, Z1)
 	IX1SUBV(2, Z2)
