@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "q4row_amd64.h"
+#include "zero_amd64.h"
 
 // Batched kernels for packed groups of 16 weight rows (see gemm.go), AVX-512 VNNI on 512-bit registers,
 // hand-written Plan 9 assembly. Lane r of every vector is weight row r, and each lane does exactly the float
@@ -193,16 +194,6 @@ g1dloop:
 	VADDPS A2, A0, A0 \
 	VADDPS A3, A1, A1 \
 	VADDPS A1, A0, A0
-
-#define ZERO8(A0, A1, A2, A3, A4, A5, A6, A7) \
-	VPXORD A0, A0, A0 \
-	VPXORD A1, A1, A1 \
-	VPXORD A2, A2, A2 \
-	VPXORD A3, A3, A3 \
-	VPXORD A4, A4, A4 \
-	VPXORD A5, A5, A5 \
-	VPXORD A6, A6, A6 \
-	VPXORD A7, A7, A7
 
 // G2STORE reduces the two columns' eight accumulators each (Z0…Z7, Z8…Z15) and stores the rows of mask K1
 // of both: the first at DI, the second AX floats on.

@@ -3,29 +3,11 @@
 #include "textflag.h"
 #include "dot_amd64.h"
 #include "bf16_amd64.h"
+#include "zero_amd64.h"
 
 // The F16 Gemm's kernel (gemm_float.go), AVX-512F: accumulator (r, c) is lane l of DotF16F16Tiled's
 // l[i%16] = fma(w_i, a_i, l[i%16]) for weight row r and activation row c, over the chunks of 16 in order; each
 // is reduced as _mm512_reduce_add_ps (Reduce16).
-
-// ZERO16 clears the accumulators Z0…Z15.
-#define ZERO16 \
-	VPXORD Z0, Z0, Z0 \
-	VPXORD Z1, Z1, Z1 \
-	VPXORD Z2, Z2, Z2 \
-	VPXORD Z3, Z3, Z3 \
-	VPXORD Z4, Z4, Z4 \
-	VPXORD Z5, Z5, Z5 \
-	VPXORD Z6, Z6, Z6 \
-	VPXORD Z7, Z7, Z7 \
-	VPXORD Z8, Z8, Z8 \
-	VPXORD Z9, Z9, Z9 \
-	VPXORD Z10, Z10, Z10 \
-	VPXORD Z11, Z11, Z11 \
-	VPXORD Z12, Z12, Z12 \
-	VPXORD Z13, Z13, Z13 \
-	VPXORD Z14, Z14, Z14 \
-	VPXORD Z15, Z15, Z15
 
 // RED16 leaves Reduce16 of the 16 lanes of Z (Y, X: its low halves) in X; clobbers X16 and Y16:
 // t_i = l_i + l_{i+8}; u_i = t_i + t_{i+4}; (u0 + u2) + (u1 + u3).

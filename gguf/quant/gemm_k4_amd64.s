@@ -2,6 +2,7 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "zero_amd64.h"
 
 // The batched Q4_K kernel (see gemm_k4.go for the layouts), AVX-512 VNNI, hand-written. Lane r of every
 // vector is weight row r. Per pair of groups and column, Z0…Z7 gather the residue lanes (VPDPWSSD of the
@@ -99,22 +100,7 @@
 // KPAIR2 is KPAIR1 for two columns (activations at R11 and R13, accumulators at 0(R12) and 128(R12), d·yd
 // in Z28 and Z29).
 #define KPAIR2(p) \
-	VPXORD      Z0, Z0, Z0 \
-	VPXORD      Z1, Z1, Z1 \
-	VPXORD      Z2, Z2, Z2 \
-	VPXORD      Z3, Z3, Z3 \
-	VPXORD      Z4, Z4, Z4 \
-	VPXORD      Z5, Z5, Z5 \
-	VPXORD      Z6, Z6, Z6 \
-	VPXORD      Z7, Z7, Z7 \
-	VPXORD      Z8, Z8, Z8 \
-	VPXORD      Z9, Z9, Z9 \
-	VPXORD      Z10, Z10, Z10 \
-	VPXORD      Z11, Z11, Z11 \
-	VPXORD      Z12, Z12, Z12 \
-	VPXORD      Z13, Z13, Z13 \
-	VPXORD      Z14, Z14, Z14 \
-	VPXORD      Z15, Z15, Z15 \
+	ZERO16 \
 	VPXORD      Z26, Z26, Z26 \
 	VPXORD      Z27, Z27, Z27 \
 	KG2(2048*p, 320+128*p) \

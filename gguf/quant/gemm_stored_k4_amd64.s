@@ -2,6 +2,7 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "zero_amd64.h"
 
 // Kernels on stored Q4_Kx16 groups (gemm_stored_k4.go), AVX-512 VNNI, with Q8_KW's quants in the permuted
 // order (q8kwPermute): activation dword t of group 2i starts at quant 128·(i/2) + 32·(i%2) + 4t, and that of
@@ -91,14 +92,7 @@ x1loop:
 	VMULPS.BCST (DI), Z14, Z14
 	VCVTPH2PS   const_k4xDmin(SI), Z15
 	VMULPS.BCST (DI), Z15, Z15
-	VPXORD      Z0, Z0, Z0
-	VPXORD      Z1, Z1, Z1
-	VPXORD      Z2, Z2, Z2
-	VPXORD      Z3, Z3, Z3
-	VPXORD      Z4, Z4, Z4
-	VPXORD      Z5, Z5, Z5
-	VPXORD      Z6, Z6, Z6
-	VPXORD      Z7, Z7, Z7
+	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 	XP1(0, 4, Z0, Z1, Z18, Z19)
 	XP1(512, 36, Z2, Z3, Z20, Z21)
 	XP1(1024, 132, Z4, Z5, Z22, Z23)
@@ -175,14 +169,7 @@ x1loop:
 // XP4 adds pair i (quant offset so = 512·i, low group's activation dwords from lo) of the four columns into
 // their accumulators Z8…Z11 and Z12…Z15.
 #define XP4(i, so, lo) \
-	VPXORD    Z0, Z0, Z0                          \
-	VPXORD    Z1, Z1, Z1                          \
-	VPXORD    Z2, Z2, Z2                          \
-	VPXORD    Z3, Z3, Z3                          \
-	VPXORD    Z4, Z4, Z4                          \
-	VPXORD    Z5, Z5, Z5                          \
-	VPXORD    Z6, Z6, Z6                          \
-	VPXORD    Z7, Z7, Z7                          \
+	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)               \
 	X4(so, lo, lo+64)                             \
 	X4(so+64, lo+4, lo+68)                        \
 	X4(so+128, lo+8, lo+72)                       \
