@@ -26,6 +26,7 @@ func (e *engine) step() {
 		err = e.run(pr)
 	}
 	e.stepTime = time.Since(start)
+	e.lastPass.Store(int64(e.stepTime))
 	if e.onPass != nil { // before the results: a reply written from them finds its passes counted
 		tokens := 0
 		for _, p := range e.parts {

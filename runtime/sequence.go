@@ -91,9 +91,13 @@ func (s *sequence) run(ctx context.Context, keep int, add []int32, all bool) ([]
 	}
 	s.keep, s.add, s.all = keep, add, all
 	s.pending, s.cancel, s.parked, s.err = true, false, false, nil
+	alone := len(e.running) == 0 && len(e.queue) == 0 && len(e.incoming) == 0 // polls for its logits (pollFor)
 	e.incoming = append(e.incoming, s)
 	e.mu.Unlock()
 	e.wake()
+	if alone && poll(s.done, e.pollFor()) {
+		return s.result(len(add), all)
+	}
 	select {
 	case <-s.done:
 	case <-ctx.Done():
@@ -103,13 +107,18 @@ func (s *sequence) run(ctx context.Context, keep int, add []int32, all bool) ([]
 		e.wake()
 		<-s.done
 	}
+	return s.result(len(add), all)
+}
+
+// result returns the outcome of the request of n tokens just done (see run).
+func (s *sequence) result(n int, all bool) ([]float32, error) {
 	if s.err != nil {
 		return nil, s.err
 	}
 	if all {
-		return s.logits[:len(add)*e.hp.Vocab], nil
+		return s.logits[:n*s.e.hp.Vocab], nil
 	}
-	return s.logits[:e.hp.Vocab], nil
+	return s.logits[:s.e.hp.Vocab], nil
 }
 
 // park tells the engine that the session will not make another request soon, so the engine need not wait
