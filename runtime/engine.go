@@ -284,13 +284,13 @@ func poll(ch chan struct{}, d time.Duration) bool {
 		return false
 	}
 	end := time.Now().Add(d)
-	for {
+	for i := 1; ; i++ {
 		select {
 		case <-ch:
 			return true
 		default:
 		}
-		if time.Now().After(end) {
+		if i%16 == 0 && time.Now().After(end) { // reading the clock costs more than a look
 			return false
 		}
 		goruntime.Gosched()
