@@ -1,6 +1,8 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "zero_amd64.h"
+#include "prefetch_amd64.h"
 #include "q4row_amd64.h"
 
 // Kernels on stored Q4_0x16 groups (gemm_stored.go), AVX-512 VNNI: the loads give lane r = row r directly,
@@ -11,18 +13,10 @@ DATA sNib<>+0(SB)/4, $0x0f0f0f0f
 GLOBL sNib<>(SB), RODATA|NOPTR, $4
 
 // SPFD is the 8-column kernel's prefetch distance: 24 stored blocks (~45 ns per block without prefetching, ~29
-// with). The one-column kernel leaves its single stream to the hardware prefetcher, which keeps up better:
-// membw's BenchmarkStreamGemm, alternating, 16.7/16.0/14.8 GB/s with SPREFETCH, 21.6/18.3/20.6 without (one
-// goroutine), 27.1/20.9/24.1 against 29.8/23.8/29.5 (two).
+// with), each block's 288 bytes (five lines) prefetched. The one-column kernel leaves its single stream to the
+// hardware prefetcher, which keeps up better: membw's BenchmarkStreamGemm, alternating, 16.7/16.0/14.8 GB/s
+// prefetching, 21.6/18.3/20.6 without (one goroutine), 27.1/20.9/24.1 against 29.8/23.8/29.5 (two).
 #define SPFD 6912
-
-// SPREFETCH prefetches the stored block SPFD bytes after SI (288 bytes: five lines).
-#define SPREFETCH \
-	PREFETCHT0 SPFD(SI)     \
-	PREFETCHT0 SPFD+64(SI)  \
-	PREFETCHT0 SPFD+128(SI) \
-	PREFETCHT0 SPFD+192(SI) \
-	PREFETCHT0 SPFD+256(SI)
 
 // SUNPACK loads the current stored block at SI: its scales as float32 in Z24, the low nibbles of quant
 // dwords 0…3 in Z16…Z19 (elements 4k…4k+3) and the high ones in Z20…Z23 (elements 16+4k…); Z30 holds the
@@ -83,17 +77,10 @@ TEXT ·gemm8Q4x(SB), NOSPLIT, $0-56
 	LEAQ         (BX)(AX*1), DI
 	XORQ         DX, DX
 	VPBROADCASTD sNib<>(SB), Z30
-	VPXORD       Z0, Z0, Z0
-	VPXORD       Z1, Z1, Z1
-	VPXORD       Z2, Z2, Z2
-	VPXORD       Z3, Z3, Z3
-	VPXORD       Z4, Z4, Z4
-	VPXORD       Z5, Z5, Z5
-	VPXORD       Z6, Z6, Z6
-	VPXORD       Z7, Z7, Z7
+	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 s8loop:
-	SPREFETCH
+	PREFETCH5(SPFD, SI) // the stored block SPFD bytes ahead
 	SUNPACK
 	VPBROADCASTD 4(R8)(DX*1), Z8
 	VPBROADCASTD 4(R9)(DX*1), Z9

@@ -2,6 +2,8 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "zero_amd64.h"
+#include "prefetch_amd64.h"
 
 // Kernels on stored IQ4_XSx16 groups (gemm_stored_iq4.go) against Q8_KX activations, AVX-512 VNNI. Lane r of
 // every vector is row r. Per super-block each lane sums every sub-block exactly: the nibbles of a stored
@@ -113,24 +115,10 @@ TEXT ·gemm8IQ4x(SB), NOSPLIT, $0-56
 	LEAQ   (AX)(AX*2), BX
 	LEAQ   (R8)(AX*4), R9
 	IX4CONSTS
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
-	VPXORD Z23, Z23, Z23
+	ZERO8(Z16, Z17, Z18, Z19, Z20, Z21, Z22, Z23)
 
 ix8loop:
-	VPXORD  Z8, Z8, Z8
-	VPXORD  Z9, Z9, Z9
-	VPXORD  Z10, Z10, Z10
-	VPXORD  Z11, Z11, Z11
-	VPXORD  Z12, Z12, Z12
-	VPXORD  Z13, Z13, Z13
-	VPXORD  Z14, Z14, Z14
-	VPXORD  Z15, Z15, Z15
+	ZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 	IX8SUB(0)
 	IX8SUB(1)
 	IX8SUB(2)
@@ -323,9 +311,7 @@ TEXT ·gemv1IQ4x(SB), NOSPLIT, $0-40
 	VPXORD Z8, Z8, Z8
 
 ix1loop:
-	PREFETCHT0  IXPFD1+0(SI)
-	PREFETCHT0  IXPFD1+64(SI)
-	PREFETCHT0  IXPFD1+128(SI)
+	PREFETCH3(IXPFD1, SI)
 	IX1SUB(0, Z0)
 	IX1SUB(1, Z1)
 	IX1SUB(2, Z2)
@@ -372,9 +358,7 @@ TEXT ·gemv1IQ4xVBMI(SB), NOSPLIT, $0-40
 	VPXORD Z8, Z8, Z8
 
 ix1vloop:
-	PREFETCHT0  IXPFD1+0(SI)
-	PREFETCHT0  IXPFD1+64(SI)
-	PREFETCHT0  IXPFD1+128(SI)
+	PREFETCH3(IXPFD1, SI)
 	IX1SUBV(0, Z0)
 	IX1SUBV(1, Z1)
 	IX1SUBV(2, Z2)
@@ -431,9 +415,7 @@ TEXT ·gemm2IQ4x(SB), NOSPLIT, $0-56
 	VPXORD Z17, Z17, Z17
 
 ix2loop:
-	PREFETCHT0 IX1PFD(SI)
-	PREFETCHT0 IX1PFD+64(SI)
-	PREFETCHT0 IX1PFD+128(SI)
+	PREFETCH3(IX1PFD, SI)
 	VPXORD     Z8, Z8, Z8
 	VPXORD     Z9, Z9, Z9
 	IX2SUB(0)

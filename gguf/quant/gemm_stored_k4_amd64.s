@@ -2,6 +2,7 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "prefetch_amd64.h"
 #include "zero_amd64.h"
 
 // Kernels on stored Q4_Kx16 groups (gemm_stored_k4.go), AVX-512 VNNI, with Q8_KW's quants in the permuted
@@ -83,11 +84,7 @@ TEXT ·gemv1Q4Kx(SB), NOSPLIT, $0-40
 	VPXORD       Z9, Z9, Z9
 
 x1loop:
-	PREFETCHT0  X1PFD+0(SI)
-	PREFETCHT0  X1PFD+64(SI)
-	PREFETCHT0  X1PFD+128(SI)
-	PREFETCHT0  X1PFD+192(SI)
-	PREFETCHT0  X1PFD+256(SI)
+	PREFETCH5(X1PFD, SI)
 	VCVTPH2PS   (SI), Z14
 	VMULPS.BCST (DI), Z14, Z14
 	VCVTPH2PS   const_k4xDmin(SI), Z15
@@ -200,21 +197,10 @@ TEXT ·gemm4Q4Kx(SB), NOSPLIT, $0-56
 	LEAQ         (R10)(AX*1), R11
 	XORQ         DX, DX
 	VPBROADCASTD k4xNib<>(SB), Z31
-	VPXORD       Z8, Z8, Z8
-	VPXORD       Z9, Z9, Z9
-	VPXORD       Z10, Z10, Z10
-	VPXORD       Z11, Z11, Z11
-	VPXORD       Z12, Z12, Z12
-	VPXORD       Z13, Z13, Z13
-	VPXORD       Z14, Z14, Z14
-	VPXORD       Z15, Z15, Z15
+	ZERO8(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 
 x4loop:
-	PREFETCHT0  K4XPFD(SI)
-	PREFETCHT0  K4XPFD+64(SI)
-	PREFETCHT0  K4XPFD+128(SI)
-	PREFETCHT0  K4XPFD+192(SI)
-	PREFETCHT0  K4XPFD+256(SI)
+	PREFETCH5(K4XPFD, SI)
 	VCVTPH2PS (SI), Z19
 	VCVTPH2PS const_k4xDmin(SI), Z20
 	XP4(0, 0, 4)

@@ -2,6 +2,7 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "prefetch_amd64.h"
 #include "kpair_amd64.h"
 
 // Kernels on stored Q5_Kx16 groups (gemm_k5.go), AVX-512 VNNI: for four columns, one integer lane m of
@@ -125,11 +126,7 @@ k54loop:
 	PREFETCHT0 K5XPFD(BX)
 	PREFETCHT0 K5XPFD+64(BX)
 	PREFETCHT0 K5XPFD+256(BX)
-	PREFETCHT0 K5XPFD(SI)
-	PREFETCHT0 K5XPFD+64(SI)
-	PREFETCHT0 K5XPFD+128(SI)
-	PREFETCHT0 K5XPFD+192(SI)
-	PREFETCHT0 K5XPFD+256(SI)
+	PREFETCH5(K5XPFD, SI)
 	K5UNPACK(0)
 	VPMOVZXBW  (BX), Z24
 	VPMOVZXBW  32(BX), Z25
@@ -221,11 +218,7 @@ k5mloop:
 // K5L1 adds lane m of the super-block at SI and the column at R8 into its accumulator F, with the scale
 // pairs in Z24…Z27 and d·yd in Z12.
 #define K5L1(m, F)                                                     \
-	PREFETCHT0   K5XPFD+const_k5xSD+320*m+0(SI)                           \
-	PREFETCHT0   K5XPFD+const_k5xSD+320*m+64(SI)                          \
-	PREFETCHT0   K5XPFD+const_k5xSD+320*m+128(SI)                         \
-	PREFETCHT0   K5XPFD+const_k5xSD+320*m+192(SI)                         \
-	PREFETCHT0   K5XPFD+const_k5xSD+320*m+256(SI)                         \
+	PREFETCH5(K5XPFD+const_k5xSD+320*m, SI)                               \
 	K5UNPACK(const_k5xSD+320*m)                                           \
 	VPXORD   Z9, Z9, Z9                                                   \
 	VPXORD   Z10, Z10, Z10                                                \
@@ -262,11 +255,7 @@ TEXT ·gemv1Q5Kx(SB), NOSPLIT, $0-32
 	VPXORD        Z8, Z8, Z8
 
 k51loop:
-	PREFETCHT0   K5XPFD+0(SI)
-	PREFETCHT0   K5XPFD+64(SI)
-	PREFETCHT0   K5XPFD+128(SI)
-	PREFETCHT0   K5XPFD+192(SI)
-	PREFETCHT0   K5XPFD+256(SI)
+	PREFETCH5(K5XPFD, SI)
 	VCVTPH2PS    const_k5xD(SI), Z12
 	VMULPS.BCST  (R8), Z12, Z12
 	VPMOVZXBW    (SI), Z24

@@ -2,6 +2,8 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "zero_amd64.h"
+#include "prefetch_amd64.h"
 #include "kpair_amd64.h"
 
 // Kernels on stored Q6_Kx16 groups (gemm_k6.go), AVX-512 VNNI: for four columns, one integer lane m of
@@ -138,17 +140,8 @@ k64loop:
 	VPXORD    Z1, Z1, Z1
 	VPXORD    Z2, Z2, Z2
 	VPXORD    Z3, Z3, Z3
-	PREFETCHT0 K6XPFD(BX)
-	PREFETCHT0 K6XPFD+64(BX)
-	PREFETCHT0 K6XPFD+128(BX)
-	PREFETCHT0 K6XPFD+192(BX)
-	PREFETCHT0 K6XPFD+256(BX)
-	PREFETCHT0 K6XPFD(SI)
-	PREFETCHT0 K6XPFD+64(SI)
-	PREFETCHT0 K6XPFD+128(SI)
-	PREFETCHT0 K6XPFD+192(SI)
-	PREFETCHT0 K6XPFD+256(SI)
-	PREFETCHT0 K6XPFD+320(SI)
+	PREFETCH5(K6XPFD, BX)
+	PREFETCH6(K6XPFD, SI)
 	K6UNPACK(0)
 	K6P4(0, Z16, Z17)
 	K6P4(1, Z18, Z19)
@@ -180,12 +173,7 @@ k64loop:
 // group in word t; the other such pair at OUT(SI)), −32 in word t in CT, d·yd in Z12. The offset terms'
 // bsums are word t of the activation dwords at INB and OUTB.
 #define K6L1(m, CT, IN, INB, OUT, OUTB, F)                                     \
-	PREFETCHT0     K6XPFD+384*m+0(SI)                                             \
-	PREFETCHT0     K6XPFD+384*m+64(SI)                                            \
-	PREFETCHT0     K6XPFD+384*m+128(SI)                                           \
-	PREFETCHT0     K6XPFD+384*m+192(SI)                                           \
-	PREFETCHT0     K6XPFD+384*m+256(SI)                                           \
-	PREFETCHT0     K6XPFD+384*m+320(SI)                                           \
+	PREFETCH6(K6XPFD+384*m, SI)                                                   \
 	K6UNPACK(384*m)                                                               \
 	VPXORD         Z23, Z23, Z23                                                  \
 	VPXORD         Z24, Z24, Z24                                                  \
@@ -224,21 +212,10 @@ TEXT ·gemv1Q6Kx(SB), NOSPLIT, $0-32
 	VPBROADCASTD k6xLo<>(SB), Z31
 	VPBROADCASTD k6xM32<>+0(SB), Z28
 	VPBROADCASTD k6xM32<>+4(SB), Z27
-	VPXORD       Z0, Z0, Z0
-	VPXORD       Z1, Z1, Z1
-	VPXORD       Z2, Z2, Z2
-	VPXORD       Z3, Z3, Z3
-	VPXORD       Z4, Z4, Z4
-	VPXORD       Z5, Z5, Z5
-	VPXORD       Z6, Z6, Z6
-	VPXORD       Z7, Z7, Z7
+	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
 
 k61loop:
-	PREFETCHT0  K6XPFD+3072(SI)
-	PREFETCHT0  K6XPFD+3136(SI)
-	PREFETCHT0  K6XPFD+3200(SI)
-	PREFETCHT0  K6XPFD+3264(SI)
-	PREFETCHT0  K6XPFD+3328(SI)
+	PREFETCH5(K6XPFD+3072, SI)
 	VCVTPH2PS   const_k6xBlock-const_k6xSD+const_k6xD(SI), Z12
 	VMULPS.BCST (R8), Z12, Z12
 	K6PAIRS(0)
