@@ -54,8 +54,7 @@ type engine struct {
 	parts     []part
 	in        passInputs
 	timer     *time.Timer
-	stepTime  time.Duration
-	lastPass  atomic.Int64 // the last pass's nanoseconds, for sessions deciding to poll (pollFor)
+	lastPass  atomic.Int64 // the last pass's nanoseconds (grace; sessions read it in pollFor)
 	costs     passCosts    // the generation steps' recent times by rows, for sizing lookup drafts
 	evictions int64
 	stats     EngineStats // written with mu held
@@ -299,7 +298,7 @@ func poll(ch chan struct{}, d time.Duration) bool {
 
 // grace is how long a pass waits for sequences that just got their logits: a fraction of a pass, within bounds.
 func (e *engine) grace() time.Duration {
-	return min(max(e.stepTime/4, 500*time.Microsecond), 20*time.Millisecond)
+	return min(max(time.Duration(e.lastPass.Load())/4, 500*time.Microsecond), 20*time.Millisecond)
 }
 
 // expected counts the sequences of the last pass that have not asked again, and are not parked or closed.

@@ -25,8 +25,7 @@ func (e *engine) step() {
 	if err == nil {
 		err = e.run(pr)
 	}
-	e.stepTime = time.Since(start)
-	e.lastPass.Store(int64(e.stepTime))
+	e.lastPass.Store(int64(time.Since(start)))
 	if e.onPass != nil { // before the results: a reply written from them finds its passes counted
 		tokens := 0
 		for _, p := range e.parts {
