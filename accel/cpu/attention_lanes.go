@@ -25,6 +25,9 @@ type laneKernels struct {
 	// value8 sums eight lanes (rows of pStride lanes) for heads of 8 values, whose one chunk leaves value4's
 	// four chains waiting on the fused multiply-add's latency
 	value8 func(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32)
+	// value16T sums sixteen lanes (rows of 16) for heads of 8 values into accumulators transposed, a row of
+	// 16 lanes per value, in one pass where value8 takes two; nil where the width has no such kernel
+	value16T func(n int, p *float32, v *byte, vStride int, accT *float32, vbuf *float32)
 }
 
 // useLanes reports whether the step takes the lane kernels.
@@ -57,10 +60,11 @@ func (s *attnStep) formBlocks() {
 }
 
 // lanesPerShare is the workspace of one worker in floats: q transposed, 8 converted keys, the scores, the
-// softmax's rows of a group of 16 cells and its float64 sums, the value accumulators and the lanes' cell ranges.
+// softmax's rows of a group of 16 cells and its float64 sums, the value accumulators (and value16T's,
+// transposed) and the lanes' cell ranges.
 func (s *attnStep) lanesPerShare() int {
 	lw := s.lw
-	return lw*s.size + 8*s.size + lw*s.cells() + (f32Lanes+2)*lw + lw*s.vsize + 2*lw
+	return lw*s.size + 8*s.size + lw*s.cells() + (f32Lanes+2)*lw + 2*lw*s.vsize + 2*lw + value16Buf
 }
 
 // runLanes takes every nw-th unit (KV head, block) starting at w.
@@ -71,7 +75,8 @@ func (s *attnStep) runLanes(w, nw int) {
 	kbuf, ws := ws[:8*s.size], ws[8*s.size:]
 	scores, ws := ws[:lw*s.cells()], ws[lw*s.cells():]
 	tmp, ws := ws[:(f32Lanes+2)*lw], ws[(f32Lanes+2)*lw:]
-	acc, ws := ws[:lw*s.vsize], ws[lw*s.vsize:]
+	// the value accumulators, then value16T's transposed ones and its converted cells
+	acc, ws := ws[:2*lw*s.vsize+value16Buf], ws[2*lw*s.vsize+value16Buf:]
 	lohi := unsafe.Slice((*int32)(unsafe.Pointer(&ws[0])), 2*lw) // the floats' memory as int32
 	nb := s.laneBlocks()
 	for u := w; u < s.kvHeads*nb; u += nw {
@@ -132,9 +137,12 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	tile := 4
 	if s.vsize == 8 {
 		tile = 8
+		if nl > 8 && kern.value16T != nil {
+			tile = 16
+		}
 	}
 	l := 0
-	for ; l+4 <= nl || tile == 8 && l < nl; l += tile {
+	for ; l+4 <= nl || tile >= 8 && l < nl; l += tile {
 		end := min(l+tile, nl)
 		jlo, jhi := lo[l], hi[l]
 		for t := l + 1; t < end; t++ {
@@ -149,7 +157,10 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		for t := l; t < end; t++ {
 			s.valueOne(kern, qi, g, t, cmin, int(lo[t]), int(jlo), sc, acc)
 		}
-		for c := int(jlo); c < int(jhi); {
+		if tile == 16 {
+			s.value16(kern, qi, g, cmin, int(jlo), int(jhi), sc, acc)
+		}
+		for c := int(jlo); c < int(jhi) && tile < 16; {
 			e := s.pageEnd(qi, c, int(jhi))
 			p, v := &sc[(c-cmin)*lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize]
 			if tile == 8 {
@@ -169,6 +180,30 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	for l := 0; l < nl; l++ {
 		i, h := (l0+l)/group, g*group+(l0+l)%group
 		copy(s.y[(i*s.heads+h)*s.vsize:][:s.vsize], acc[l*s.vsize:(l+1)*s.vsize])
+	}
+}
+
+// value16Buf is value16T's buffer of converted values in floats: 64 cells of 8.
+const value16Buf = 64 * 8
+
+// value16 adds the values of cells [c0, c1) of KV head g (heads of 8 values) weighted by the probabilities of
+// all 16 lanes to their accumulators (acc, with value16T's transposed ones after them), page by page.
+func (s *attnStep) value16(kern *laneKernels, qi, g, cmin, c0, c1 int, sc, acc []float32) {
+	acc, accT, vbuf := acc[:16*8], acc[16*8:2*16*8], acc[2*16*8:2*16*8+value16Buf]
+	for l := range 16 {
+		for d := range 8 {
+			accT[16*d+l] = acc[8*l+d]
+		}
+	}
+	for c := c0; c < c1; {
+		e := s.pageEnd(qi, c, c1)
+		kern.value16T(e-c, &sc[(c-cmin)*16], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*8], 2*s.kvHeads*8, &accT[0], &vbuf[0])
+		c = e
+	}
+	for l := range 16 {
+		for d := range 8 {
+			acc[8*l+d] = accT[16*d+l]
+		}
 	}
 }
 

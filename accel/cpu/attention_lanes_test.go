@@ -31,6 +31,10 @@ func TestAttentionLanes(t *testing.T) {
 		{40, 4, 1, 80, 96, 90, accel.AttentionParams{Scale: 0.1, Window: 13}},
 		{5, 3, 3, 32, 16, 300, accel.AttentionParams{Scale: 1}},
 		{4, 8, 4, 8, 8, 70, accel.AttentionParams{Scale: 0.35}}, // stories260K's heads
+		{5, 8, 4, 8, 8, 90, accel.AttentionParams{Scale: 0.35}}, // and a block of 10 lanes (value16T)
+		{8, 8, 4, 8, 8, 600, accel.AttentionParams{Scale: 0.35}},
+		{7, 8, 4, 8, 8, 100, accel.AttentionParams{Scale: 0.35, Window: 5}},
+		{11, 6, 2, 16, 8, 80, accel.AttentionParams{Scale: 0.2, SoftCap: 20}}, // blocks of 16, 16 and 1
 		{9, 6, 3, 24, 40, 50, accel.AttentionParams{Scale: 0.2, Window: 11}},
 		{3, 2, 1, 1, 7, 33, accel.AttentionParams{Scale: 1}},
 		{17, 4, 2, 72, 72, 129, accel.AttentionParams{Scale: 0.1}},

@@ -524,3 +524,73 @@ v1done:
 	VZEROUPPER
 	RET
 
+
+// func attnValue16T(n int, p *float32, v *byte, vStride int, accT *float32, vbuf *float32)
+//
+// For lanes j < 16 and values d < 8: accT[16d + j] += p[16c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the
+// 8 halves at v + c·vStride): attnValue8F16's sums for heads of 8 values, all sixteen lanes in one pass with
+// the accumulators transposed, a register of lanes per value (one fused multiply-add per lane and value, in
+// cell order, as there). The values of up to 64 cells at a time are converted into vbuf (512 floats) first,
+// to be broadcast from there (a broadcast of a value stored just before waits for the store).
+TEXT ·attnValue16T(SB), NOSPLIT, $0-48
+	MOVQ    n+0(FP), CX
+	MOVQ    p+8(FP), SI
+	MOVQ    v+16(FP), R9
+	MOVQ    vStride+24(FP), R13
+	MOVQ    accT+32(FP), DI
+	MOVQ    vbuf+40(FP), R8
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS 128(DI), Z2
+	VMOVUPS 192(DI), Z3
+	VMOVUPS 256(DI), Z4
+	VMOVUPS 320(DI), Z5
+	VMOVUPS 384(DI), Z6
+	VMOVUPS 448(DI), Z7
+
+v16chunk:
+	TESTQ CX, CX
+	JZ    v16store
+	MOVQ  $64, DX
+	CMPQ  CX, DX
+	CMOVQLT CX, DX
+	SUBQ  DX, CX
+	MOVQ  DX, AX
+	MOVQ  R8, R10
+
+v16conv:
+	VCVTPH2PS (R9), Y8
+	VMOVUPS   Y8, (R10)
+	ADDQ      R13, R9
+	ADDQ      $32, R10
+	DECQ      AX
+	JNZ       v16conv
+	MOVQ      R8, R10
+
+v16cell:
+	VMOVUPS          (SI), Z9
+	VFMADD231PS.BCST (R10), Z9, Z0
+	VFMADD231PS.BCST 4(R10), Z9, Z1
+	VFMADD231PS.BCST 8(R10), Z9, Z2
+	VFMADD231PS.BCST 12(R10), Z9, Z3
+	VFMADD231PS.BCST 16(R10), Z9, Z4
+	VFMADD231PS.BCST 20(R10), Z9, Z5
+	VFMADD231PS.BCST 24(R10), Z9, Z6
+	VFMADD231PS.BCST 28(R10), Z9, Z7
+	ADDQ             $64, SI
+	ADDQ             $32, R10
+	DECQ             DX
+	JNZ              v16cell
+	JMP              v16chunk
+
+v16store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, 128(DI)
+	VMOVUPS Z3, 192(DI)
+	VMOVUPS Z4, 256(DI)
+	VMOVUPS Z5, 320(DI)
+	VMOVUPS Z6, 384(DI)
+	VMOVUPS Z7, 448(DI)
+	VZEROUPPER
+	RET
