@@ -349,7 +349,7 @@ func TestDotRowsExact(t *testing.T) {
 	}
 }
 
-// checkRows compares DotRows(w, o) with Dot(w, o) on 1 … 9 rows of n elements filled by fill and 1, 2, 3 and 5
+// checkRows compares DotRows(w, o) with Dot(w, o) on 1 … 13 rows of n elements filled by fill and 1, 2, 3 and 5
 // activation rows (padded rows and outputs), for each order.
 func checkRows(t *testing.T, r *rand.Rand, w Type, n int, fill func([]float32)) {
 	x := make([]float32, n)
@@ -366,14 +366,14 @@ func checkRows(t *testing.T, r *rand.Rand, w Type, n int, fill func([]float32)) 
 		}
 		return rows, stride
 	}
-	rows, stride := padded(w, 9, Quantize)
+	rows, stride := padded(w, 13, Quantize)
 	acts, aRow := padded(ActivationType(w), 5, QuantizeActivation)
 	for o := range numOrders {
 		dot := Dot(w, o)
 		if dot == nil || (o == OrderTiled && n%f32Lanes != 0) {
 			continue
 		}
-		for cnt := 1; cnt <= 9; cnt++ {
+		for cnt := 1; cnt <= 13; cnt++ {
 			for _, m := range []int{1, 2, 3, 5} {
 				outRow := cnt + r.IntN(3)
 				out := make([]float32, m*outRow)

@@ -27,6 +27,12 @@ func dotF16Tail8(n int, w *byte, wStride int, a *byte, sums *[8]float64)
 //go:noescape
 func dotF16Tail4x4(n4 int, w *byte, wStride int, a *float64, aStride int, sums *[16]float64)
 
+// dotF16Tail8x4 is dotF16Tail4x4 for the eight rows at w + r·wStride, sums[8i + r] (AVX-512): eight rows a
+// register, so that the chains, bound by the additions' latency, cover twice the rows a call.
+//
+//go:noescape
+func dotF16Tail8x4(n4 int, w *byte, wStride int, a *float64, aStride int, sums *[32]float64)
+
 // dotF16x4AVX512 sets out[r] to dotF16VecAVX2(n, w + r·wStride, a) for the four rows r < 4 (n a positive
 // multiple of 64), in 512-bit registers with the four rows' folds interleaved.
 //
@@ -57,9 +63,9 @@ func f16ToF64(n4 int, src *byte, dst *float64)
 
 // dotF16Rows is dotF16Vec for several rows and activation rows (a RowsDotFn). For one activation row, or
 // lengths without a tail of four after the last step of 64, dotF16Rows1 per activation row. Else, per group of
-// four activation rows, their tails converted to float64 once, and per four weight rows: the steps of 64 of
-// each pair in the kernel, the tails of the sixteen pairs in dotF16Tail4x4, the last elements (fewer than 4)
-// one by one; rows past the last four one by one.
+// four activation rows, their tails converted to float64 once, and per eight weight rows with AVX-512 (then
+// four): the steps of 64 of each pair in the kernel, the tails of the pairs in dotF16Tail8x4 (dotF16Tail4x4),
+// the last elements (fewer than 4) one by one; rows past the last four one by one.
 func dotF16Rows(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, out []float32, outRow int) {
 	np := n &^ (f32Step - 1)
 	t := (n - np) &^ 3
@@ -70,7 +76,7 @@ func dotF16Rows(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, o
 		return
 	}
 	var at [4 * f32Step]float64 // the tails of four activation rows, t floats apart
-	var sums [16]float64
+	var sums [32]float64
 	for i0 := 0; i0 < m; i0 += 4 {
 		mi := min(4, m-i0)
 		clear(at[mi*t:])
@@ -80,21 +86,32 @@ func dotF16Rows(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, o
 			f16ToF64(t/4, &a[2*np], &at[i*t])
 		}
 		r := 0
-		for ; r+4 <= rows; r += 4 {
-			_ = wRows[(r+3)*wRow+2*n-1]
-			clear(sums[:])
-			for i := 0; i < mi; i++ {
-				dotF16Vec4(np, wRows[r*wRow:], wRow, acts[(i0+i)*aRow:], sums[4*i:4*i+4])
+		for k := 8; k >= 4; k -= 4 {
+			if k == 8 && !hasAVX512 {
+				continue
 			}
-			dotF16Tail4x4(t/4, &wRows[r*wRow+2*np], wRow, &at[0], 8*t, &sums)
-			for i := 0; i < mi; i++ {
-				a := acts[(i0+i)*aRow:]
-				for j := 0; j < 4; j++ {
-					s, w := sums[4*i+j], wRows[(r+j)*wRow:]
-					for k := np + t; k < n; k++ {
-						s += float64(f16at(w, 2*k) * f16at(a, 2*k))
+			for ; r+k <= rows; r += k {
+				_ = wRows[(r+k-1)*wRow+2*n-1]
+				clear(sums[:])
+				for i := 0; i < mi; i++ {
+					for j := 0; j < k; j += 4 {
+						dotF16Vec4(np, wRows[(r+j)*wRow:], wRow, acts[(i0+i)*aRow:], sums[k*i+j:k*i+j+4])
 					}
-					out[(i0+i)*outRow+r+j] = float32(s)
+				}
+				if k == 8 {
+					dotF16Tail8x4(t/4, &wRows[r*wRow+2*np], wRow, &at[0], 8*t, &sums)
+				} else {
+					dotF16Tail4x4(t/4, &wRows[r*wRow+2*np], wRow, &at[0], 8*t, (*[16]float64)(sums[:16]))
+				}
+				for i := 0; i < mi; i++ {
+					a := acts[(i0+i)*aRow:]
+					for j := 0; j < k; j++ {
+						s, w := sums[k*i+j], wRows[(r+j)*wRow:]
+						for e := np + t; e < n; e++ {
+							s += float64(f16at(w, 2*e) * f16at(a, 2*e))
+						}
+						out[(i0+i)*outRow+r+j] = float32(s)
+					}
 				}
 			}
 		}

@@ -394,6 +394,91 @@ t44done:
 	VZEROUPPER
 	RET
 
+// T4X4 converts elements i…i+3 of the four rows at SRC, SRC+DX, SRC2 and SRC2+DX to float64 and transposes
+// them: element i of rows 0…3 in Y1, i+1 in Y2, i+2 in Y3, i+3 in Y4 (Y6…Y9 clobbered).
+#define T4X4(SRC, SRC2) \
+	VCVTPH2PS    (SRC), X1         \
+	VCVTPH2PS    (SRC)(DX*1), X2   \
+	VCVTPH2PS    (SRC2), X3        \
+	VCVTPH2PS    (SRC2)(DX*1), X4  \
+	VCVTPS2PD    X1, Y1            \
+	VCVTPS2PD    X2, Y2            \
+	VCVTPS2PD    X3, Y3            \
+	VCVTPS2PD    X4, Y4            \
+	VUNPCKLPD    Y2, Y1, Y6        \
+	VUNPCKHPD    Y2, Y1, Y7        \
+	VUNPCKLPD    Y4, Y3, Y8        \
+	VUNPCKHPD    Y4, Y3, Y9        \
+	VPERM2F128   $0x20, Y8, Y6, Y1 \
+	VPERM2F128   $0x20, Y9, Y7, Y2 \
+	VPERM2F128   $0x31, Y8, Y6, Y3 \
+	VPERM2F128   $0x31, Y9, Y7, Y4
+
+// T84ELEM is T44ELEM for eight rows, in 512-bit registers (W) and chains (Z10…Z13).
+#define T84ELEM(OFF, W) \
+	VBROADCASTSD OFF(DI), Z5         \
+	VBROADCASTSD OFF(DI)(R12*1), Z6  \
+	VBROADCASTSD OFF(DI)(R12*2), Z7  \
+	VBROADCASTSD OFF(DI)(R13*1), Z8  \
+	VFMADD231PD  Z5, W, Z10          \
+	VFMADD231PD  Z6, W, Z11          \
+	VFMADD231PD  Z7, W, Z12          \
+	VFMADD231PD  Z8, W, Z13
+
+// func dotF16Tail8x4(n4 int, w *byte, wStride int, a *float64, aStride int, sums *[32]float64)
+//
+// Reference: dotF16Tail4x4 for the eight rows at w + r·wStride, sums[8i + r] in lane r of activation i's
+// chain (AVX-512): the same additions in the same order per row and activation, eight rows a register, so
+// that a call's chains, bound by the additions' latency, cover twice the rows.
+TEXT ·dotF16Tail8x4(SB), NOSPLIT, $0-48
+	MOVQ    n4+0(FP), CX
+	MOVQ    w+8(FP), SI
+	MOVQ    wStride+16(FP), DX
+	MOVQ    a+24(FP), DI
+	MOVQ    aStride+32(FP), R12
+	MOVQ    sums+40(FP), R8
+	VMOVUPD (R8), Z10
+	VMOVUPD 64(R8), Z11
+	VMOVUPD 128(R8), Z12
+	VMOVUPD 192(R8), Z13
+	LEAQ    (SI)(DX*2), R9
+	LEAQ    (R9)(DX*2), R10
+	LEAQ    (R10)(DX*2), R11
+	LEAQ    (R12)(R12*2), R13
+	TESTQ   CX, CX
+	JZ      t84done
+
+t84loop:
+	T4X4(R10, R11)
+	VMOVAPD       Y1, Y0
+	VMOVAPD       Y2, Y5
+	VMOVAPD       Y3, Y14
+	VMOVAPD       Y4, Y15
+	T4X4(SI, R9)
+	VINSERTF64X4  $1, Y0, Z1, Z1
+	VINSERTF64X4  $1, Y5, Z2, Z2
+	VINSERTF64X4  $1, Y14, Z3, Z3
+	VINSERTF64X4  $1, Y15, Z4, Z4
+	T84ELEM(0, Z1)
+	T84ELEM(8, Z2)
+	T84ELEM(16, Z3)
+	T84ELEM(24, Z4)
+	ADDQ          $8, SI
+	ADDQ          $8, R9
+	ADDQ          $8, R10
+	ADDQ          $8, R11
+	ADDQ          $32, DI
+	DECQ          CX
+	JNZ           t84loop
+
+t84done:
+	VMOVUPD Z10, (R8)
+	VMOVUPD Z11, 64(R8)
+	VMOVUPD Z12, 128(R8)
+	VMOVUPD Z13, 192(R8)
+	VZEROUPPER
+	RET
+
 // func f16ToF64(n4 int, src *byte, dst *float64)
 //
 // dst[i] = float64(F16ToF32(src half i)) for i < 4·n4.
