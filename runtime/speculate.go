@@ -18,7 +18,9 @@ type Speculation struct {
 	Draft *Model
 	// Lookup, without a draft model, drafts the tokens that followed the last earlier occurrence of the
 	// context's final n-gram, trying n = Lookup down to 1 (0: off), as many as the model confirmed lately
-	// (drafter.feedback) and as pay for the rows they add to a pass (draftSizer).
+	// (drafter.feedback) and as pay for the rows they add to a pass (draftSizer). One scan of the context
+	// finds it whatever Lookup is, so a large one (the occurrence that agrees with the context's end the
+	// longest) costs no more than 3.
 	Lookup int
 	// Max and Min bound the drafts of one step (llama.cpp's --draft-max, --draft-min; Max 0 means 16). A step
 	// with fewer than Min drafts evaluates the chosen token alone.
@@ -113,27 +115,29 @@ func (d *drafter) propose(ctx context.Context, hist []int32, n int) ([]int32, er
 	return drafts, nil
 }
 
-// lookup drafts the tokens after the last earlier occurrence of hist's final k tokens, for k = Lookup … 1.
+// lookup drafts the tokens after the last earlier occurrence of hist's final k tokens, for k = Lookup … 1: in
+// one scan of hist from the end, the latest position whose tokens agree with hist's last ones the longest,
+// counting at most Lookup (what trying k = Lookup, Lookup−1, … in turn would find, at a cost that does not
+// grow with Lookup).
 func (d *drafter) lookup(hist []int32, n int) []int32 {
-	for k := min(d.sp.Lookup, len(hist)-1); k >= 1; k-- {
-		tail := hist[len(hist)-k:]
-		for at := len(hist) - k - 1; at >= 0; at-- {
-			if equalTokens(hist[at:at+k], tail) {
-				d.buf = append(d.buf, hist[at+k:min(len(hist), at+k+n)]...) // kept: the next step reuses it
-				return d.buf
-			}
+	last := len(hist) - 1
+	best, at := 0, -1
+	for e := last - 1; e >= 0 && best < d.sp.Lookup; e-- {
+		if hist[e] != hist[last] {
+			continue
 		}
+		k := 1
+		for k < d.sp.Lookup && k <= e && hist[e-k] == hist[last-k] {
+			k++
+		}
+		if k > best {
+			best, at = k, e
+		}
+	}
+	if at >= 0 {
+		d.buf = append(d.buf, hist[at+1:min(len(hist), at+1+n)]...) // kept: the next step reuses it
 	}
 	return d.buf
-}
-
-func equalTokens(a, b []int32) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // fromModel brings the draft model's session to hist (keeping what it shares) and takes its greedy tokens
