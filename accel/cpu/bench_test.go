@@ -215,7 +215,9 @@ func BenchmarkAttentionLanes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, n := range []int{1, 4, 5, 8} {
+	copy(kb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1.5))
+	copy(vb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1))
+	for _, n := range []int{1, 2, 4, 5, 8} {
 		b.Run(fmt.Sprintf("%dq", n), func(b *testing.B) {
 			bld := accel.NewBuilder()
 			q, pos := bld.Input("q", quant.F32, n, heads, size), bld.Input("pos", quant.I32, n)
