@@ -93,7 +93,6 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	cmin, cmax := math.MaxInt, -1
 	for l := 0; l < lw; l++ {
 		if l >= nl {
-			lo[l], hi[l] = 0, 0
 			for d := 0; d < s.size; d++ {
 				qT[d*lw+l] = 0
 			}
@@ -113,6 +112,11 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		for d, v := range q {
 			qT[d*lw+l] = v
 		}
+	}
+	for l := nl; l < lw; l++ {
+		// Lanes past the block's see one cell (their scores 0, unused): a lane that saw none would keep a
+		// maximum of −Inf, and every exponential of its row would take the softmax's slow path.
+		lo[l], hi[l] = int32(cmin), int32(cmin+1)
 	}
 	n := cmax - cmin + 1
 	sc := scores[:n*lw]
