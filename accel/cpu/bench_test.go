@@ -164,28 +164,9 @@ func BenchmarkAttention(b *testing.B) {
 				name += "-fa"
 			}
 			b.Run(fmt.Sprintf("%s/%dq", name, n), func(b *testing.B) {
-				bld := accel.NewBuilder()
-				q, pos := bld.Input("q", quant.F32, n, heads, size), bld.Input("pos", quant.I32, n)
-				bld.Output(bld.Attention(q, bld.Buffer(kb), bld.Buffer(vb), pos, accel.AttentionParams{Scale: 0.088, Flash: c.flash}))
-				g, err := bld.Build()
-				if err != nil {
-					b.Fatal(err)
-				}
-				prog, err := be.Compile(g, accel.CompileOptions{})
-				if err != nil {
-					b.Fatal(err)
-				}
+				prog := attnProgram(b, be, kb, vb, heads, size, ctx-n, normal(n*heads*size),
+					accel.AttentionParams{Scale: 0.088, Flash: c.flash})
 				defer prog.Close()
-				ps := make([]int32, n)
-				for i := range ps {
-					ps[i] = int32(ctx - n + i)
-				}
-				if err := prog.SetFloat32(q, normal(n*heads*size)); err != nil {
-					b.Fatal(err)
-				}
-				if err := prog.SetInt32(pos, ps); err != nil {
-					b.Fatal(err)
-				}
 				for b.Loop() {
 					if err := prog.Run(); err != nil {
 						b.Fatal(err)
@@ -219,31 +200,12 @@ func BenchmarkAttentionLanes(b *testing.B) {
 	copy(vb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1))
 	for _, n := range []int{1, 2, 4, 5, 8} {
 		b.Run(fmt.Sprintf("%dq", n), func(b *testing.B) {
-			bld := accel.NewBuilder()
-			q, pos := bld.Input("q", quant.F32, n, heads, size), bld.Input("pos", quant.I32, n)
-			bld.Output(bld.Attention(q, bld.Buffer(kb), bld.Buffer(vb), pos, accel.AttentionParams{Scale: 0.35}))
-			g, err := bld.Build()
-			if err != nil {
-				b.Fatal(err)
-			}
-			prog, err := be.Compile(g, accel.CompileOptions{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer prog.Close()
-			qs, ps := make([]float32, n*heads*size), make([]int32, n)
+			qs := make([]float32, n*heads*size)
 			for i := range qs {
 				qs[i] = float32(rng.NormFloat64())
 			}
-			for i := range ps {
-				ps[i] = int32(at + i)
-			}
-			if err := prog.SetFloat32(q, qs); err != nil {
-				b.Fatal(err)
-			}
-			if err := prog.SetInt32(pos, ps); err != nil {
-				b.Fatal(err)
-			}
+			prog := attnProgram(b, be, kb, vb, heads, size, at, qs, accel.AttentionParams{Scale: 0.35})
+			defer prog.Close()
 			b.SetBytes(int64(at * kvHeads * 2 * size * 2)) // the cells' keys and values
 			for b.Loop() {
 				if err := prog.Run(); err != nil {
@@ -252,4 +214,33 @@ func BenchmarkAttentionLanes(b *testing.B) {
 			}
 		})
 	}
+}
+
+// attnProgram compiles the attention of len(q)/(heads·size) queries at positions first, first+1, … over the
+// caches kb and vb, with q set.
+func attnProgram(b *testing.B, be *Backend, kb, vb accel.Buffer, heads, size, first int, qs []float32,
+	p accel.AttentionParams) accel.Program {
+	n := len(qs) / (heads * size)
+	bld := accel.NewBuilder()
+	q, pos := bld.Input("q", quant.F32, n, heads, size), bld.Input("pos", quant.I32, n)
+	bld.Output(bld.Attention(q, bld.Buffer(kb), bld.Buffer(vb), pos, p))
+	g, err := bld.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog, err := be.Compile(g, accel.CompileOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ps := make([]int32, n)
+	for i := range ps {
+		ps[i] = int32(first + i)
+	}
+	if err := prog.SetFloat32(q, qs); err != nil {
+		b.Fatal(err)
+	}
+	if err := prog.SetInt32(pos, ps); err != nil {
+		b.Fatal(err)
+	}
+	return prog
 }

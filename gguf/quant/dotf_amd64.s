@@ -30,6 +30,15 @@
 	VADDPS Y3, Y1, Y1 \
 	REDUCE16
 
+// TXARGS loads the arguments of the tails' kernels of several activations (dotF16Tail4x4, dotF16Tail8x4).
+#define TXARGS \
+	MOVQ n4+0(FP), CX       \
+	MOVQ w+8(FP), SI        \
+	MOVQ wStride+16(FP), DX \
+	MOVQ a+24(FP), DI       \
+	MOVQ aStride+32(FP), R12 \
+	MOVQ sums+40(FP), R8
+
 // func dotF32VecAVX2(n int, w, a *byte) float32
 //
 // Reference: DotF32F32's vector part (n a positive multiple of 64): element i of each step of 64 goes to
@@ -324,76 +333,6 @@ f16t8done:
 	VZEROUPPER
 	RET
 
-// T44ELEM continues the four activations' chains (Y10…Y13) with element OFF/8 of the group, whose four rows'
-// float64 values are in W: each activation's value at DI + i·R12 + OFF, broadcast, times W.
-#define T44ELEM(OFF, W) \
-	VBROADCASTSD OFF(DI), Y5         \
-	VBROADCASTSD OFF(DI)(R12*1), Y6  \
-	VBROADCASTSD OFF(DI)(R12*2), Y7  \
-	VBROADCASTSD OFF(DI)(R13*1), Y8  \
-	VFMADD231PD  Y5, W, Y10          \
-	VFMADD231PD  Y6, W, Y11          \
-	VFMADD231PD  Y7, W, Y12          \
-	VFMADD231PD  Y8, W, Y13
-
-// func dotF16Tail4x4(n4 int, w *byte, wStride int, a *float64, aStride int, sums *[16]float64)
-//
-// Reference: dotF16Tail for the four rows at w + r·wStride and the four activation tails at a + i·aStride
-// (float64 here), sums[4i + r] in lane r of a chain per activation: per four elements, the rows' halves become
-// float64 and are transposed once, and each activation element, broadcast, continues its four rows' sums
-// with one fused multiply-add per element in order (the product of two F16 values is exact, so it adds
-// what dotF16Tail's float32 product adds).
-TEXT ·dotF16Tail4x4(SB), NOSPLIT, $0-48
-	MOVQ    n4+0(FP), CX
-	MOVQ    w+8(FP), SI
-	MOVQ    wStride+16(FP), DX
-	MOVQ    a+24(FP), DI
-	MOVQ    aStride+32(FP), R12
-	MOVQ    sums+40(FP), R8
-	VMOVUPD (R8), Y10
-	VMOVUPD 32(R8), Y11
-	VMOVUPD 64(R8), Y12
-	VMOVUPD 96(R8), Y13
-	LEAQ    (SI)(DX*2), R9
-	LEAQ    (R12)(R12*2), R13
-	TESTQ   CX, CX
-	JZ      t44done
-
-t44loop:
-	VCVTPH2PS    (SI), X1
-	VCVTPH2PS    (SI)(DX*1), X2
-	VCVTPH2PS    (R9), X3
-	VCVTPH2PS    (R9)(DX*1), X4
-	VCVTPS2PD    X1, Y1
-	VCVTPS2PD    X2, Y2
-	VCVTPS2PD    X3, Y3
-	VCVTPS2PD    X4, Y4
-	VUNPCKLPD    Y2, Y1, Y6
-	VUNPCKHPD    Y2, Y1, Y7
-	VUNPCKLPD    Y4, Y3, Y8
-	VUNPCKHPD    Y4, Y3, Y9
-	VPERM2F128   $0x20, Y8, Y6, Y1
-	VPERM2F128   $0x20, Y9, Y7, Y2
-	VPERM2F128   $0x31, Y8, Y6, Y3
-	VPERM2F128   $0x31, Y9, Y7, Y4
-	T44ELEM(0, Y1)
-	T44ELEM(8, Y2)
-	T44ELEM(16, Y3)
-	T44ELEM(24, Y4)
-	ADDQ         $8, SI
-	ADDQ         $8, R9
-	ADDQ         $32, DI
-	DECQ         CX
-	JNZ          t44loop
-
-t44done:
-	VMOVUPD Y10, (R8)
-	VMOVUPD Y11, 32(R8)
-	VMOVUPD Y12, 64(R8)
-	VMOVUPD Y13, 96(R8)
-	VZEROUPPER
-	RET
-
 // T4X4 converts elements i…i+3 of the four rows at SRC, SRC+DX, SRC2 and SRC2+DX to float64 and transposes
 // them: element i of rows 0…3 in Y1, i+1 in Y2, i+2 in Y3, i+3 in Y4 (Y6…Y9 clobbered).
 #define T4X4(SRC, SRC2) \
@@ -414,6 +353,56 @@ t44done:
 	VPERM2F128   $0x31, Y8, Y6, Y3 \
 	VPERM2F128   $0x31, Y9, Y7, Y4
 
+// T44ELEM continues the four activations' chains (Y10…Y13) with element OFF/8 of the group, whose four rows'
+// float64 values are in W: each activation's value at DI + i·R12 + OFF, broadcast, times W.
+#define T44ELEM(OFF, W) \
+	VBROADCASTSD OFF(DI), Y5         \
+	VBROADCASTSD OFF(DI)(R12*1), Y6  \
+	VBROADCASTSD OFF(DI)(R12*2), Y7  \
+	VBROADCASTSD OFF(DI)(R13*1), Y8  \
+	VFMADD231PD  Y5, W, Y10          \
+	VFMADD231PD  Y6, W, Y11          \
+	VFMADD231PD  Y7, W, Y12          \
+	VFMADD231PD  Y8, W, Y13
+
+// func dotF16Tail4x4(n4 int, w *byte, wStride int, a *float64, aStride int, sums *[16]float64)
+//
+// Reference: dotF16Tail for the four rows at w + r·wStride and the four activation tails at a + i·aStride
+// (float64 here), sums[4i + r] in lane r of a chain per activation: per four elements, the rows' halves become
+// float64 and are transposed once, and each activation element, broadcast, continues its four rows' sums
+// with one fused multiply-add per element in order (the product of two F16 values is exact, so it adds
+// what dotF16Tail's float32 product adds).
+TEXT ·dotF16Tail4x4(SB), NOSPLIT, $0-48
+	TXARGS
+	VMOVUPD (R8), Y10
+	VMOVUPD 32(R8), Y11
+	VMOVUPD 64(R8), Y12
+	VMOVUPD 96(R8), Y13
+	LEAQ    (SI)(DX*2), R9
+	LEAQ    (R12)(R12*2), R13
+	TESTQ   CX, CX
+	JZ      t44done
+
+t44loop:
+	T4X4(SI, R9)
+	T44ELEM(0, Y1)
+	T44ELEM(8, Y2)
+	T44ELEM(16, Y3)
+	T44ELEM(24, Y4)
+	ADDQ         $8, SI
+	ADDQ         $8, R9
+	ADDQ         $32, DI
+	DECQ         CX
+	JNZ          t44loop
+
+t44done:
+	VMOVUPD Y10, (R8)
+	VMOVUPD Y11, 32(R8)
+	VMOVUPD Y12, 64(R8)
+	VMOVUPD Y13, 96(R8)
+	VZEROUPPER
+	RET
+
 // T84ELEM is T44ELEM for eight rows, in 512-bit registers (W) and chains (Z10…Z13).
 #define T84ELEM(OFF, W) \
 	VBROADCASTSD OFF(DI), Z5         \
@@ -431,12 +420,7 @@ t44done:
 // chain (AVX-512): the same additions in the same order per row and activation, eight rows a register, so
 // that a call's chains, bound by the additions' latency, cover twice the rows.
 TEXT ·dotF16Tail8x4(SB), NOSPLIT, $0-48
-	MOVQ    n4+0(FP), CX
-	MOVQ    w+8(FP), SI
-	MOVQ    wStride+16(FP), DX
-	MOVQ    a+24(FP), DI
-	MOVQ    aStride+32(FP), R12
-	MOVQ    sums+40(FP), R8
+	TXARGS
 	VMOVUPD (R8), Z10
 	VMOVUPD 64(R8), Z11
 	VMOVUPD 128(R8), Z12
