@@ -60,11 +60,20 @@ func (s *attnStep) formBlocks() {
 }
 
 // lanesPerShare is the workspace of one worker in floats: q transposed, 8 converted keys, the scores, the
-// softmax's rows of a group of 16 cells and its float64 sums, the value accumulators (and value16T's,
-// transposed) and the lanes' cell ranges.
+// softmax's rows of a group of 16 cells and its float64 sums, the value accumulators (accFloats) and the
+// lanes' cell ranges.
 func (s *attnStep) lanesPerShare() int {
 	lw := s.lw
-	return lw*s.size + 8*s.size + lw*s.cells() + (f32Lanes+2)*lw + 2*lw*s.vsize + 2*lw + value16Buf
+	return lw*s.size + 8*s.size + lw*s.cells() + (f32Lanes+2)*lw + s.accFloats() + 2*lw
+}
+
+// accFloats is the value accumulators' workspace: a row per lane, and for heads of 8 values (which value16T
+// may take) its transposed accumulators and its converted cells after them.
+func (s *attnStep) accFloats() int {
+	if s.vsize == 8 {
+		return 2*s.lw*8 + value16Buf
+	}
+	return s.lw * s.vsize
 }
 
 // runLanes takes every nw-th unit (KV head, block) starting at w.
@@ -75,8 +84,7 @@ func (s *attnStep) runLanes(w, nw int) {
 	kbuf, ws := ws[:8*s.size], ws[8*s.size:]
 	scores, ws := ws[:lw*s.cells()], ws[lw*s.cells():]
 	tmp, ws := ws[:(f32Lanes+2)*lw], ws[(f32Lanes+2)*lw:]
-	// the value accumulators, then value16T's transposed ones and its converted cells
-	acc, ws := ws[:2*lw*s.vsize+value16Buf], ws[2*lw*s.vsize+value16Buf:]
+	acc, ws := ws[:s.accFloats()], ws[s.accFloats():]
 	lohi := unsafe.Slice((*int32)(unsafe.Pointer(&ws[0])), 2*lw) // the floats' memory as int32
 	nb := s.laneBlocks()
 	for u := w; u < s.kvHeads*nb; u += nw {

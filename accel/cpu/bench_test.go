@@ -31,14 +31,7 @@ func matProgram(b *testing.B, be *Backend, typ accel.DType, n, in, out int) (acc
 	bld := accel.NewBuilder()
 	x := bld.Input("x", quant.F32, n, in)
 	bld.Output(bld.MatMul(bld.Weight(w), x))
-	g, err := bld.Build()
-	if err != nil {
-		b.Fatal(err)
-	}
-	prog, err := be.Compile(g, accel.CompileOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	prog := compileBench(b, be, bld)
 	xs := make([]float32, n*in)
 	for i := range xs {
 		xs[i] = float32(rng.NormFloat64())
@@ -109,14 +102,7 @@ func BenchmarkDispatch(b *testing.B) {
 		y = bld.Scale(y, 1.0001)
 	}
 	bld.Output(y)
-	g, err := bld.Build()
-	if err != nil {
-		b.Fatal(err)
-	}
-	prog, err := be.Compile(g, accel.CompileOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	prog := compileBench(b, be, bld)
 	defer prog.Close()
 	prog.SetFloat32(x, make([]float32, 4*64))
 	b.ReportAllocs()
@@ -224,14 +210,7 @@ func attnProgram(b *testing.B, be *Backend, kb, vb accel.Buffer, heads, size, fi
 	bld := accel.NewBuilder()
 	q, pos := bld.Input("q", quant.F32, n, heads, size), bld.Input("pos", quant.I32, n)
 	bld.Output(bld.Attention(q, bld.Buffer(kb), bld.Buffer(vb), pos, p))
-	g, err := bld.Build()
-	if err != nil {
-		b.Fatal(err)
-	}
-	prog, err := be.Compile(g, accel.CompileOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	prog := compileBench(b, be, bld)
 	ps := make([]int32, n)
 	for i := range ps {
 		ps[i] = int32(first + i)
@@ -240,6 +219,19 @@ func attnProgram(b *testing.B, be *Backend, kb, vb accel.Buffer, heads, size, fi
 		b.Fatal(err)
 	}
 	if err := prog.SetInt32(pos, ps); err != nil {
+		b.Fatal(err)
+	}
+	return prog
+}
+
+// compileBench builds bld's graph and compiles it on be.
+func compileBench(b *testing.B, be *Backend, bld *accel.Builder) accel.Program {
+	g, err := bld.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog, err := be.Compile(g, accel.CompileOptions{})
+	if err != nil {
 		b.Fatal(err)
 	}
 	return prog
