@@ -2,6 +2,7 @@ package cpu
 
 import (
 	"math"
+	"slices"
 	"unsafe"
 )
 
@@ -114,13 +115,11 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		}
 		lo[l], hi[l] = int32(first), int32(pos+1)
 		cmin, cmax = min(cmin, first), max(cmax, pos)
-		q := kbuf[:s.size] // ggml converts q to the cache type before the F16 dot product
-		copy(q, s.q[(i*s.heads+h)*s.size:][:s.size])
-		roundF16Vec(q)
-		for d, v := range q {
+		for d, v := range s.q[(i*s.heads+h)*s.size:][:s.size] {
 			qT[d*lw+l] = v
 		}
 	}
+	roundF16Vec(qT[:lw*s.size]) // ggml converts q to the cache type before the F16 dot product
 	for l := nl; l < lw; l++ {
 		// Lanes past the block's see one cell (their scores 0, unused): a lane that saw none would keep a
 		// maximum of −Inf, and every exponential of its row would take the softmax's slow path.
@@ -170,7 +169,7 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 			s.valueOne(kern, qi, g, t, cmin, int(lo[t]), int(jlo), sc, acc)
 		}
 		if tile == 16 {
-			s.value16(kern, qi, g, cmin, int(jlo), int(jhi), sc, acc)
+			s.value16(kern, qi, g, cmin, int(jlo), int(jhi), sc, acc, lo[l:end])
 		}
 		for c := int(jlo); c < int(jhi) && tile < 16; {
 			e := s.pageEnd(qi, c, int(jhi))
@@ -199,13 +198,18 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 const value16Buf = 64 * 8
 
 // value16 adds the values of cells [c0, c1) of KV head g (heads of 8 values) weighted by the probabilities of
-// all 16 lanes to their accumulators (acc, with value16T's transposed ones after them), page by page.
-func (s *attnStep) value16(kern *laneKernels, qi, g, cmin, c0, c1 int, sc, acc []float32) {
-	acc, accT, vbuf := acc[:16*8], acc[16*8:2*16*8], acc[2*16*8:2*16*8+value16Buf]
-	for l := range 16 {
-		for d := range 8 {
-			accT[16*d+l] = acc[8*l+d]
+// all 16 lanes to their accumulators (acc, with value16T's transposed ones after them), page by page. lo holds
+// the lanes' first cells: where none is before c0 the accumulators are still zero and are not transposed in.
+func (s *attnStep) value16(kern *laneKernels, qi, g, cmin, c0, c1 int, sc, acc []float32, lo []int32) {
+	a, accT, vbuf := (*[16 * 8]float32)(acc), (*[16 * 8]float32)(acc[16*8:]), acc[2*16*8:2*16*8+value16Buf]
+	if slices.ContainsFunc(lo, func(c int32) bool { return int(c) < c0 }) {
+		for l := range 16 {
+			for d := range 8 {
+				accT[16*d+l] = a[8*l+d]
+			}
 		}
+	} else {
+		clear(accT[:])
 	}
 	for c := c0; c < c1; {
 		e := s.pageEnd(qi, c, c1)
@@ -214,7 +218,7 @@ func (s *attnStep) value16(kern *laneKernels, qi, g, cmin, c0, c1 int, sc, acc [
 	}
 	for l := range 16 {
 		for d := range 8 {
-			acc[8*l+d] = accT[16*d+l]
+			a[8*l+d] = accT[16*d+l]
 		}
 	}
 }

@@ -184,7 +184,7 @@ func BenchmarkAttentionLanes(b *testing.B) {
 	}
 	copy(kb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1.5))
 	copy(vb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1))
-	for _, n := range []int{1, 2, 4, 5, 8} {
+	for _, n := range []int{1, 2, 4, 5, 8, 9, 12, 16} {
 		b.Run(fmt.Sprintf("%dq", n), func(b *testing.B) {
 			qs := make([]float32, n*heads*size)
 			for i := range qs {
