@@ -39,6 +39,23 @@ func dotF16Tail8x4(n4 int, w *byte, wStride int, a *float64, aStride int, sums *
 //go:noescape
 func dotF16x4AVX512(n int, w *byte, wStride int, a *byte, out *[4]float32)
 
+// dotF16x16 sets sums[i·sStride bytes + j] to float64(dotF16VecAVX2(n, w + j·wStride, activation i)) for
+// the four rows at w and the four activation rows widened to float32 at a + i·aStride bytes (n a positive
+// multiple of 64): each step's weights converted once for the four activations, Reduce16 on the sixteen pairs
+// at once (AVX-512).
+//
+//go:noescape
+func dotF16x16(n int, w *byte, wStride int, a *float32, aStride int, sums *float64, sStride int)
+
+// f16ToF32x16 widens 16·n16 halves at src to float32 at dst (AVX-512).
+//
+//go:noescape
+func f16ToF32x16(n16 int, src *byte, dst *float32)
+
+// actF32Max is the longest vector part (elements) whose activations dotF16Rows widens to float32 once, four
+// rows on the stack (4 KB), for dotF16x16; longer ones are converted with each row (dotF16Vec4).
+const actF32Max = 256
+
 // dotF16Vec4 sets sums[j] to float64(dotF16VecAVX2(np, row j, a)) for the four rows at w, wRow bytes apart.
 func dotF16Vec4(np int, w []byte, wRow int, a []byte, sums []float64) {
 	if np == 0 {
@@ -64,8 +81,10 @@ func f16ToF64(n4 int, src *byte, dst *float64)
 // dotF16Rows is dotF16Vec for several rows and activation rows (a RowsDotFn). For one activation row, or
 // lengths without a tail of four after the last step of 64, dotF16Rows1 per activation row. Else, per group of
 // four activation rows, their tails converted to float64 once, and per eight weight rows with AVX-512 (then
-// four): the steps of 64 of each pair in the kernel, the tails of the pairs in dotF16Tail8x4 (dotF16Tail4x4),
-// the last elements (fewer than 4) one by one; rows past the last four one by one.
+// four): the steps of 64 of each pair in a kernel (dotF16x16 on four weight rows and the group's activations
+// widened to float32 once, where the group has three rows or more and the steps are at most actF32Max
+// elements; else dotF16Vec4), the tails of the pairs in dotF16Tail8x4 (dotF16Tail4x4), the last elements
+// (fewer than 4) one by one; rows past the last four one by one.
 func dotF16Rows(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, out []float32, outRow int) {
 	np := n &^ (f32Step - 1)
 	t := (n - np) &^ 3
@@ -75,15 +94,23 @@ func dotF16Rows(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, o
 		}
 		return
 	}
-	var at [4 * f32Step]float64 // the tails of four activation rows, t floats apart
+	var at [4 * f32Step]float64   // the tails of four activation rows, t floats apart
+	var af [4 * actF32Max]float32 // their steps widened, np floats apart (wide)
 	var sums [32]float64
 	for i0 := 0; i0 < m; i0 += 4 {
 		mi := min(4, m-i0)
+		wide := hasAVX512 && np > 0 && np <= actF32Max && mi > 2 // for fewer rows dotF16x16 does more work than it saves
 		clear(at[mi*t:])
 		for i := 0; i < mi; i++ {
 			a := acts[(i0+i)*aRow:]
 			_ = a[2*n-1]
 			f16ToF64(t/4, &a[2*np], &at[i*t])
+			if wide {
+				f16ToF32x16(np/16, &a[0], &af[i*np])
+			}
+		}
+		if wide {
+			clear(af[mi*np : 4*np])
 		}
 		r := 0
 		for k := 8; k >= 4; k -= 4 {
@@ -93,7 +120,10 @@ func dotF16Rows(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, o
 			for ; r+k <= rows; r += k {
 				_ = wRows[(r+k-1)*wRow+2*n-1]
 				clear(sums[:])
-				for i := 0; i < mi; i++ {
+				for j := 0; wide && j < k; j += 4 {
+					dotF16x16(np, &wRows[(r+j)*wRow], wRow, &af[0], 4*np, &sums[j], 8*k)
+				}
+				for i := 0; !wide && i < mi; i++ {
 					for j := 0; j < k; j += 4 {
 						dotF16Vec4(np, wRows[(r+j)*wRow:], wRow, acts[(i0+i)*aRow:], sums[k*i+j:k*i+j+4])
 					}
@@ -104,13 +134,15 @@ func dotF16Rows(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, o
 					dotF16Tail4x4(t/4, &wRows[r*wRow+2*np], wRow, &at[0], 8*t, (*[16]float64)(sums[:16]))
 				}
 				for i := 0; i < mi; i++ {
-					a := acts[(i0+i)*aRow:]
-					for j := 0; j < k; j++ {
-						s, w := sums[k*i+j], wRows[(r+j)*wRow:]
+					o, sm := out[(i0+i)*outRow+r:][:k], sums[k*i:][:k]
+					for j := 0; np+t < n && j < k; j++ {
+						w, a := wRows[(r+j)*wRow:], acts[(i0+i)*aRow:]
 						for e := np + t; e < n; e++ {
-							s += float64(f16at(w, 2*e) * f16at(a, 2*e))
+							sm[j] += float64(f16at(w, 2*e) * f16at(a, 2*e))
 						}
-						out[(i0+i)*outRow+r+j] = float32(s)
+					}
+					for j, s := range sm {
+						o[j] = float32(s)
 					}
 				}
 			}

@@ -597,3 +597,156 @@ f16x4loop:
 	VMOVSS        X12, 12(R8)
 	VZEROUPPER
 	RET
+
+// F16WROW multiplies the weight row at SI (BX steps of 64 halves; the next row R8 bytes on) with the four
+// activation rows at DI, R11, R12 and R13 (float32): activation i's accumulator k in Z(4i+k), element e of each
+// step in accumulator e/16, lane e mod 16, as dotF16x4AVX512; then folds each activation's four as
+// GGML_F32x16_REDUCE does (x0 += x2, x1 += x3, x0 += x1) and leaves the first step of Reduce16 (lanes 0…7 +
+// lanes 8…15) of activations 0 and 1 in T01, of 2 and 3 in T23 (the first's eight lanes, then the second's).
+#define F16WROW(loop, T01, T23) \
+	VXORPS      Z0, Z0, Z0                \
+	VXORPS      Z1, Z1, Z1                \
+	VXORPS      Z2, Z2, Z2                \
+	VXORPS      Z3, Z3, Z3                \
+	VXORPS      Z4, Z4, Z4                \
+	VXORPS      Z5, Z5, Z5                \
+	VXORPS      Z6, Z6, Z6                \
+	VXORPS      Z7, Z7, Z7                \
+	VXORPS      Z8, Z8, Z8                \
+	VXORPS      Z9, Z9, Z9                \
+	VXORPS      Z10, Z10, Z10             \
+	VXORPS      Z11, Z11, Z11             \
+	VXORPS      Z12, Z12, Z12             \
+	VXORPS      Z13, Z13, Z13             \
+	VXORPS      Z14, Z14, Z14             \
+	VXORPS      Z15, Z15, Z15             \
+	XORQ        AX, AX                    \
+	XORQ        DX, DX                    \
+	MOVQ        BX, CX                    \
+loop:                                         \
+	VCVTPH2PS   0(SI)(AX*1), Z16          \
+	VCVTPH2PS   32(SI)(AX*1), Z17         \
+	VCVTPH2PS   64(SI)(AX*1), Z18         \
+	VCVTPH2PS   96(SI)(AX*1), Z19         \
+	VFMADD231PS 0(DI)(DX*1), Z16, Z0      \
+	VFMADD231PS 64(DI)(DX*1), Z17, Z1     \
+	VFMADD231PS 128(DI)(DX*1), Z18, Z2    \
+	VFMADD231PS 192(DI)(DX*1), Z19, Z3    \
+	VFMADD231PS 0(R11)(DX*1), Z16, Z4     \
+	VFMADD231PS 64(R11)(DX*1), Z17, Z5    \
+	VFMADD231PS 128(R11)(DX*1), Z18, Z6   \
+	VFMADD231PS 192(R11)(DX*1), Z19, Z7   \
+	VFMADD231PS 0(R12)(DX*1), Z16, Z8     \
+	VFMADD231PS 64(R12)(DX*1), Z17, Z9    \
+	VFMADD231PS 128(R12)(DX*1), Z18, Z10  \
+	VFMADD231PS 192(R12)(DX*1), Z19, Z11  \
+	VFMADD231PS 0(R13)(DX*1), Z16, Z12    \
+	VFMADD231PS 64(R13)(DX*1), Z17, Z13   \
+	VFMADD231PS 128(R13)(DX*1), Z18, Z14  \
+	VFMADD231PS 192(R13)(DX*1), Z19, Z15  \
+	ADDQ        $128, AX                  \
+	ADDQ        $256, DX                  \
+	DECQ        CX                        \
+	JNZ         loop                      \
+	VADDPS      Z2, Z0, Z0                \
+	VADDPS      Z6, Z4, Z4                \
+	VADDPS      Z10, Z8, Z8               \
+	VADDPS      Z14, Z12, Z12             \
+	VADDPS      Z3, Z1, Z1                \
+	VADDPS      Z7, Z5, Z5                \
+	VADDPS      Z11, Z9, Z9               \
+	VADDPS      Z15, Z13, Z13             \
+	VADDPS      Z1, Z0, Z0                \
+	VADDPS      Z5, Z4, Z4                \
+	VADDPS      Z9, Z8, Z8                \
+	VADDPS      Z13, Z12, Z12             \
+	VSHUFF64X2  $0x44, Z4, Z0, Z28        \
+	VSHUFF64X2  $0xee, Z4, Z0, Z29        \
+	VADDPS      Z29, Z28, T01             \
+	VSHUFF64X2  $0x44, Z12, Z8, Z30       \
+	VSHUFF64X2  $0xee, Z12, Z8, Z31       \
+	VADDPS      Z31, Z30, T23             \
+	ADDQ        R8, SI
+
+// F16U leaves in U, from a weight row's T01 and T23 (F16WROW), the second step of Reduce16 (lanes 0…3 + lanes
+// 4…7) of its four activations, four lanes each in order.
+#define F16U(T01, T23, U) \
+	VSHUFF32X4 $0x88, T23, T01, Z28 \
+	VSHUFF32X4 $0xdd, T23, T01, Z29 \
+	VADDPS     Z29, Z28, U
+
+// func dotF16x16(n int, w *byte, wStride int, a *float32, aStride int, sums *float64, sStride int)
+//
+// Reference: dotF16VecAVX2 (n a positive multiple of 64) for the four weight rows at w + j·wStride against the
+// four activation rows already widened to float32 at a + i·aStride (bytes), sixteen pairs: each step's weights
+// converted once for the four activations, each pair's operations those of dotF16x4AVX512 (and so of the
+// reference) in the same order, Reduce16's tree run on the sixteen pairs at once by shuffles that bring the
+// operands of each of its additions together (additions commute exactly). sums[i·sStride bytes + j] =
+// float64 of pair (i, j)'s sum.
+TEXT ·dotF16x16(SB), NOSPLIT, $0-56
+	MOVQ n+0(FP), BX
+	MOVQ w+8(FP), SI
+	MOVQ wStride+16(FP), R8
+	MOVQ a+24(FP), DI
+	MOVQ aStride+32(FP), R9
+	LEAQ (DI)(R9*1), R11
+	LEAQ (DI)(R9*2), R12
+	LEAQ (R11)(R9*2), R13
+	SHRQ $6, BX
+
+	F16WROW(f16w0, Z20, Z21)
+	F16WROW(f16w1, Z22, Z23)
+	F16WROW(f16w2, Z24, Z25)
+	F16WROW(f16w3, Z26, Z27)
+	F16U(Z20, Z21, Z20)
+	F16U(Z22, Z23, Z22)
+	F16U(Z24, Z25, Z24)
+	F16U(Z26, Z27, Z26)
+
+	// (u0 + u2) and (u1 + u3) of rows 0 and 1, of rows 2 and 3, then their sums: lane 4i + j is pair (i, j)
+	VSHUFPS $0x44, Z22, Z20, Z28
+	VSHUFPS $0xee, Z22, Z20, Z29
+	VADDPS  Z29, Z28, Z20
+	VSHUFPS $0x44, Z26, Z24, Z28
+	VSHUFPS $0xee, Z26, Z24, Z29
+	VADDPS  Z29, Z28, Z24
+	VSHUFPS $0x88, Z24, Z20, Z28
+	VSHUFPS $0xdd, Z24, Z20, Z29
+	VADDPS  Z29, Z28, Z0
+
+	MOVQ          sums+40(FP), DI
+	MOVQ          sStride+48(FP), DX
+	VCVTPS2PD     Y0, Z1
+	VEXTRACTF32X8 $1, Z0, Y2
+	VCVTPS2PD     Y2, Z2
+	VMOVUPD       Y1, (DI)
+	VEXTRACTF64X4 $1, Z1, Y1
+	VMOVUPD       Y1, (DI)(DX*1)
+	LEAQ          (DI)(DX*2), DI
+	VMOVUPD       Y2, (DI)
+	VEXTRACTF64X4 $1, Z2, Y2
+	VMOVUPD       Y2, (DI)(DX*1)
+	VZEROUPPER
+	RET
+
+// func f16ToF32x16(n16 int, src *byte, dst *float32)
+//
+// dst[i] = F16ToF32(src half i) for i < 16·n16 (exact).
+TEXT ·f16ToF32x16(SB), NOSPLIT, $0-24
+	MOVQ  n16+0(FP), CX
+	MOVQ  src+8(FP), SI
+	MOVQ  dst+16(FP), DI
+	TESTQ CX, CX
+	JZ    f2sdone
+
+f2sloop:
+	VCVTPH2PS (SI), Z1
+	VMOVUPS   Z1, (DI)
+	ADDQ      $32, SI
+	ADDQ      $64, DI
+	DECQ      CX
+	JNZ       f2sloop
+
+f2sdone:
+	VZEROUPPER
+	RET
