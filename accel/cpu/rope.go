@@ -87,22 +87,37 @@ func (s *ropeStep) run(w, nw int) {
 		lo, hi = t0*s.heads, t1*s.heads
 	}
 	table := s.owner.table
-	for r := lo; r < hi; r++ {
-		cache := table[r/s.heads*dims:][:dims]
-		x, y := s.x[r*s.size:(r+1)*s.size], s.y[r*s.size:(r+1)*s.size]
-		step, off := 1, dims/2 // NeoX: pair i is (i, i+dims/2)
-		if s.p.Mode == accel.RoPENormal {
-			step, off = 2, 1 // pair i is (2i, 2i+1)
+	for r := lo; r < hi; {
+		t := r / s.heads // the rows of one token at a time
+		end := min(hi, (t+1)*s.heads)
+		cache := table[t*dims:][:dims]
+		x, y := s.x[r*s.size:end*s.size], s.y[r*s.size:end*s.size]
+		if s.p.Mode != accel.RoPENormal || !ropeNormalFast(x, y, cache, end-r, s.size, dims) {
+			for i := 0; i < end-r; i++ {
+				s.rotate(x[i*s.size:(i+1)*s.size], y[i*s.size:(i+1)*s.size], cache)
+			}
 		}
-		for i := 0; i < dims; i += 2 {
-			j := i / 2 * step
-			c, sn := cache[i], cache[i+1]
-			x0, x1 := x[j], x[j+off]
-			// x0·cos - x1·sin and x0·sin + x1·cos, the first product fused as the compiler does
-			y[j] = fma32(x0, c, -float32(x1*sn))
-			y[j+off] = fma32(x0, sn, float32(x1*c))
+		for i := 0; dims < s.size && i < end-r; i++ {
+			copy(y[i*s.size+dims:(i+1)*s.size], x[i*s.size+dims:(i+1)*s.size])
 		}
-		copy(y[dims:], x[dims:])
+		r = end
+	}
+}
+
+// rotate sets the first Dims elements of y to those of x rotated by the table cache.
+func (s *ropeStep) rotate(x, y, cache []float32) {
+	dims := s.p.Dims
+	step, off := 1, dims/2 // NeoX: pair i is (i, i+dims/2)
+	if s.p.Mode == accel.RoPENormal {
+		step, off = 2, 1 // pair i is (2i, 2i+1)
+	}
+	for i := 0; i < dims; i += 2 {
+		j := i / 2 * step
+		c, sn := cache[i], cache[i+1]
+		x0, x1 := x[j], x[j+off]
+		// x0·cos - x1·sin and x0·sin + x1·cos, the first product fused as the compiler does
+		y[j] = fma32(x0, c, -float32(x1*sn))
+		y[j+off] = fma32(x0, sn, float32(x1*c))
 	}
 }
 

@@ -83,3 +83,40 @@ func TestRoPESharedTable(t *testing.T) {
 		be.Close()
 	}
 }
+
+// TestRoPENormalKernel: the normal mode's vector kernel (ropeNormalFast, where the CPU has one) rotates every
+// row as ropeStep.rotate does, bit for bit, and leaves the elements past Dims alone, for heads of 8 to 128
+// values with full and partial rotation.
+func TestRoPENormalKernel(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, c := range []struct{ rows, size, dims int }{{1, 8, 8}, {8, 8, 8}, {3, 64, 64}, {4, 128, 64}, {2, 24, 16}} {
+		s := &ropeStep{p: accel.RoPEParams{Mode: accel.RoPENormal, Dims: c.dims}}
+		x := make([]float32, c.rows*c.size)
+		cache := make([]float32, c.dims)
+		for i := range x {
+			x[i] = float32(r.NormFloat64() * math.Ldexp(1, r.IntN(20)-10))
+		}
+		for i := range cache {
+			cache[i] = float32(r.Float64()*2 - 1)
+		}
+		got := make([]float32, len(x))
+		for i := range got {
+			got[i] = -1
+		}
+		if !ropeNormalFast(x, got, cache, c.rows, c.size, c.dims) {
+			t.Skip("no vector kernel on this CPU")
+		}
+		want := make([]float32, len(x))
+		for i := range want {
+			want[i] = -1
+		}
+		for i := 0; i < c.rows; i++ {
+			s.rotate(x[i*c.size:(i+1)*c.size], want[i*c.size:(i+1)*c.size], cache)
+		}
+		for i := range got {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%+v: element %d: %v, want %v", c, i, got[i], want[i])
+			}
+		}
+	}
+}
