@@ -86,6 +86,21 @@ type matMulStep struct {
 	packBytes     int         // scratch of one worker for gemm on the original layout
 	pack          []byte      // the workers' scratch, packBytes each
 	chunks        chunks      // the units (rows, or groups of them) of a product of few activation rows
+	sharedAct     bool        // act holds x converted already, by the step before (shareActivations)
+}
+
+// shareActivations marks the products whose step follows one that converted the same activations to the same
+// layout (q, k and v of one input, a feed-forward's gate and up): every step's workspace starts at the same
+// place, and nothing runs between the two, so the converted rows are still there.
+func shareActivations(steps []step) {
+	for i := 1; i < len(steps); i++ {
+		a, okA := steps[i-1].(*matMulStep)
+		b, okB := steps[i].(*matMulStep)
+		if okA && okB && a.xID == b.xID && a.n == b.n && a.in == b.in && a.aRow == b.aRow && a.gemm == b.gemm &&
+			(a.gemm != nil || a.k.act == b.k.act) {
+			b.sharedAct = true
+		}
+	}
 }
 
 // chunkCols is the most activation rows for which the shares take a product's weight rows in chunks (see
@@ -127,7 +142,9 @@ func (s *matMulStep) bind(p *program, ws []byte) {
 }
 
 func (s *matMulStep) exec(p *pool) {
-	p.run(&s.quantize, p.shares(s.n*s.in, elemGrain))
+	if !s.sharedAct {
+		p.run(&s.quantize, p.shares(s.n*s.in, elemGrain))
+	}
 	s.chunks.reset()
 	p.run(s, min(s.out, p.shares(s.n*s.in*s.out, matGrain)))
 }

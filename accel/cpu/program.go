@@ -71,6 +71,7 @@ func compile(b *Backend, g *accel.Graph, opt accel.CompileOptions) (*program, er
 		work = max(work, alignUp(s.workspace(shares)))
 	}
 	shareRoPETables(g, p.steps)
+	shareActivations(p.steps)
 	need := int(plan.Scratch) + work
 	if opt.Scratch != nil {
 		err = b.shareArena(p, opt.Scratch, need)
