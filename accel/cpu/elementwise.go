@@ -96,6 +96,8 @@ func (s *binaryStep) run(w, nw int) {
 		j := i % nb
 		n := min(hi-i, nb-j) // a run that does not wrap around b
 		a, b, y := s.a[i:i+n], s.b[j:j+n], s.y[i:i+n]
+		k := binaryFast(s.op == accel.OpAdd, a, b, y)
+		a, b, y = a[k:], b[k:], y[k:]
 		if s.op == accel.OpAdd {
 			for k := range y {
 				y[k] = a[k] + b[k]

@@ -102,3 +102,25 @@ func vsiluFastAVX2(x, y, u []float32) int {
 
 //go:noescape
 func vsiluAVX2(n int, x, y, u *float32)
+
+// binaryFast sets y = a + b (add) or a · b for the first len(y)&^7 elements where the CPU has AVX2, and returns
+// how many.
+func binaryFast(add bool, a, b, y []float32) int {
+	n := len(y) &^ 7
+	if !hasAVX2 || n == 0 {
+		return 0
+	}
+	_, _ = a[n-1], b[n-1]
+	if add {
+		addAVX2(n, &a[0], &b[0], &y[0])
+	} else {
+		mulAVX2(n, &a[0], &b[0], &y[0])
+	}
+	return n
+}
+
+//go:noescape
+func addAVX2(n int, a, b, y *float32)
+
+//go:noescape
+func mulAVX2(n int, a, b, y *float32)

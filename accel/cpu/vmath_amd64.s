@@ -96,3 +96,47 @@ rfloop:
 	JNZ       rfloop
 	VZEROUPPER
 	RET
+
+// func addAVX2(n int, a, b, y *float32)
+//
+// y = a + b element by element, n a positive multiple of 8.
+TEXT ·addAVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ y+24(FP), DI
+	SHRQ $3, CX
+
+addloop:
+	VMOVUPS (SI), Y0
+	VADDPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     addloop
+	VZEROUPPER
+	RET
+
+// func mulAVX2(n int, a, b, y *float32)
+//
+// y = a · b element by element, n a positive multiple of 8.
+TEXT ·mulAVX2(SB), NOSPLIT, $0-32
+	MOVQ n+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ y+24(FP), DI
+	SHRQ $3, CX
+
+mulloop:
+	VMOVUPS (SI), Y0
+	VMULPS  (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     mulloop
+	VZEROUPPER
+	RET

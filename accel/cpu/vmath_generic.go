@@ -7,3 +7,5 @@ func vexpFast(x, y []float32, m float32) int { return 0 }
 func vsiluFast(x, y, u []float32) int { return 0 }
 
 func roundF16Fast(x []float32) int { return 0 }
+
+func binaryFast(add bool, a, b, y []float32) int { return 0 }

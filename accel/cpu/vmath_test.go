@@ -142,3 +142,37 @@ func TestRoundF16(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryFast: the vector adds and multiplies (binaryFast, where the CPU has them) give a + b and a · b
+// element by element on the elements they take, special values included, and take only whole vectors.
+func TestBinaryFast(t *testing.T) {
+	for _, x := range vmathInputs() {
+		b := make([]float32, len(x))
+		for i := range b {
+			b[i] = x[len(x)-1-i] * 0.37
+		}
+		for _, add := range []bool{true, false} {
+			y := make([]float32, len(x))
+			for i := range y {
+				y[i] = -7
+			}
+			n := binaryFast(add, x, b, y)
+			if n%8 != 0 || n > len(x) || hasAVX2 && n != len(x)&^7 {
+				t.Fatalf("len %d: took %d elements", len(x), n)
+			}
+			for i := range y {
+				want := float32(-7)
+				switch {
+				case i >= n:
+				case add:
+					want = x[i] + b[i]
+				default:
+					want = x[i] * b[i]
+				}
+				if !sameFloat(y[i], want) {
+					t.Fatalf("len %d, add %v, element %d: %v, want %v", len(x), add, i, y[i], want)
+				}
+			}
+		}
+	}
+}
