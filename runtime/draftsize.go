@@ -20,7 +20,7 @@ type passCosts struct {
 const (
 	costWindow  = 16
 	costTrust   = 3  // timings after which a size's least time stands for it
-	maxSizeRows = 64 // passes of more rows are not timed (drafts beyond are taken as the span gives them)
+	maxSizeRows = 64 // passes of more rows are not timed (drafts beyond are taken as the lookup gives them)
 )
 
 // observe records the time of a pass of rows rows.
@@ -47,16 +47,17 @@ func (c *passCosts) cost(rows int) (time.Duration, int) {
 	return time.Duration(least), int(n)
 }
 
-// draftSizer picks how many of the lookup drafts the span allows a step evaluates. A draft costs a row of the
-// pass whether it stands or not, and what a row costs depends on the model and the machine: on a model bound
-// by reading its weights a pass of 17 rows costs about what one of 1 does; on a small one each row adds, and
-// more where the attention's kernels start a new block of lanes. So the sizer asks for the d drafts with the
-// least expected time per token, cost(1+d) / E(d), with the engine's pass costs (passCosts) and E(d) = 1 + p₁
-// + p₁p + … + p₁p^(d−1) the expected tokens of the step: p₁ the recent rate at which a step's first draft
+// draftSizer picks how many of the lookup drafts (up to Speculation.Max) a step evaluates. A draft costs a row
+// of the pass whether it stands or not, and what a row costs depends on the model and the machine: on a model
+// bound by reading its weights a pass of 17 rows costs about what one of 1 does; on a small one each row adds,
+// and more where the attention's kernels start a new block of lanes. So the sizer asks for the d drafts with
+// the least expected time per token, cost(1+d) / E(d), with the engine's pass costs (passCosts) and E(d) = 1 +
+// p₁ + p₁p + … + p₁p^(d−1) the expected tokens of the step: p₁ the recent rate at which a step's first draft
 // stood, p the rate at which a later one stood after the one before it did (n-gram drafts stand in runs). A
-// size not timed yet is tried when the span asks for it, priced by extrapolating the two largest sizes timed
-// costTrust times below it (or as the one, if there is one); a size timed fewer times is priced at the lesser
-// of its time and that, so that one slow first pass (which builds the size's program) does not rule it out.
+// size not timed yet is tried when the lookup offers that many drafts, priced by extrapolating the two
+// largest sizes timed costTrust times below it (or as the one, if there is one); a size timed fewer times is
+// priced at the lesser of its time and that, so that one slow first pass (which builds the size's program)
+// does not rule it out.
 type draftSizer struct {
 	// decayed counts of drafts that stood: first drafts, and later ones whose predecessor stood
 	firstOK, first, nextOK, next float64
@@ -110,7 +111,7 @@ func (z *draftSizer) size(c *passCosts, n int) int {
 		case seen > 0:
 			t = min(t, est) // a size timed once or twice (its first pass builds its program) is tried again
 		case d < n:
-			continue // tried when the span asks for it
+			continue // tried when the lookup offers that many
 		default:
 			t = est
 		}

@@ -183,7 +183,7 @@ func (s *Session) generate(ctx context.Context, prompt []int32, opt GenerateOpti
 		if s.gen.drafter.sp != nil && s.gen.drafter.sp.Draft != sp.Draft {
 			s.gen.drafter.close()
 		}
-		s.gen.drafter.sp, s.gen.drafter.span = sp, sp.max()
+		s.gen.drafter.sp = sp
 		s.gen.drafter.costs = &s.eng.costs
 		s.gen.drafter.size.reset()
 	}

@@ -17,8 +17,8 @@ type Speculation struct {
 	// Draft drafts tokens greedily; it must have the model's vocabulary. Nil: no draft model.
 	Draft *Model
 	// Lookup, without a draft model, drafts the tokens that followed the last earlier occurrence of the
-	// context's final n-gram, trying n = Lookup down to 1 (0: off), as many as the model confirmed lately
-	// (drafter.feedback) and as pay for the rows they add to a pass (draftSizer). One scan of the context
+	// context's final n-gram, trying n = Lookup down to 1 (0: off), as many as pay for the rows they add to
+	// a pass at the rates at which drafts have been standing (draftSizer). One scan of the context
 	// finds it whatever Lookup is, so a large one (the occurrence that agrees with the context's end the
 	// longest) costs no more than 3.
 	Lookup int
@@ -77,24 +77,16 @@ type drafter struct {
 	sp    *Speculation
 	draft *Session // of the draft model, made at the first draft
 	buf   []int32
-	span  int // most lookup drafts of the next step: adapts to how many the model has been confirming
 	size  draftSizer
 	costs *passCosts // the engine's
 }
 
-// feedback adapts the lookup drafts' span to the last step: every draft confirmed doubles it (up to the
-// maximum), a rejection cuts it to one more than were confirmed (not below the minimum worth a step, which
-// would end drafting for good). A draft costs a row of the pass whether it stands or not, and n-gram guesses
-// are right in runs: long while the answer copies the context, short after. Of the drafts the span allows,
-// the sizer takes as many as pay for their rows (draftSizer).
+// feedback records how many of the last step's lookup drafts stood, for the sizer: a draft costs a row of the
+// pass whether it stands or not, and how many pay for their rows depends on the rates at which drafts have
+// been standing (draftSizer).
 func (d *drafter) feedback(drafted, accepted int) {
 	if drafted == 0 || d.sp.Draft != nil {
 		return // a draft model's guesses stop on their own probability (PMin)
-	}
-	if accepted == drafted {
-		d.span = min(2*d.span, d.sp.max())
-	} else {
-		d.span = max(accepted+1, d.sp.Min)
 	}
 	d.size.feedback(drafted, accepted)
 }
@@ -108,7 +100,7 @@ func (d *drafter) propose(ctx context.Context, hist []int32, n int) ([]int32, er
 	if d.sp.Draft != nil {
 		return d.fromModel(ctx, hist, n)
 	}
-	drafts := d.lookup(hist, min(n, max(d.span, 1)))
+	drafts := d.lookup(hist, n)
 	if len(drafts) > 0 { // the sizer's choice, or the minimum (fewer than it are dropped by the caller)
 		drafts = drafts[:min(len(drafts), max(d.size.size(d.costs, len(drafts)), d.sp.Min))]
 	}
