@@ -29,6 +29,8 @@ type laneKernels struct {
 	// value16T sums sixteen lanes (rows of 16) for heads of 8 values into accumulators transposed, a row of
 	// 16 lanes per value, in one pass where value8 takes two; nil where the width has no such kernel
 	value16T func(n int, p *float32, v *byte, vStride int, accT *float32, vbuf *float32)
+	// untranspose16T sets acc[8l + d] = accT[16d + l]: value16T's accumulators back to rows (with value16T)
+	untranspose16T func(accT, acc *float32)
 }
 
 // useLanes reports whether the step takes the lane kernels.
@@ -216,11 +218,7 @@ func (s *attnStep) value16(kern *laneKernels, qi, g, cmin, c0, c1 int, sc, acc [
 		kern.value16T(e-c, &sc[(c-cmin)*16], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*8], 2*s.kvHeads*8, &accT[0], &vbuf[0])
 		c = e
 	}
-	for l := range 16 {
-		for d := range 8 {
-			a[8*l+d] = accT[16*d+l]
-		}
-	}
+	kern.untranspose16T(&accT[0], &a[0])
 }
 
 // valueOne adds the values of cells [c0, c1) of KV head g (of query qi's sequence) weighted by lane l's

@@ -28,9 +28,11 @@ func laneWidths() []int {
 }
 
 var (
-	lanes16  = laneKernels{attnScoresF16, attnSoftmaxF16, attnValue4F16, attnValue1F16, attnValue8F16, attnValue16T}
-	lanes16Y = laneKernels{attnScoresF16Y, attnSoftmaxF16Y, attnValue4F16, attnValue1F16, attnValue8F16, nil}
-	lanes8   = laneKernels{attnScoresF16AVX2, attnSoftmaxF16AVX2, attnValue4F16AVX2, attnValue1F16AVX2, attnValue8F16, nil}
+	lanes16 = laneKernels{attnScoresF16, attnSoftmaxF16, attnValue4F16, attnValue1F16, attnValue8F16, attnValue16T,
+		attnUntranspose16T}
+	lanes16Y = laneKernels{attnScoresF16Y, attnSoftmaxF16Y, attnValue4F16, attnValue1F16, attnValue8F16, nil, nil}
+	lanes8   = laneKernels{attnScoresF16AVX2, attnSoftmaxF16AVX2, attnValue4F16AVX2, attnValue1F16AVX2, attnValue8F16,
+		nil, nil}
 )
 
 // laneKernelsFor returns the kernels of lane width lw for a block of nl lanes.
@@ -55,6 +57,9 @@ func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *floa
 
 //go:noescape
 func attnValue16T(n int, p *float32, v *byte, vStride int, accT *float32, vbuf *float32)
+
+//go:noescape
+func attnUntranspose16T(accT, acc *float32)
 
 //go:noescape
 func attnValue1F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)

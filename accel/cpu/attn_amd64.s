@@ -604,3 +604,71 @@ v16store:
 	VMOVUPS Z7, 448(DI)
 	VZEROUPPER
 	RET
+
+// func attnUntranspose16T(accT, acc *float32)
+//
+// acc[8l + d] = accT[16d + l] for l < 16, d < 8: value16T's transposed accumulators back to a row of 8 values
+// per lane. Each half of the registers (lanes 0…7, 8…15) is an 8×8 transpose: pairs unpacked, quads shuffled,
+// then the 128-bit quarters brought together.
+TEXT ·attnUntranspose16T(SB), NOSPLIT, $0-16
+	MOVQ          accT+0(FP), SI
+	MOVQ          acc+8(FP), DI
+	VMOVUPS       (SI), Z0
+	VMOVUPS       64(SI), Z1
+	VMOVUPS       128(SI), Z2
+	VMOVUPS       192(SI), Z3
+	VMOVUPS       256(SI), Z4
+	VMOVUPS       320(SI), Z5
+	VMOVUPS       384(SI), Z6
+	VMOVUPS       448(SI), Z7
+	VUNPCKLPS     Z1, Z0, Z8  // r0[0] r1[0] r0[1] r1[1] in each quarter
+	VUNPCKHPS     Z1, Z0, Z9  // r0[2] r1[2] r0[3] r1[3]
+	VUNPCKLPS     Z3, Z2, Z10
+	VUNPCKHPS     Z3, Z2, Z11
+	VUNPCKLPS     Z5, Z4, Z12
+	VUNPCKHPS     Z5, Z4, Z13
+	VUNPCKLPS     Z7, Z6, Z14
+	VUNPCKHPS     Z7, Z6, Z15
+	VSHUFPS       $0x44, Z10, Z8, Z0 // r0…r3 of element 0 of each quarter
+	VSHUFPS       $0xee, Z10, Z8, Z1 // of element 1
+	VSHUFPS       $0x44, Z11, Z9, Z2 // 2
+	VSHUFPS       $0xee, Z11, Z9, Z3 // 3
+	VSHUFPS       $0x44, Z14, Z12, Z4 // r4…r7 of element 0
+	VSHUFPS       $0xee, Z14, Z12, Z5
+	VSHUFPS       $0x44, Z15, Z13, Z6
+	VSHUFPS       $0xee, Z15, Z13, Z7
+	// lane q·4 + e of quarter q: Z(e) holds r0…r3, Z(4+e) r4…r7; lane l = 4q + e for the quarters q = 0…3
+	VSHUFF32X4    $0x88, Z4, Z0, Z8 // quarters 0, 2 of r0…r3 then of r4…r7
+	VSHUFF32X4    $0xdd, Z4, Z0, Z9 // quarters 1, 3
+	VSHUFF32X4    $0x88, Z5, Z1, Z10
+	VSHUFF32X4    $0xdd, Z5, Z1, Z11
+	VSHUFF32X4    $0x88, Z6, Z2, Z12
+	VSHUFF32X4    $0xdd, Z6, Z2, Z13
+	VSHUFF32X4    $0x88, Z7, Z3, Z14
+	VSHUFF32X4    $0xdd, Z7, Z3, Z15
+	VSHUFF32X4    $0xd8, Z8, Z8, Z8 // quarters (0 of r0…3, 0 of r4…7, 2 of r0…3, 2 of r4…7): lanes 0 and 8
+	VSHUFF32X4    $0xd8, Z9, Z9, Z9 // lanes 4 and 12
+	VSHUFF32X4    $0xd8, Z10, Z10, Z10 // lanes 1 and 9
+	VSHUFF32X4    $0xd8, Z11, Z11, Z11 // lanes 5 and 13
+	VSHUFF32X4    $0xd8, Z12, Z12, Z12 // lanes 2 and 10
+	VSHUFF32X4    $0xd8, Z13, Z13, Z13 // lanes 6 and 14
+	VSHUFF32X4    $0xd8, Z14, Z14, Z14 // lanes 3 and 11
+	VSHUFF32X4    $0xd8, Z15, Z15, Z15 // lanes 7 and 15
+	VMOVUPS       Y8, (DI)
+	VEXTRACTF32X8 $1, Z8, 256(DI)
+	VMOVUPS       Y10, 32(DI)
+	VEXTRACTF32X8 $1, Z10, 288(DI)
+	VMOVUPS       Y12, 64(DI)
+	VEXTRACTF32X8 $1, Z12, 320(DI)
+	VMOVUPS       Y14, 96(DI)
+	VEXTRACTF32X8 $1, Z14, 352(DI)
+	VMOVUPS       Y9, 128(DI)
+	VEXTRACTF32X8 $1, Z9, 384(DI)
+	VMOVUPS       Y11, 160(DI)
+	VEXTRACTF32X8 $1, Z11, 416(DI)
+	VMOVUPS       Y13, 192(DI)
+	VEXTRACTF32X8 $1, Z13, 448(DI)
+	VMOVUPS       Y15, 224(DI)
+	VEXTRACTF32X8 $1, Z15, 480(DI)
+	VZEROUPPER
+	RET
