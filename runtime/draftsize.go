@@ -54,10 +54,11 @@ func (c *passCosts) cost(rows int) (time.Duration, int) {
 // the least expected time per token, cost(1+d) / E(d), with the engine's pass costs (passCosts) and E(d) = 1 +
 // p₁ + p₁p + … + p₁p^(d−1) the expected tokens of the step: p₁ the recent rate at which a step's first draft
 // stood, p the rate at which a later one stood after the one before it did (n-gram drafts stand in runs). A
-// size not timed yet is tried when the lookup offers that many drafts, priced by extrapolating the two
-// largest sizes timed costTrust times below it (or as the one, if there is one); a size timed fewer times is
-// priced at the lesser of its time and that, so that one slow first pass (which builds the size's program)
-// does not rule it out.
+// size not timed yet is tried when the lookup offers that many drafts or when it is one row more than the
+// largest size timed costTrust times (so the sizes are learned one by one, up to where they stop paying),
+// priced by extrapolating the two largest sizes timed costTrust times below it (or as the one, if there is
+// one); a size timed fewer times is priced at the lesser of its time and that, so that one slow first pass
+// (which builds the size's program) does not rule it out.
 type draftSizer struct {
 	// decayed counts of drafts that stood: first drafts, and later ones whose predecessor stood
 	firstOK, first, nextOK, next float64
@@ -110,8 +111,8 @@ func (z *draftSizer) size(c *passCosts, n int) int {
 			r2, t2, r1, t1 = r1, t1, 1+d, t
 		case seen > 0:
 			t = min(t, est) // a size timed once or twice (its first pass builds its program) is tried again
-		case d < n:
-			continue // tried when the lookup offers that many
+		case d < n && 1+d > r1+1:
+			continue // tried when the lookup offers that many, or when the size below is known
 		default:
 			t = est
 		}

@@ -8,10 +8,10 @@ import (
 // TestDraftSizer: the sizer asks for the drafts with the least expected pass time per token. With passes whose
 // cost steps up after 4 rows (a small model: the attention's lanes) and drafts that stand in runs, it stops
 // before the step; with passes that cost the same whatever their rows (a model bound by reading its weights),
-// it takes all the span gives; a pass slowed by the machine does not raise a size's cost (the least of the
-// recent passes counts); a size not timed yet is tried when the span asks for it, and one timed once, slowly
-// (its first pass), is tried again; and with drafts that rarely
-// stand, on passes whose rows cost, it takes one.
+// it takes all the lookup gives; a pass slowed by the machine does not raise a size's cost (the least of the
+// recent passes counts); a size not timed yet is tried when the lookup offers that many or when it is one row
+// more than the largest known, and one timed once, slowly (its first pass), is tried again; and with drafts
+// that rarely stand, on passes whose rows cost, it takes one.
 func TestDraftSizer(t *testing.T) {
 	us := func(v float64) time.Duration { return time.Duration(v * 1e3) }
 	step := []float64{0, 145, 150, 196, 198, 289, 293, 310, 336, 474, 490, 500, 526, 560, 600, 630, 662, 810}
@@ -74,7 +74,13 @@ func TestDraftSizer(t *testing.T) {
 	for range costTrust {
 		c.observe(5, us(300))
 	}
+	if got := z.size(&c, 9); got != 3 {
+		t.Errorf("10 rows not timed, 5 rows dear: %d of 9 drafts, want 3 (4 rows, the size after 3, tried)", got)
+	}
+	for range costTrust {
+		c.observe(4, us(280))
+	}
 	if got := z.size(&c, 9); got != 2 {
-		t.Errorf("10 rows not timed, 5 rows dear: %d of 9 drafts, want 2", got)
+		t.Errorf("10 rows not timed, 4 and 5 rows dear: %d of 9 drafts, want 2", got)
 	}
 }
