@@ -76,10 +76,10 @@ func BenchmarkMatMul(b *testing.B) {
 }
 
 // BenchmarkMatSmall is the products of a model small enough to stay in cache (stories260K: 64×64 and 172×64
-// Q8_0, and its 64×172 F16 ffn_down, whose rows end in a tail after the last step of 64) on 1 and 4
-// activation rows, a decode step and a pass of prompt lookup.
+// Q8_0, and its 64×172 F16 ffn_down, whose rows end in a tail after the last step of 64) on 1, 2, 4 and 8
+// activation rows: a decode step and passes of prompt lookup.
 func BenchmarkMatSmall(b *testing.B) {
-	for _, n := range []int{1, 2, 4} {
+	for _, n := range []int{1, 2, 4, 8} {
 		benchMat(b, n, 64, 64, []accel.DType{quant.Q8_0})
 		benchMat(b, n, 64, 172, []accel.DType{quant.Q8_0})
 		benchMat(b, n, 172, 64, []accel.DType{quant.F16})
