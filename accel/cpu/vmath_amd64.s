@@ -3,6 +3,25 @@
 #include "textflag.h"
 #include "vexp_amd64.h"
 
+// BINARY sets y = a OP b element by element for the arguments (n a positive multiple of 8).
+#define BINARY(OP, loop) \
+	MOVQ    n+0(FP), CX     \
+	MOVQ    a+8(FP), SI     \
+	MOVQ    b+16(FP), DX    \
+	MOVQ    y+24(FP), DI    \
+	SHRQ    $3, CX          \
+loop:                           \
+	VMOVUPS (SI), Y0        \
+	OP      (DX), Y0, Y0    \
+	VMOVUPS Y0, (DI)        \
+	ADDQ    $32, SI         \
+	ADDQ    $32, DX         \
+	ADDQ    $32, DI         \
+	DECQ    CX              \
+	JNZ     loop            \
+	VZEROUPPER              \
+	RET
+
 // The constants of vexpf (math.go) as float32 bit patterns, then masks, the saturation bound and +Inf.
 DATA ·vexpConsts+0(SB)/4, $0x4b400000  // 0x1.8p23
 DATA ·vexpConsts+4(SB)/4, $0x3fb8aa3b  // 0x1.715476p+0
@@ -101,42 +120,10 @@ rfloop:
 //
 // y = a + b element by element, n a positive multiple of 8.
 TEXT ·addAVX2(SB), NOSPLIT, $0-32
-	MOVQ n+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DX
-	MOVQ y+24(FP), DI
-	SHRQ $3, CX
-
-addloop:
-	VMOVUPS (SI), Y0
-	VADDPS  (DX), Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ    $32, SI
-	ADDQ    $32, DX
-	ADDQ    $32, DI
-	DECQ    CX
-	JNZ     addloop
-	VZEROUPPER
-	RET
+	BINARY(VADDPS, addloop)
 
 // func mulAVX2(n int, a, b, y *float32)
 //
 // y = a · b element by element, n a positive multiple of 8.
 TEXT ·mulAVX2(SB), NOSPLIT, $0-32
-	MOVQ n+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DX
-	MOVQ y+24(FP), DI
-	SHRQ $3, CX
-
-mulloop:
-	VMOVUPS (SI), Y0
-	VMULPS  (DX), Y0, Y0
-	VMOVUPS Y0, (DI)
-	ADDQ    $32, SI
-	ADDQ    $32, DX
-	ADDQ    $32, DI
-	DECQ    CX
-	JNZ     mulloop
-	VZEROUPPER
-	RET
+	BINARY(VMULPS, mulloop)
