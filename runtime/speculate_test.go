@@ -41,11 +41,12 @@ func TestSpeculativeGreedyEqual(t *testing.T) {
 	}
 }
 
-// TestLookupSpan: prompt lookup drafts in runs as long as the model confirms them and short after a miss, so a
-// long story (which repeats its own phrases) gets its tokens from fewer passes without paying for more rejected
-// drafts than it generates tokens (a fixed 16-token draft at every n-gram match wastes three times as many).
-// With a minimum run (Min), a miss never shrinks the span below it, which would end drafting for good.
-func TestLookupSpan(t *testing.T) {
+// TestLookupDrafts: prompt lookup takes a long story's repeats (it repeats its own phrases) from its drafts,
+// with and without a minimum of drafts a step (Min: a step with fewer evaluates the chosen token alone). How
+// many drafts a step takes depends on the pass costs the engine has timed, which a busy machine moves (a
+// draft costs a row whether it stands or not, and where rows are cheap the sizer takes more of them), so the
+// choice itself is TestDraftSizer's, on given costs.
+func TestLookupDrafts(t *testing.T) {
 	m := load(t, storiesModel)
 	for _, sp := range []runtime.Speculation{{Lookup: 3}, {Lookup: 3, Min: 3}} {
 		opt := runtime.GenerateOptions{MaxTokens: 400, Sampling: greedy(), IgnoreEOG: true, Speculation: &sp}
@@ -57,9 +58,6 @@ func TestLookupSpan(t *testing.T) {
 		t.Logf("%+v: %d tokens: %d drafts, %d accepted", sp, st.Generated, st.Drafted, st.Accepted)
 		if st.Accepted < st.Generated/4 {
 			t.Errorf("%+v: %d of %d tokens came from drafts: the story's repeats should give more", sp, st.Accepted, st.Generated)
-		}
-		if rejected := st.Drafted - st.Accepted; rejected > st.Generated {
-			t.Errorf("%+v: %d drafts rejected for %d tokens", sp, rejected, st.Generated)
 		}
 	}
 }
