@@ -225,7 +225,7 @@ func attnProgram(b *testing.B, be *Backend, kb, vb accel.Buffer, heads, size, fi
 }
 
 // compileBench builds bld's graph and compiles it on be.
-func compileBench(b *testing.B, be *Backend, bld *accel.Builder) accel.Program {
+func compileBench(b testing.TB, be *Backend, bld *accel.Builder) accel.Program {
 	g, err := bld.Build()
 	if err != nil {
 		b.Fatal(err)

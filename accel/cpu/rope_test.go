@@ -1,6 +1,7 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -113,10 +114,6 @@ func TestRoPENormalKernel(t *testing.T) {
 		for i := 0; i < c.rows; i++ {
 			s.rotate(x[i*c.size:(i+1)*c.size], want[i*c.size:(i+1)*c.size], cache)
 		}
-		for i := range got {
-			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("%+v: element %d: %v, want %v", c, i, got[i], want[i])
-			}
-		}
+		assertBits(t, fmt.Sprintf("%+v: element", c), got, want)
 	}
 }

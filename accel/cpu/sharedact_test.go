@@ -1,7 +1,7 @@
 package cpu
 
 import (
-	"math"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -56,14 +56,7 @@ func TestSharedActivations(t *testing.T) {
 				bld.Output(o)
 				outs = append(outs, o)
 			}
-			g, err := bld.Build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			prog, err := be.Compile(g, accel.CompileOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			prog := compileBench(t, be, bld)
 			defer prog.Close()
 			for k := range x {
 				if err := prog.SetFloat32(x[k], xs[k]); err != nil {
@@ -93,11 +86,7 @@ func TestSharedActivations(t *testing.T) {
 		}
 		for i := range all {
 			want, _, _ := run([]int{i})
-			for j := range want[0] {
-				if math.Float32bits(got[i][j]) != math.Float32bits(want[0][j]) {
-					t.Fatalf("n=%d: product %d, element %d: %v, alone %v", n, i, j, got[i][j], want[0][j])
-				}
-			}
+			assertBits(t, fmt.Sprintf("n=%d: product %d, element", n, i), got[i], want[0])
 		}
 	}
 }
