@@ -111,7 +111,7 @@ func (z *draftSizer) size(c *passCosts, n int) int {
 			r2, t2, r1, t1 = r1, t1, 1+d, t
 		case seen > 0:
 			t = min(t, est) // a size timed once or twice (its first pass builds its program) is tried again
-		case d < n && 1+d > r1+1:
+		case d < n && d > r1: // 1+d rows, more than one above the largest known
 			continue // tried when the lookup offers that many, or when the size below is known
 		default:
 			t = est
