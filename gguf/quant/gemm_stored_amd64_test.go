@@ -2,7 +2,13 @@
 
 package quant
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+)
 
 // TestGemmStoredIQ4_XSNoVBMI runs the IQ4_XS Gemm with the single-column kernel of CPUs without VBMI, which
 // this CPU may not pick.
@@ -15,4 +21,86 @@ func TestGemmStoredIQ4_XSNoVBMI(t *testing.T) {
 	defer func() { ix4Vec = saved }()
 	ix4Vec = gemv1IQ4x
 	testGemmStoredExact(t, []*Gemm{g})
+}
+
+// TestStreamAheadExact runs the stored Gemms with the one-column kernels prefetching ahead and only touching the
+// lines they reach (streamAhead 1 and 0, the setting this CPU does not pick included): the bits are the same,
+// and no register the kernels use for their work is taken for the distance.
+func TestStreamAheadExact(t *testing.T) {
+	saved := streamAhead
+	defer func() { streamAhead = saved }()
+	for _, ahead := range []int{0, 1} {
+		streamAhead = ahead
+		t.Run(fmt.Sprint("ahead=", ahead), func(t *testing.T) { testGemmStoredExact(t, storedGemms()) })
+	}
+}
+
+func TestAheadFor(t *testing.T) {
+	for _, c := range []struct {
+		vendor string
+		family uint32
+		want   int
+	}{{"AuthenticAMD", 0x19, 0}, {"AuthenticAMD", 0x1a, 1}, {"AuthenticAMD", 0x17, 1}, {"GenuineIntel", 6, 1}} {
+		if got := aheadFor(c.vendor, c.family); got != c.want {
+			t.Errorf("aheadFor(%q, %#x) = %d, want %d", c.vendor, c.family, got, c.want)
+		}
+	}
+	if v, f := x86Family(); len(v) != 12 || f == 0 {
+		t.Errorf("x86Family() = %q, %#x", v, f)
+	}
+}
+
+// BenchmarkStreamAhead streams 512 MiB of stored groups of each type with a one-column kernel through MulPacked
+// against one activation row, as a decode step does, prefetching ahead and not (ahead=1, 0), with 1 and 2
+// goroutines: bytes of weights per second (streamAhead's choice for this CPU, against BenchmarkStream of
+// internal/membw).
+func BenchmarkStreamAhead(b *testing.B) {
+	const n, bytes = 4096, 512 << 20
+	saved := streamAhead
+	defer func() { streamAhead = saved }()
+	for _, wt := range []Type{Q4_K, Q5_K, Q6_K, IQ4_XS} {
+		g := GemmFor(wt, OrderRepacked)
+		if g == nil || g.storedBlock == 0 {
+			g = GemmFor(wt, OrderVecDot)
+		}
+		if g == nil || g.storedBlock == 0 {
+			continue
+		}
+		x := randRow(rand.New(rand.NewPCG(1, 1)), n)
+		rowBytes, _ := wt.RowBytes(n)
+		w := make([]byte, GemmRows*rowBytes)
+		for r := 0; r < GemmRows; r++ {
+			if err := Quantize(wt, x, w[r*rowBytes:]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		gb := g.PackedBytes(n, GemmRows)
+		groups := bytes / gb
+		packed := make([]byte, groups*gb)
+		g.Pack(n, w, rowBytes, GemmRows, packed[:gb])
+		for i := 1; i < groups; i++ {
+			copy(packed[i*gb:], packed[:gb])
+		}
+		a := make([]byte, g.ActivationRowBytes(n))
+		g.QuantizeActivation(x, a)
+		out := make([]float32, groups*GemmRows)
+		for _, ahead := range []int{1, 0} {
+			for threads := 1; threads <= min(2, runtime.GOMAXPROCS(0)); threads++ {
+				b.Run(fmt.Sprintf("%s/ahead=%d/threads=%d", benchName(wt), ahead, threads), func(b *testing.B) {
+					streamAhead = ahead
+					b.SetBytes(int64(groups * GemmRows * rowBytes))
+					var wg sync.WaitGroup
+					for b.Loop() {
+						for t := range threads {
+							wg.Go(func() {
+								lo, hi := groups*t/threads, groups*(t+1)/threads
+								g.MulPacked(n, packed[lo*gb:hi*gb], (hi-lo)*GemmRows, a, len(a), 1, out[lo*GemmRows:], len(out))
+							})
+						}
+						wg.Wait()
+					}
+				})
+			}
+		}
+	}
 }

@@ -258,9 +258,9 @@ ix4loop:
 // IXPFD1 is the one-column kernels': 2 stored super-blocks, every line (the header's three at the block
 // start, each quant line as IX1D or IX1DV reads it). BenchmarkStreamGemm iq4_xs, alternating: one goroutine
 // 23.8–26.7 GB/s against 18.3–19.9 unprefetched, two 39.1–47.4 against 26.9–35.7. (An earlier measurement had
-// found them faster unprefetched, against 3 super-blocks ahead: 20.7–21.7 against 12.1–16.5 with one
-// goroutine. The same prefetching measured level for Q4_0's and Q8_0's one-column kernels, which stream as
-// fast without.)
+// found them faster unprefetched: 20.7–21.7 against 12.1–16.5 GB/s with one goroutine. The host decides, Zen 4
+// against Zen 5: the distance is STREAMAHEAD's, prefetch_amd64.go. The same prefetching measured level for
+// Q4_0's and Q8_0's one-column kernels, which stream as fast without.)
 #define IXPFD1 4480
 
 // IX1FIN adds the eight sub-block sums Z0…Z7 of one super-block (exact integers, in any order) and
@@ -284,7 +284,7 @@ ix4loop:
 // IX1D adds stored dword so of the super-block at SI into sub-block sum Z (activation dwords at lo(DI) and
 // lo+16(DI)).
 #define IX1D(so, lo, Z) \
-	PREFETCHT0    IXPFD1+const_ix4Qs+so(SI) \
+	PREFETCHT0    const_ix4Qs+so(SI)(R12*1) \
 	IX4UNPACK(so)                           \
 	VPDPBUSD.BCST lo(DI), Z25, Z            \
 	VPDPBUSD.BCST lo+16(DI), Z26, Z
@@ -309,9 +309,10 @@ TEXT ·gemv1IQ4x(SB), NOSPLIT, $0-40
 	MOVQ   a+16(FP), DI
 	IX4CONSTS
 	VPXORD Z8, Z8, Z8
+	STREAMAHEAD(IXPFD1, R12)
 
 ix1loop:
-	PREFETCH3(IXPFD1, SI)
+	PREFETCH3X(0, SI, R12)
 	IX1SUB(0, Z0)
 	IX1SUB(1, Z1)
 	IX1SUB(2, Z2)
@@ -333,7 +334,7 @@ ix1loop:
 
 // IX1DV and IX1SUBV are IX1D and IX1SUB unpacking with IX4UNPACKV.
 #define IX1DV(so, lo, Z) \
-	PREFETCHT0    IXPFD1+const_ix4Qs+so(SI) \
+	PREFETCHT0    const_ix4Qs+so(SI)(R12*1) \
 	IX4UNPACKV(so)                           \
 	VPDPBUSD.BCST lo(DI), Z25, Z            \
 	VPDPBUSD.BCST lo+16(DI), Z26, Z
@@ -356,9 +357,10 @@ TEXT ·gemv1IQ4xVBMI(SB), NOSPLIT, $0-40
 	MOVQ   a+16(FP), DI
 	IX4CONSTS
 	VPXORD Z8, Z8, Z8
+	STREAMAHEAD(IXPFD1, R12)
 
 ix1vloop:
-	PREFETCH3(IXPFD1, SI)
+	PREFETCH3X(0, SI, R12)
 	IX1SUBV(0, Z0)
 	IX1SUBV(1, Z1)
 	IX1SUBV(2, Z2)

@@ -22,13 +22,14 @@ GLOBL k4xNib<>(SB), RODATA|NOPTR, $4
 // start, each quant line as X1 reads it). BenchmarkStreamGemm q4_k, alternating: one goroutine 24.5–27.1
 // GB/s against 18.6–21.0 unprefetched, two 31.1–48.5 against 26.6–38.1; one and three super-blocks ahead
 // streamed as two. (An earlier measurement had found the unprefetched kernel faster: 19.2–20.9 against
-// 13.4–15.9 GB/s with one goroutine, prefetching 3 super-blocks ahead.)
+// 13.4–15.9 GB/s with one goroutine. The host decides: on Zen 4 the kernel streams faster touching each line
+// as it reaches it, on Zen 5 prefetching ahead; so the distance is STREAMAHEAD's, prefetch_amd64.go.)
 #define X1PFD 4736
 
 // X1 adds stored dword so (its offset in the quants) of the super-block at SI into the group sums ZL (low
 // nibbles, activation dword at lo(DI)) and ZH (high nibbles, at hi(DI)).
 #define X1(so, lo, hi, ZL, ZH) \
-	PREFETCHT0    X1PFD+const_k4xQs+so(SI)  \
+	PREFETCHT0    const_k4xQs+so(SI)(R12*1) \
 	VMOVDQU32     const_k4xQs+so(SI), Z10   \
 	VPANDD        Z31, Z10, Z11             \
 	VPSRLD        $4, Z10, Z12              \
@@ -82,9 +83,10 @@ TEXT ·gemv1Q4Kx(SB), NOSPLIT, $0-40
 	VPBROADCASTD k4xNib<>(SB), Z31
 	VPXORD       Z8, Z8, Z8
 	VPXORD       Z9, Z9, Z9
+	STREAMAHEAD(X1PFD, R12)
 
 x1loop:
-	PREFETCH5(X1PFD, SI)
+	PREFETCH5X(0, SI, R12)
 	VCVTPH2PS   (SI), Z14
 	VMULPS.BCST (DI), Z14, Z14
 	VCVTPH2PS   const_k4xDmin(SI), Z15

@@ -27,7 +27,7 @@ GLOBL k5xTwice<>(SB), RODATA|NOPTR, $4
 // K5XPFD is the kernels' prefetch distance: 2 stored super-blocks. The one-column kernel prefetches every
 // line that far ahead (the scales, minimums and d at the block start, each lane's lines as it reaches the
 // lane): BenchmarkStreamGemm q5_k, alternating, one goroutine 24.0–29.4 GB/s against 12.7–17.4 without, two
-// 25.2–48.5 against 20.8–27.0.
+// 25.2–48.5 against 20.8–27.0 (on Zen 5; on Zen 4 it streams faster without: its distance is STREAMAHEAD's).
 #define K5XPFD 5760
 
 // K5UNPACK unpacks the lane at o(SI) (dwords qs[l], qs[l+32], qs[l+64], qs[l+96], qh[l]) into the groups'
@@ -218,7 +218,7 @@ k5mloop:
 // K5L1 adds lane m of the super-block at SI and the column at R8 into its accumulator F, with the scale
 // pairs in Z24…Z27 and d·yd in Z12.
 #define K5L1(m, F)                                                     \
-	PREFETCH5(K5XPFD+const_k5xSD+320*m, SI)                               \
+	PREFETCH5X(const_k5xSD+320*m, SI, R13)                               \
 	K5UNPACK(const_k5xSD+320*m)                                           \
 	VPXORD   Z9, Z9, Z9                                                   \
 	VPXORD   Z10, Z10, Z10                                                \
@@ -253,9 +253,10 @@ TEXT ·gemv1Q5Kx(SB), NOSPLIT, $0-32
 	K5ZERO4(Z0, Z1, Z2, Z3)
 	K5ZERO4(Z4, Z5, Z6, Z7)
 	VPXORD        Z8, Z8, Z8
+	STREAMAHEAD(K5XPFD, R13)
 
 k51loop:
-	PREFETCH5(K5XPFD, SI)
+	PREFETCH5X(0, SI, R13)
 	VCVTPH2PS    const_k5xD(SI), Z12
 	VMULPS.BCST  (R8), Z12, Z12
 	VPMOVZXBW    (SI), Z24

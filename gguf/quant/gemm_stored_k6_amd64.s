@@ -32,7 +32,8 @@ GLOBL k6xM32<>(SB), RODATA|NOPTR, $8
 // and d at the block start and each lane's lines as it reaches the lane. BenchmarkStreamGemm q6_k,
 // alternating: one goroutine 26–34 GB/s against 15–18 with only the scales and d prefetched, two 33–59
 // against 17–30; one super-block ahead streamed ~20% slower, three and four as two, and putting the scales
-// and d first in the layout (they are read first) made no difference once every line was prefetched.
+// and d first in the layout (they are read first) made no difference once every line was prefetched. (On
+// Zen 5; on Zen 4 the one-column kernel streams faster without, and its distance is STREAMAHEAD's.)
 #define K6XPFD 6720
 
 // K6SETUP loads the constants and the registers of lane m (t = m%2): R12 = 4m (the quant dword offset in
@@ -173,7 +174,7 @@ k64loop:
 // group in word t; the other such pair at OUT(SI)), −32 in word t in CT, d·yd in Z12. The offset terms'
 // bsums are word t of the activation dwords at INB and OUTB.
 #define K6L1(m, CT, IN, INB, OUT, OUTB, F)                                     \
-	PREFETCH6(K6XPFD+384*m, SI)                                                   \
+	PREFETCH6X(384*m, SI, R13)                                                    \
 	K6UNPACK(384*m)                                                               \
 	VPXORD         Z23, Z23, Z23                                                  \
 	VPXORD         Z24, Z24, Z24                                                  \
@@ -213,9 +214,10 @@ TEXT ·gemv1Q6Kx(SB), NOSPLIT, $0-32
 	VPBROADCASTD k6xM32<>+0(SB), Z28
 	VPBROADCASTD k6xM32<>+4(SB), Z27
 	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	STREAMAHEAD(K6XPFD, R13)
 
 k61loop:
-	PREFETCH5(K6XPFD+3072, SI)
+	PREFETCH5X(3072, SI, R13)
 	VCVTPH2PS   const_k6xBlock-const_k6xSD+const_k6xD(SI), Z12
 	VMULPS.BCST (R8), Z12, Z12
 	K6PAIRS(0)

@@ -14,3 +14,25 @@
 #define PREFETCH6(o, R)    \
 	PREFETCH5(o, R)    \
 	PREFETCHT0 o+320(R)
+
+// The one-column kernels' stream (gemv1Q4Kx, gemv1Q5Kx, gemv1Q6Kx, gemv1IQ4x, gemv1IQ4xVBMI) is prefetched a
+// distance ahead held in a register: STREAMAHEAD(d, I) sets I to d where the CPU gains from prefetching ahead
+// and to 0 where it streams faster without (streamAhead, prefetch_amd64.go), and PREFETCH3X, PREFETCH5X and
+// PREFETCH6X prefetch 3, 5 and 6 cache lines from o(R) plus I (with I = 0, the lines about to be read).
+#define STREAMAHEAD(d, I) \
+	MOVQ   ·streamAhead(SB), I \
+	IMUL3Q $d, I, I
+
+#define PREFETCH3X(o, R, I)    \
+	PREFETCHT0 o(R)(I*1)     \
+	PREFETCHT0 o+64(R)(I*1)  \
+	PREFETCHT0 o+128(R)(I*1)
+
+#define PREFETCH5X(o, R, I)      \
+	PREFETCH3X(o, R, I)      \
+	PREFETCHT0 o+192(R)(I*1) \
+	PREFETCHT0 o+256(R)(I*1)
+
+#define PREFETCH6X(o, R, I)      \
+	PREFETCH5X(o, R, I)      \
+	PREFETCHT0 o+320(R)(I*1)
