@@ -23,26 +23,36 @@ func TestGemmStoredIQ4_XSNoVBMI(t *testing.T) {
 	testGemmStoredExact(t, []*Gemm{g})
 }
 
-// TestStreamAheadExact runs the stored Gemms with the one-column kernels prefetching ahead and only touching the
-// lines they reach (streamAhead 1 and 0, the setting this CPU does not pick included): the bits are the same,
-// and no register the kernels use for their work is taken for the distance.
-func TestStreamAheadExact(t *testing.T) {
-	saved := streamAhead
-	defer func() { streamAhead = saved }()
-	for _, ahead := range []int{0, 1} {
-		streamAhead = ahead
-		t.Run(fmt.Sprint("ahead=", ahead), func(t *testing.T) { testGemmStoredExact(t, storedGemms()) })
+// setPolicy sets the one-column kernels' prefetching policy (prefetch_amd64.go): Zen 4's or the others'.
+func setPolicy(zen4 bool) {
+	streamAhead, streamL2 = 1, false
+	if zen4 {
+		streamAhead, streamL2 = 0, true
 	}
 }
 
-func TestAheadFor(t *testing.T) {
+// TestStreamAheadExact runs the stored Gemms under both prefetching policies (the one this CPU does not pick
+// included): the bits are the same, no register the kernels use for their work is taken for the distance,
+// and nothing is allocated.
+func TestStreamAheadExact(t *testing.T) {
+	defer setPolicy(isZen4(x86Family()))
+	for _, zen4 := range []bool{false, true} {
+		setPolicy(zen4)
+		t.Run(fmt.Sprint("zen4=", zen4), func(t *testing.T) {
+			testGemmStoredExact(t, storedGemms())
+			testGemmStoredAllocs(t)
+		})
+	}
+}
+
+func TestIsZen4(t *testing.T) {
 	for _, c := range []struct {
 		vendor string
 		family uint32
-		want   int
-	}{{"AuthenticAMD", 0x19, 0}, {"AuthenticAMD", 0x1a, 1}, {"AuthenticAMD", 0x17, 1}, {"GenuineIntel", 6, 1}} {
-		if got := aheadFor(c.vendor, c.family); got != c.want {
-			t.Errorf("aheadFor(%q, %#x) = %d, want %d", c.vendor, c.family, got, c.want)
+		want   bool
+	}{{"AuthenticAMD", 0x19, true}, {"AuthenticAMD", 0x1a, false}, {"AuthenticAMD", 0x17, false}, {"GenuineIntel", 6, false}} {
+		if got := isZen4(c.vendor, c.family); got != c.want {
+			t.Errorf("isZen4(%q, %#x) = %v, want %v", c.vendor, c.family, got, c.want)
 		}
 	}
 	if v, f := x86Family(); len(v) != 12 || f == 0 {
@@ -51,13 +61,12 @@ func TestAheadFor(t *testing.T) {
 }
 
 // BenchmarkStreamAhead streams 512 MiB of stored groups of each type with a one-column kernel through MulPacked
-// against one activation row, as a decode step does, prefetching ahead and not (ahead=1, 0), with 1 and 2
-// goroutines: bytes of weights per second (streamAhead's choice for this CPU, against BenchmarkStream of
-// internal/membw).
+// against one activation row, as a decode step does, under both prefetching policies (zen4=false: into L1
+// ahead; zen4=true: touching, Q5_K and Q6_K into L2 ahead), with 1 and 2 goroutines: bytes of weights per
+// second (the policy's choice for this CPU, against BenchmarkStream of internal/membw).
 func BenchmarkStreamAhead(b *testing.B) {
 	const n, bytes = 4096, 512 << 20
-	saved := streamAhead
-	defer func() { streamAhead = saved }()
+	defer setPolicy(isZen4(x86Family()))
 	for _, wt := range []Type{Q4_K, Q5_K, Q6_K, IQ4_XS} {
 		g := GemmFor(wt, OrderRepacked)
 		if g == nil || g.storedBlock == 0 {
@@ -84,10 +93,10 @@ func BenchmarkStreamAhead(b *testing.B) {
 		a := make([]byte, g.ActivationRowBytes(n))
 		g.QuantizeActivation(x, a)
 		out := make([]float32, groups*GemmRows)
-		for _, ahead := range []int{1, 0} {
+		for _, zen4 := range []bool{false, true} {
 			for threads := 1; threads <= min(2, runtime.GOMAXPROCS(0)); threads++ {
-				b.Run(fmt.Sprintf("%s/ahead=%d/threads=%d", benchName(wt), ahead, threads), func(b *testing.B) {
-					streamAhead = ahead
+				b.Run(fmt.Sprintf("%s/zen4=%v/threads=%d", benchName(wt), zen4, threads), func(b *testing.B) {
+					setPolicy(zen4)
 					b.SetBytes(int64(groups * GemmRows * rowBytes))
 					var wg sync.WaitGroup
 					for b.Loop() {

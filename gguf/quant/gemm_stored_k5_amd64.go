@@ -21,7 +21,11 @@ func mulQ5_Kx16(nb int, p, a []byte, aStride, cols int, out []float32, outStride
 		nc := 4
 		if cols-c0 < 4 {
 			nc = 1
-			gemv1Q5Kx(nb, &p[0], &a[c0*aStride], &acc)
+			if streamL2 { // a direct call: through a func value acc would escape to the heap
+				gemv1Q5KxL2(nb, &p[0], &a[c0*aStride], &acc)
+			} else {
+				gemv1Q5Kx(nb, &p[0], &a[c0*aStride], &acc)
+			}
 		} else {
 			for m := 0; m < 8; m++ {
 				gemm4Q5Kx(nb, &p[k5xQ(m, 0)], &p[k5xSDAt(0)], &a[c0*aStride], aStride, m, &acc[m][0])
@@ -59,3 +63,8 @@ func gemm4Q5KxMins(nb int, sd, a *byte, aStride int, acc *float32)
 //
 //go:noescape
 func gemv1Q5Kx(nb int, p, a *byte, acc *[9][4 * GemmRows]float32)
+
+// gemv1Q5KxL2 is gemv1Q5Kx prefetching into L2 (streamL2: Zen 4).
+//
+//go:noescape
+func gemv1Q5KxL2(nb int, p, a *byte, acc *[9][4 * GemmRows]float32)

@@ -27,7 +27,8 @@ GLOBL k5xTwice<>(SB), RODATA|NOPTR, $4
 // K5XPFD is the kernels' prefetch distance: 2 stored super-blocks. The one-column kernel prefetches every
 // line that far ahead (the scales, minimums and d at the block start, each lane's lines as it reaches the
 // lane): BenchmarkStreamGemm q5_k, alternating, one goroutine 24.0–29.4 GB/s against 12.7–17.4 without, two
-// 25.2–48.5 against 20.8–27.0 (on Zen 5; on Zen 4 it streams faster without: its distance is STREAMAHEAD's).
+// 25.2–48.5 against 20.8–27.0, on Zen 5. On Zen 4 prefetching into L1 that far ahead streamed slower than not
+// prefetching at all, and into L2 (PREFETCHT2, gemv1Q5KxL2) faster: prefetch_amd64.go.
 #define K5XPFD 5760
 
 // K5UNPACK unpacks the lane at o(SI) (dwords qs[l], qs[l+32], qs[l+64], qs[l+96], qh[l]) into the groups'
@@ -217,8 +218,8 @@ k5mloop:
 
 // K5L1 adds lane m of the super-block at SI and the column at R8 into its accumulator F, with the scale
 // pairs in Z24…Z27 and d·yd in Z12.
-#define K5L1(m, F)                                                     \
-	PREFETCH5X(const_k5xSD+320*m, SI, R13)                               \
+#define K5L1(PF, m, F)                                                 \
+	PREFETCH5I(PF, K5XPFD+const_k5xSD+320*m, SI)                         \
 	K5UNPACK(const_k5xSD+320*m)                                           \
 	VPXORD   Z9, Z9, Z9                                                   \
 	VPXORD   Z10, Z10, Z10                                                \
@@ -239,63 +240,76 @@ k5mloop:
 	VPDPWSSD.BCST  260+4*j(R8), Z16, Z9                           \
 	VPDPWSSD.BCST  264+4*j(R8), Z17, Z10
 
+// GEMV1Q5KX is gemv1Q5Kx's body after its arguments (nb in CX, p in SI, a in R8, acc in DI), prefetching
+// with PF (loop: its loop's label).
+#define GEMV1Q5KX(PF, loop) \
+	K5CONST                                      \
+	VPBROADCASTD  k5xTwice<>(SB), Z30            \
+	K5ZERO4(Z0, Z1, Z2, Z3)                      \
+	K5ZERO4(Z4, Z5, Z6, Z7)                      \
+	VPXORD        Z8, Z8, Z8                     \
+loop:                                                \
+	PREFETCH5I(PF, K5XPFD, SI)                   \
+	VCVTPH2PS    const_k5xD(SI), Z12             \
+	VMULPS.BCST  (R8), Z12, Z12                  \
+	VPMOVZXBW    (SI), Z24                       \
+	VPMOVZXBW    32(SI), Z25                     \
+	VPMOVZXBW    64(SI), Z26                     \
+	VPMOVZXBW    96(SI), Z27                     \
+	K5L1(PF, 0, Z0)                              \
+	K5L1(PF, 1, Z1)                              \
+	K5L1(PF, 2, Z2)                              \
+	K5L1(PF, 3, Z3)                              \
+	K5L1(PF, 4, Z4)                              \
+	K5L1(PF, 5, Z5)                              \
+	K5L1(PF, 6, Z6)                              \
+	K5L1(PF, 7, Z7)                              \
+	VPXORD       Z9, Z9, Z9                      \
+	VPXORD       Z10, Z10, Z10                   \
+	K5MIN1(0)                                    \
+	K5MIN1(2)                                    \
+	K5MIN1(4)                                    \
+	K5MIN1(6)                                    \
+	VPADDD       Z10, Z9, Z9                     \
+	VCVTDQ2PS    Z9, Z9                          \
+	VCVTPH2PS    const_k5xDmin(SI), Z11          \
+	VMULPS.BCST  (R8), Z11, Z11                  \
+	VFNMADD231PS Z11, Z9, Z8                     \
+	ADDQ         $const_k5xBlock, SI             \
+	ADDQ         $292, R8                        \
+	DECQ         CX                              \
+	JNZ          loop                            \
+	VMOVUPS Z0, (DI)                             \
+	VMOVUPS Z1, 256(DI)                          \
+	VMOVUPS Z2, 512(DI)                          \
+	VMOVUPS Z3, 768(DI)                          \
+	VMOVUPS Z4, 1024(DI)                         \
+	VMOVUPS Z5, 1280(DI)                         \
+	VMOVUPS Z6, 1536(DI)                         \
+	VMOVUPS Z7, 1792(DI)                         \
+	VMOVUPS Z8, 2048(DI)                         \
+	VZEROUPPER                                   \
+	RET
+
 // func gemv1Q5Kx(nb int, p, a *byte, acc *[9][4 * GemmRows]float32)
 //
 // Reference: DotQ5_KQ8_K's eight lanes and minimum terms for the 16 rows of one stored group at p against one
 // Q8_K column a, in one pass through the stored super-blocks (one stream, like the rows' own); acc[m] gets
-// lane m's 16 float accumulators, acc[8] the minimum terms'.
+// lane m's 16 float accumulators, acc[8] the minimum terms'. Every line is prefetched K5XPFD ahead into L1
+// (PREFETCHT0).
 TEXT ·gemv1Q5Kx(SB), NOSPLIT, $0-32
-	MOVQ          nb+0(FP), CX
-	MOVQ          p+8(FP), SI
-	MOVQ          a+16(FP), R8
-	K5CONST
-	VPBROADCASTD  k5xTwice<>(SB), Z30
-	K5ZERO4(Z0, Z1, Z2, Z3)
-	K5ZERO4(Z4, Z5, Z6, Z7)
-	VPXORD        Z8, Z8, Z8
-	STREAMAHEAD(K5XPFD, R13)
+	MOVQ nb+0(FP), CX
+	MOVQ p+8(FP), SI
+	MOVQ a+16(FP), R8
+	MOVQ acc+24(FP), DI
+	GEMV1Q5KX(PREFETCHT0, k51loop)
 
-k51loop:
-	PREFETCH5X(0, SI, R13)
-	VCVTPH2PS    const_k5xD(SI), Z12
-	VMULPS.BCST  (R8), Z12, Z12
-	VPMOVZXBW    (SI), Z24
-	VPMOVZXBW    32(SI), Z25
-	VPMOVZXBW    64(SI), Z26
-	VPMOVZXBW    96(SI), Z27
-	K5L1(0, Z0)
-	K5L1(1, Z1)
-	K5L1(2, Z2)
-	K5L1(3, Z3)
-	K5L1(4, Z4)
-	K5L1(5, Z5)
-	K5L1(6, Z6)
-	K5L1(7, Z7)
-	VPXORD       Z9, Z9, Z9
-	VPXORD       Z10, Z10, Z10
-	K5MIN1(0)
-	K5MIN1(2)
-	K5MIN1(4)
-	K5MIN1(6)
-	VPADDD       Z10, Z9, Z9
-	VCVTDQ2PS    Z9, Z9
-	VCVTPH2PS    const_k5xDmin(SI), Z11
-	VMULPS.BCST  (R8), Z11, Z11
-	VFNMADD231PS Z11, Z9, Z8
-	ADDQ         $const_k5xBlock, SI
-	ADDQ         $292, R8
-	DECQ         CX
-	JNZ          k51loop
-
-	MOVQ    acc+24(FP), DI
-	VMOVUPS Z0, (DI)
-	VMOVUPS Z1, 256(DI)
-	VMOVUPS Z2, 512(DI)
-	VMOVUPS Z3, 768(DI)
-	VMOVUPS Z4, 1024(DI)
-	VMOVUPS Z5, 1280(DI)
-	VMOVUPS Z6, 1536(DI)
-	VMOVUPS Z7, 1792(DI)
-	VMOVUPS Z8, 2048(DI)
-	VZEROUPPER
-	RET
+// func gemv1Q5KxL2(nb int, p, a *byte, acc *[9][4 * GemmRows]float32)
+//
+// gemv1Q5Kx prefetching into L2 (PREFETCHT2), for Zen 4 (streamAhead).
+TEXT ·gemv1Q5KxL2(SB), NOSPLIT, $0-32
+	MOVQ nb+0(FP), CX
+	MOVQ p+8(FP), SI
+	MOVQ a+16(FP), R8
+	MOVQ acc+24(FP), DI
+	GEMV1Q5KX(PREFETCHT2, k51l2loop)

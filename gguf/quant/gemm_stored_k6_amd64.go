@@ -21,7 +21,11 @@ func mulQ6_Kx16(nb int, p, a []byte, aStride, cols int, out []float32, outStride
 		nc := 4
 		if cols-c0 < 4 {
 			nc = 1
-			gemv1Q6Kx(nb, &p[0], &a[c0*aStride], &acc)
+			if streamL2 { // a direct call: through a func value acc would escape to the heap
+				gemv1Q6KxL2(nb, &p[0], &a[c0*aStride], &acc)
+			} else {
+				gemv1Q6Kx(nb, &p[0], &a[c0*aStride], &acc)
+			}
 		} else {
 			for m := range acc {
 				gemm4Q6Kx(nb, &p[k6xQ(m, 0)], &p[k6xSDAt(0)], &a[c0*aStride], aStride, m, &acc[m][0])
@@ -60,3 +64,8 @@ func gemm4Q6Kx(nb int, q, sd, a *byte, aStride, m int, acc *float32)
 //
 //go:noescape
 func gemv1Q6Kx(nb int, p, a *byte, acc *[8][4 * GemmRows]float32)
+
+// gemv1Q6KxL2 is gemv1Q6Kx prefetching into L2 (streamL2: Zen 4).
+//
+//go:noescape
+func gemv1Q6KxL2(nb int, p, a *byte, acc *[8][4 * GemmRows]float32)

@@ -33,7 +33,8 @@ GLOBL k6xM32<>(SB), RODATA|NOPTR, $8
 // alternating: one goroutine 26–34 GB/s against 15–18 with only the scales and d prefetched, two 33–59
 // against 17–30; one super-block ahead streamed ~20% slower, three and four as two, and putting the scales
 // and d first in the layout (they are read first) made no difference once every line was prefetched. (On
-// Zen 5; on Zen 4 the one-column kernel streams faster without, and its distance is STREAMAHEAD's.)
+// Zen 5. On Zen 4 the one-column kernel streamed slower prefetching into L1 than not at all, and faster
+// prefetching into L2: gemv1Q6KxL2, prefetch_amd64.go.)
 #define K6XPFD 6720
 
 // K6SETUP loads the constants and the registers of lane m (t = m%2): R12 = 4m (the quant dword offset in
@@ -173,8 +174,8 @@ k64loop:
 // quarter scale pairs of its half of the lanes in Z8…Z11 (one of them, IN, the pair that holds one offset
 // group in word t; the other such pair at OUT(SI)), −32 in word t in CT, d·yd in Z12. The offset terms'
 // bsums are word t of the activation dwords at INB and OUTB.
-#define K6L1(m, CT, IN, INB, OUT, OUTB, F)                                     \
-	PREFETCH6X(384*m, SI, R13)                                                    \
+#define K6L1(PF, m, CT, IN, INB, OUT, OUTB, F)                                 \
+	PREFETCH6I(PF, K6XPFD+384*m, SI)                                              \
 	K6UNPACK(384*m)                                                               \
 	VPXORD         Z23, Z23, Z23                                                  \
 	VPXORD         Z24, Z24, Z24                                                  \
@@ -199,50 +200,62 @@ k64loop:
 	VPMOVSXBW  const_k6xBlock-const_k6xSD+128*w+64(SI), Z10 \
 	VPMOVSXBW  const_k6xBlock-const_k6xSD+128*w+96(SI), Z11
 
+// GEMV1Q6KX is gemv1Q6Kx's body after its arguments (nb in CX, p in SI, a in R8, acc in DI), prefetching
+// with PF (loop: its loop's label).
+#define GEMV1Q6KX(PF, loop) \
+	VPBROADCASTD k6xNib<>(SB), Z30               \
+	VPBROADCASTD k6x3F<>(SB), Z29                \
+	VPBROADCASTD k6xLo<>(SB), Z31                \
+	VPBROADCASTD k6xM32<>+0(SB), Z28             \
+	VPBROADCASTD k6xM32<>+4(SB), Z27             \
+	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)        \
+loop:                                                \
+	PREFETCH5I(PF, K6XPFD+3072, SI)              \
+	VCVTPH2PS   const_k6xBlock-const_k6xSD+const_k6xD(SI), Z12 \
+	VMULPS.BCST (R8), Z12, Z12                   \
+	K6PAIRS(0)                                   \
+	K6L1(PF, 0, Z28, Z8, 260, 3200, 262, Z0)     \
+	K6L1(PF, 1, Z27, Z8, 262, 3200, 264, Z1)     \
+	K6L1(PF, 2, Z28, Z9, 268, 3232, 270, Z2)     \
+	K6L1(PF, 3, Z27, Z9, 270, 3232, 272, Z3)     \
+	K6PAIRS(1)                                   \
+	K6L1(PF, 4, Z28, Z10, 278, 3136, 276, Z4)    \
+	K6L1(PF, 5, Z27, Z10, 280, 3136, 278, Z5)    \
+	K6L1(PF, 6, Z28, Z11, 286, 3168, 284, Z6)    \
+	K6L1(PF, 7, Z27, Z11, 288, 3168, 286, Z7)    \
+	ADDQ        $const_k6xBlock, SI              \
+	ADDQ        $292, R8                         \
+	DECQ        CX                               \
+	JNZ         loop                             \
+	VMOVUPS Z0, (DI)                             \
+	VMOVUPS Z1, 256(DI)                          \
+	VMOVUPS Z2, 512(DI)                          \
+	VMOVUPS Z3, 768(DI)                          \
+	VMOVUPS Z4, 1024(DI)                         \
+	VMOVUPS Z5, 1280(DI)                         \
+	VMOVUPS Z6, 1536(DI)                         \
+	VMOVUPS Z7, 1792(DI)                         \
+	VZEROUPPER                                   \
+	RET
+
 // func gemv1Q6Kx(nb int, p, a *byte, acc *[8][4 * GemmRows]float32)
 //
 // Reference: DotQ6_KQ8_K's eight lanes for the 16 rows of one stored group at p against one Q8_K column a,
 // in one pass through the stored super-blocks (one stream, like the rows' own); acc[m] gets lane m's 16
-// float accumulators.
+// float accumulators. Every line is prefetched K6XPFD ahead into L1 (PREFETCHT0).
 TEXT ·gemv1Q6Kx(SB), NOSPLIT, $0-32
-	MOVQ         nb+0(FP), CX
-	MOVQ         p+8(FP), SI
-	MOVQ         a+16(FP), R8
-	VPBROADCASTD k6xNib<>(SB), Z30
-	VPBROADCASTD k6x3F<>(SB), Z29
-	VPBROADCASTD k6xLo<>(SB), Z31
-	VPBROADCASTD k6xM32<>+0(SB), Z28
-	VPBROADCASTD k6xM32<>+4(SB), Z27
-	ZERO8(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
-	STREAMAHEAD(K6XPFD, R13)
+	MOVQ nb+0(FP), CX
+	MOVQ p+8(FP), SI
+	MOVQ a+16(FP), R8
+	MOVQ acc+24(FP), DI
+	GEMV1Q6KX(PREFETCHT0, k61loop)
 
-k61loop:
-	PREFETCH5X(3072, SI, R13)
-	VCVTPH2PS   const_k6xBlock-const_k6xSD+const_k6xD(SI), Z12
-	VMULPS.BCST (R8), Z12, Z12
-	K6PAIRS(0)
-	K6L1(0, Z28, Z8, 260, 3200, 262, Z0)
-	K6L1(1, Z27, Z8, 262, 3200, 264, Z1)
-	K6L1(2, Z28, Z9, 268, 3232, 270, Z2)
-	K6L1(3, Z27, Z9, 270, 3232, 272, Z3)
-	K6PAIRS(1)
-	K6L1(4, Z28, Z10, 278, 3136, 276, Z4)
-	K6L1(5, Z27, Z10, 280, 3136, 278, Z5)
-	K6L1(6, Z28, Z11, 286, 3168, 284, Z6)
-	K6L1(7, Z27, Z11, 288, 3168, 286, Z7)
-	ADDQ        $const_k6xBlock, SI
-	ADDQ        $292, R8
-	DECQ        CX
-	JNZ         k61loop
-
-	MOVQ    acc+24(FP), DI
-	VMOVUPS Z0, (DI)
-	VMOVUPS Z1, 256(DI)
-	VMOVUPS Z2, 512(DI)
-	VMOVUPS Z3, 768(DI)
-	VMOVUPS Z4, 1024(DI)
-	VMOVUPS Z5, 1280(DI)
-	VMOVUPS Z6, 1536(DI)
-	VMOVUPS Z7, 1792(DI)
-	VZEROUPPER
-	RET
+// func gemv1Q6KxL2(nb int, p, a *byte, acc *[8][4 * GemmRows]float32)
+//
+// gemv1Q6Kx prefetching into L2 (PREFETCHT2), for Zen 4 (streamAhead).
+TEXT ·gemv1Q6KxL2(SB), NOSPLIT, $0-32
+	MOVQ nb+0(FP), CX
+	MOVQ p+8(FP), SI
+	MOVQ a+16(FP), R8
+	MOVQ acc+24(FP), DI
+	GEMV1Q6KX(PREFETCHT2, k61l2loop)

@@ -165,6 +165,30 @@ func testGemmStoredExact(t *testing.T, gs []*Gemm) {
 	}
 }
 
+// TestGemmStoredAllocs: MulPacked allocates nothing (a decode step runs it for every matrix), for one column
+// and for more.
+func TestGemmStoredAllocs(t *testing.T) { testGemmStoredAllocs(t) }
+
+func testGemmStoredAllocs(t *testing.T) {
+	for _, g := range allGemms() {
+		if g.storedBlock == 0 {
+			continue
+		}
+		wt := g.Weight()
+		n, rows := 2*QKK, 2*GemmRows
+		wRow, _ := wt.RowBytes(n)
+		p := make([]byte, g.PackedBytes(n, rows))
+		g.Pack(n, make([]byte, rows*wRow), wRow, rows, p)
+		aRow := g.ActivationRowBytes(n)
+		for _, cols := range []int{1, 4, 9} {
+			a, out := make([]byte, cols*aRow), make([]float32, rows*cols)
+			if k := testing.AllocsPerRun(5, func() { g.MulPacked(n, p, rows, a, aRow, cols, out, rows) }); k != 0 {
+				t.Errorf("%v %v, %d columns: %v allocations a call", wt, g.Order(), cols, k)
+			}
+		}
+	}
+}
+
 func TestGemmStoredBadShapes(t *testing.T) {
 	for _, g := range storedGemms() {
 		wt := g.Weight()

@@ -4,23 +4,33 @@ package quant
 
 import "encoding/binary"
 
-// streamAhead is 1 where the AVX-512 one-column kernels on stored groups (gemv1Q4Kx, gemv1Q5Kx, gemv1Q6Kx and
-// the IQ4_XS ones: a decode step's stream of weights) prefetch their stream two super-blocks ahead, and 0 where
-// they only touch each super-block's lines as they reach them (prefetch_amd64.h). Which streams faster depends on
-// the core: on AMD's Zen 5 (family 0x1a) prefetching ahead streamed Q4_K 20–30% faster with one goroutine, on
-// Zen 4 (family 0x19, whose 512-bit operations are split in two) 20–35% slower (two goroutines: 5–15%); the
-// kernels' comments had recorded both findings, apparently from different hosts. (The AVX2 kernels stream as
-// fast or faster prefetching ahead on Zen 4 too, so they keep their fixed distances.) BenchmarkStreamAhead
-// measures both ways on the CPU at hand; the bits are the same either way (TestStreamAheadExact).
-var streamAhead = aheadFor(x86Family())
+// How the one-column kernels on stored groups (a decode step's stream of weights) prefetch depends on the core.
+// On AMD's Zen 5 (family 0x1a) prefetching every line two super-blocks ahead into L1 (PREFETCHT0) streamed
+// Q4_K 20–30% faster with one goroutine than the hardware prefetcher alone, and Q6_K 50–90% (the kernels'
+// comments, BenchmarkStreamGemm); on Zen 4 (family 0x19, whose 512-bit operations are split in two) the same
+// made all four AVX-512 kernels 20–45% slower than without. There the light kernels, Q4_K's and IQ4_XS's, do
+// best only touching each line as they reach it, and Q5_K's and Q6_K's, with more work per byte, prefetching
+// ahead into L2 (PREFETCHT2): 20–25% faster than touching. (The AVX2 kernels stream as fast or faster
+// prefetching into L1 on Zen 4 too, and keep their fixed distances.) BenchmarkStreamAhead measures both
+// policies on the CPU at hand; the bits are the same either way (TestStreamAheadExact).
+var (
+	// streamAhead is 1 where gemv1Q4Kx and the IQ4_XS one-column kernels prefetch two super-blocks ahead, 0
+	// where they touch each line as they reach it (STREAMAHEAD, prefetch_amd64.h).
+	streamAhead = 1
+	// streamL2 is true where the Q5_K and Q6_K one-column kernels prefetch into L2 (gemv1Q5KxL2, gemv1Q6KxL2),
+	// false where into L1.
+	streamL2 = false
+)
 
-// aheadFor returns streamAhead for a CPU of vendor (CPUID's vendor string) and family (base plus extended).
-func aheadFor(vendor string, family uint32) int {
-	if vendor == "AuthenticAMD" && family == 0x19 {
-		return 0
+func init() {
+	if isZen4(x86Family()) {
+		streamAhead, streamL2 = 0, true
 	}
-	return 1
 }
+
+// isZen4 reports whether a CPU of vendor (CPUID's vendor string) and family (base plus extended) is AMD's
+// family 0x19 (Zen 3 and Zen 4; the kernels concerned need AVX-512, which of the two only Zen 4 has).
+func isZen4(vendor string, family uint32) bool { return vendor == "AuthenticAMD" && family == 0x19 }
 
 // x86Family returns the CPU's vendor string and family (CPUID leaves 0 and 1).
 func x86Family() (string, uint32) {

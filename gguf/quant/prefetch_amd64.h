@@ -15,8 +15,8 @@
 	PREFETCH5(o, R)    \
 	PREFETCHT0 o+320(R)
 
-// The one-column kernels' stream (gemv1Q4Kx, gemv1Q5Kx, gemv1Q6Kx, gemv1IQ4x, gemv1IQ4xVBMI) is prefetched a
-// distance ahead held in a register: STREAMAHEAD(d, I) sets I to d where the CPU gains from prefetching ahead
+// The stream of the one-column kernels gemv1Q4Kx, gemv1IQ4x and gemv1IQ4xVBMI is prefetched a distance ahead
+// held in a register: STREAMAHEAD(d, I) sets I to d where the CPU gains from prefetching ahead
 // and to 0 where it streams faster without (streamAhead, prefetch_amd64.go), and PREFETCH3X, PREFETCH5X and
 // PREFETCH6X prefetch 3, 5 and 6 cache lines from o(R) plus I (with I = 0, the lines about to be read).
 #define STREAMAHEAD(d, I) \
@@ -33,6 +33,14 @@
 	PREFETCHT0 o+192(R)(I*1) \
 	PREFETCHT0 o+256(R)(I*1)
 
-#define PREFETCH6X(o, R, I)      \
-	PREFETCH5X(o, R, I)      \
-	PREFETCHT0 o+320(R)(I*1)
+// PREFETCH5I and PREFETCH6I prefetch the 5 and 6 cache lines from o(R) with prefetch instruction PF.
+#define PREFETCH5I(PF, o, R) \
+	PF o(R)              \
+	PF o+64(R)           \
+	PF o+128(R)          \
+	PF o+192(R)          \
+	PF o+256(R)
+
+#define PREFETCH6I(PF, o, R) \
+	PREFETCH5I(PF, o, R) \
+	PF o+320(R)
