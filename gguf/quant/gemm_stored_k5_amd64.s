@@ -306,7 +306,7 @@ TEXT ·gemv1Q5Kx(SB), NOSPLIT, $0-32
 
 // func gemv1Q5KxL2(nb int, p, a *byte, acc *[9][4 * GemmRows]float32)
 //
-// gemv1Q5Kx prefetching into L2 (PREFETCHT2), for Zen 4 (streamAhead).
+// gemv1Q5Kx prefetching into L2 (PREFETCHT2), for Zen 4 (streamL2, prefetch_amd64.go).
 TEXT ·gemv1Q5KxL2(SB), NOSPLIT, $0-32
 	MOVQ nb+0(FP), CX
 	MOVQ p+8(FP), SI

@@ -252,7 +252,7 @@ TEXT ·gemv1Q6Kx(SB), NOSPLIT, $0-32
 
 // func gemv1Q6KxL2(nb int, p, a *byte, acc *[8][4 * GemmRows]float32)
 //
-// gemv1Q6Kx prefetching into L2 (PREFETCHT2), for Zen 4 (streamAhead).
+// gemv1Q6Kx prefetching into L2 (PREFETCHT2), for Zen 4 (streamL2, prefetch_amd64.go).
 TEXT ·gemv1Q6KxL2(SB), NOSPLIT, $0-32
 	MOVQ nb+0(FP), CX
 	MOVQ p+8(FP), SI

@@ -6,11 +6,11 @@ import "encoding/binary"
 
 // How the one-column kernels on stored groups (a decode step's stream of weights) prefetch depends on the core.
 // On AMD's Zen 5 (family 0x1a) prefetching every line two super-blocks ahead into L1 (PREFETCHT0) streamed
-// Q4_K 20–30% faster with one goroutine than the hardware prefetcher alone, and Q6_K 50–90% (the kernels'
+// Q4_K 15–45% faster with one goroutine than the hardware prefetcher alone, and Q6_K 45–125% (the kernels'
 // comments, BenchmarkStreamGemm); on Zen 4 (family 0x19, whose 512-bit operations are split in two) the same
-// made all four AVX-512 kernels 20–45% slower than without. There the light kernels, Q4_K's and IQ4_XS's, do
+// made all four AVX-512 kernels 15–30% slower than touching each line as they reach it. There the light kernels, Q4_K's and IQ4_XS's, do
 // best only touching each line as they reach it, and Q5_K's and Q6_K's, with more work per byte, prefetching
-// ahead into L2 (PREFETCHT2): 20–25% faster than touching. (The AVX2 kernels stream as fast or faster
+// ahead into L2 (PREFETCHT2): 5–25% faster than touching. (The AVX2 kernels stream as fast or faster
 // prefetching into L1 on Zen 4 too, and keep their fixed distances.) BenchmarkStreamAhead measures both
 // policies on the CPU at hand; the bits are the same either way (TestStreamAheadExact).
 var (
