@@ -7,13 +7,16 @@ import (
 )
 
 // passCosts keeps the recent times of the engine's generation steps by the rows (tokens) a session evaluated
-// (the chosen token and its drafts), for sizing lookup drafts: a size's cost is the least of its last
-// costWindow steps, the time of the work itself, which steps slowed by other programs on the machine do not
-// raise. Prompts are not timed: the few rows left after the prefix cache's pages would stand for rows of
-// generation at a shorter context. Sessions write and read it concurrently (atomics: a reader may see a
-// step more or less).
+// (the chosen token and its drafts), with the context they ran at, for sizing lookup drafts: a size's cost at
+// a context is the least of its last costWindow steps taken within an eighth of that context (costNear), the
+// time of the work itself, which steps slowed by other programs on the machine do not raise. A pass's time
+// grows with the cells its rows attend to (on a small model nearly in proportion), and sessions at other
+// lengths share the table: the least time of a size last used at a shorter context would make it look cheaper
+// than the sizes in use now. Prompts are not timed: the few rows left after the prefix cache's pages would
+// stand for rows of generation at a shorter context. Sessions write and read it concurrently (atomics: a
+// reader may see a step more or less).
 type passCosts struct {
-	times [maxSizeRows + 1][costWindow]atomic.Int64 // nanoseconds, a ring per size
+	times [maxSizeRows + 1][costWindow]atomic.Int64 // a ring per size: nanoseconds<<costCtxBits | context
 	seen  [maxSizeRows + 1]atomic.Int64             // passes timed per size
 }
 
@@ -21,30 +24,40 @@ const (
 	costWindow  = 16
 	costTrust   = 3  // timings after which a size's least time stands for it
 	maxSizeRows = 64 // passes of more rows are not timed (drafts beyond are taken as the lookup gives them)
+	costCtxBits = 24 // the context of a timing, in cells (longer ones count as 2^24−1)
+	costCtxMask = 1<<costCtxBits - 1
 )
 
-// observe records the time of a pass of rows rows.
-func (c *passCosts) observe(rows int, t time.Duration) {
+// costNear reports whether a timing taken at context at stands for one at cells (cells < 0: any context).
+func costNear(at, cells int) bool {
+	return cells < 0 || at >= cells-max(cells/8, 32) && at <= cells+max(cells/8, 32)
+}
+
+// observe records the time of a pass of rows rows at a context of cells.
+func (c *passCosts) observe(rows, cells int, t time.Duration) {
 	if rows <= maxSizeRows {
 		i := c.seen[rows].Add(1) - 1
-		c.times[rows][i%costWindow].Store(int64(t))
+		c.times[rows][i%costWindow].Store(min(int64(t), math.MaxInt64>>costCtxBits)<<costCtxBits | int64(min(cells, costCtxMask)))
 	}
 }
 
-// cost returns the least recent time of a pass of rows rows and how many were timed (at most costWindow).
-func (c *passCosts) cost(rows int) (time.Duration, int) {
+// cost returns the least recent time of a pass of rows rows near a context of cells (costNear) and how many
+// of the recent ones (at most costWindow) were near it.
+func (c *passCosts) cost(rows, cells int) (time.Duration, int) {
 	if rows > maxSizeRows {
 		return 0, 0
 	}
-	n := min(c.seen[rows].Load(), costWindow)
-	if n == 0 {
+	least, near := int64(math.MaxInt64), 0
+	for i := range min(c.seen[rows].Load(), costWindow) {
+		v := c.times[rows][i].Load()
+		if costNear(int(v&costCtxMask), min(cells, costCtxMask)) {
+			least, near = min(least, v>>costCtxBits), near+1
+		}
+	}
+	if near == 0 {
 		return 0, 0
 	}
-	least := c.times[rows][0].Load()
-	for i := int64(1); i < n; i++ {
-		least = min(least, c.times[rows][i].Load())
-	}
-	return time.Duration(least), int(n)
+	return time.Duration(least), near
 }
 
 // draftSizer picks how many of the lookup drafts (up to Speculation.Max) a step evaluates. A draft costs a row
@@ -84,9 +97,13 @@ func (z *draftSizer) feedback(drafted, accepted int) {
 	z.nextOK += float64(min(accepted, drafted) - min(accepted, 1))
 }
 
-// size returns how many of n drafts (n ≥ 1) to evaluate with the passes' costs c: at least one.
-func (z *draftSizer) size(c *passCosts, n int) int {
-	c1, seen := c.cost(1)
+// size returns how many of n drafts (n ≥ 1) to evaluate at a context of cells with the passes' costs c: at
+// least one.
+func (z *draftSizer) size(c *passCosts, n, cells int) int {
+	c1, seen := c.cost(1, cells)
+	if seen == 0 {
+		c1, seen = c.cost(1, -1) // a session drafting in every step times few one-row passes
+	}
 	if seen == 0 {
 		return n
 	}
@@ -105,7 +122,7 @@ func (z *draftSizer) size(c *passCosts, n int) int {
 		if r2 > 0 {
 			est = t1 + time.Duration(float64(max(t1-t2, 0))*float64(1+d-r1)/float64(r1-r2))
 		}
-		t, seen := c.cost(1 + d)
+		t, seen := c.cost(1+d, cells)
 		switch {
 		case seen >= costTrust:
 			r2, t2, r1, t1 = r1, t1, 1+d, t

@@ -287,8 +287,8 @@ func (s *Session) loop(ctx context.Context, logits []float32, opt GenerateOption
 			s.fail(ctx, err, yield)
 			return
 		}
-		s.eng.costs.observe(len(g.batch), time.Since(start))
-		base := len(s.seq.toks) - len(g.batch) // where id is
+		base := len(s.seq.toks) - len(g.batch) // where id is, after the pass's context
+		s.eng.costs.observe(len(g.batch), base, time.Since(start))
 		s.stats.Drafted += len(drafts)
 		accepted := 0
 		logits = out[len(drafts)*V : (len(drafts)+1)*V]

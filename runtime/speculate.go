@@ -102,7 +102,7 @@ func (d *drafter) propose(ctx context.Context, hist []int32, n int) ([]int32, er
 	}
 	drafts := d.lookup(hist, n)
 	if len(drafts) > 0 { // the sizer's choice, or the minimum (fewer than it are dropped by the caller)
-		drafts = drafts[:min(len(drafts), max(d.size.size(d.costs, len(drafts)), d.sp.Min))]
+		drafts = drafts[:min(len(drafts), max(d.size.size(d.costs, len(drafts), len(hist)-1), d.sp.Min))]
 	}
 	return drafts, nil
 }
