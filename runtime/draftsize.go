@@ -77,7 +77,7 @@ type draftSizer struct {
 	firstOK, first, nextOK, next float64
 }
 
-const draftDecay = 0.95 // the weight of the record per step: the last ~20 steps count
+const draftDecay = 0.7 // the weight of the record per step: the last ~3 steps count
 
 // reset starts the record of a generation.
 func (z *draftSizer) reset() { *z = draftSizer{} }
