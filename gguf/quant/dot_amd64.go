@@ -64,6 +64,7 @@ func init() {
 	setFast(IQ4_NL, OrderRepacked, dotIQ4_NLRepackedFast)
 	setFast(IQ4_XS, OrderVecDot, dotIQ4_XSFast)
 	setFast(IQ4_XS, OrderRepacked, dotIQ4_XSPanelFast)
+	setFast(MXFP4, OrderVecDot, dotMXFP4Fast)
 	if hasBF16 {
 		dotBF16Fast = dotBF16Insn
 	}
@@ -104,6 +105,8 @@ func dotQ2_KRepackedFast(n int, w, a []byte) float32 {
 func dotQ3_KFast(n int, w, a []byte) float32 { return blocks(dotQ3_KQ8_KAVX2, n, QKK, 110, 292, w, a) }
 func dotQ5_KFast(n int, w, a []byte) float32 { return blocks(dotQ5_KQ8_KAVX2, n, QKK, 176, 292, w, a) }
 func dotQ6_KFast(n int, w, a []byte) float32 { return blocks(dotQ6_KQ8_KAVX2, n, QKK, 210, 292, w, a) }
+
+func dotMXFP4Fast(n int, w, a []byte) float32 { return blocks(dotMXFP4Q8_0AVX2, n, QK, 17, 34, w, a) }
 
 func dotIQ4_NLFast(n int, w, a []byte) float32 {
 	return blocks(dotIQ4_NLQ8_0AVX2, n, QK, 18, 34, w, a)
@@ -238,6 +241,9 @@ func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotIQ4_XSQ8_KPanelAVX2(nb int, w, a *byte) float32
+
+//go:noescape
+func dotMXFP4Q8_0AVX2(nb int, w, a *byte) float32
 
 //go:noescape
 func dotBF16VecAVX2(n int, w, a *byte) (sum float64, exact bool)

@@ -3,18 +3,20 @@
 #include "textflag.h"
 #include "dot_amd64.h"
 
-// IQ4_NL and IQ4_XS dot products in the reference's arithmetic (DotIQ4_NLQ8_0, DotIQ4_XSQ8_K), AVX2 + FMA +
-// F16C, hand-written.
+// IQ4_NL, IQ4_XS and MXFP4 dot products in their references' arithmetic (DotIQ4_NLQ8_0, DotIQ4_XSQ8_K,
+// DotMXFP4Q8_0), AVX2 + FMA + F16C, hand-written.
 //
-// Both references take one exact integer sum per 32 elements (a block of IQ4_NL, a sub-block of IQ4_XS) and
-// add float32(scale·float32(sum)) to one float32 running sum, in order. The kernels compute eight such
-// sums at a time (IQ4SUB, then a VPHADDD tree that leaves them in order in the eight dwords of a register),
-// their scales and products in eight float32 lanes (the same roundings: each lane is one of the reference's
-// float32 products), and then add the eight terms to the running sum one by one (ADD8).
+// The IQ4 kernels take the reference build's eight lanes (see each). MXFP4's reference, ggml's generic dot
+// product, takes one exact integer sum per block of 32 and adds float32(scale·float32(sum)) to one float32
+// running sum, in order: its kernel computes eight such sums at a time (IQ4SUMS8: IQ4SUB, then a VPHADDD tree
+// that leaves them in order in the eight dwords of a register), their scales and products in eight float32
+// lanes (the same roundings: each lane is one of the reference's float32 products), and then adds the eight
+// terms to the running sum one by one (ADD8).
 //
-// The quants are 4-bit indices into kvaluesIQ4 (−127…113): VPSHUFB looks them up, and since VPMADDUBSW
-// needs one unsigned operand the signs move to the quant side (VPSIGNB q, y; VPABSB y): |y| ≤ 128 is an
-// unsigned byte and ±q stays within −127…127, so every pair sum |y·q + y'·q'| ≤ 2·128·127 fits an int16.
+// The quants are 4-bit indices into kvaluesIQ4 (−127…113) or kvaluesMXFP4 (−12…12): VPSHUFB looks them up,
+// and since VPMADDUBSW needs one unsigned operand the signs move to the quant side (VPSIGNB q, y; VPABSB y):
+// |y| ≤ 128 is an unsigned byte and ±q stays within −127…127, so every pair sum |y·q + y'·q'| ≤ 2·128·127
+// fits an int16.
 
 #define PFD 4096
 
@@ -280,4 +282,140 @@ iq4xsploop:
 	JNZ          iq4xsploop
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
+	RET
+
+// kMX is kvaluesMXFP4 as bytes in both 128-bit lanes: IQ4SUB's table for MXFP4 (|q| ≤ 12).
+DATA kMX<>+0(SB)/8, $0x0c08060403020100 // 0, 1, 2, 3, 4, 6, 8, 12
+DATA kMX<>+8(SB)/8, $0xf4f8fafcfdfeff00 // 0, −1, −2, −3, −4, −6, −8, −12
+DATA kMX<>+16(SB)/8, $0x0c08060403020100
+DATA kMX<>+24(SB)/8, $0xf4f8fafcfdfeff00
+GLOBL kMX<>(SB), RODATA|NOPTR, $32
+
+// kMXW and kMXA are the byte offsets of eight consecutive MXFP4 blocks (17 bytes) and Q8_0 blocks (34), as
+// dwords: where the kernel gathers their scales.
+DATA kMXW<>+0(SB)/4, $0
+DATA kMXW<>+4(SB)/4, $17
+DATA kMXW<>+8(SB)/4, $34
+DATA kMXW<>+12(SB)/4, $51
+DATA kMXW<>+16(SB)/4, $68
+DATA kMXW<>+20(SB)/4, $85
+DATA kMXW<>+24(SB)/4, $102
+DATA kMXW<>+28(SB)/4, $119
+GLOBL kMXW<>(SB), RODATA|NOPTR, $32
+
+DATA kMXA<>+0(SB)/4, $0
+DATA kMXA<>+4(SB)/4, $34
+DATA kMXA<>+8(SB)/4, $68
+DATA kMXA<>+12(SB)/4, $102
+DATA kMXA<>+16(SB)/4, $136
+DATA kMXA<>+20(SB)/4, $170
+DATA kMXA<>+24(SB)/4, $204
+DATA kMXA<>+28(SB)/4, $238
+GLOBL kMXA<>(SB), RODATA|NOPTR, $32
+
+DATA kMXFF<>+0(SB)/8, $0x000000ff000000ff
+DATA kMXFF<>+8(SB)/8, $0x000000ff000000ff
+DATA kMXFF<>+16(SB)/8, $0x000000ff000000ff
+DATA kMXFF<>+24(SB)/8, $0x000000ff000000ff
+GLOBL kMXFF<>(SB), RODATA|NOPTR, $32
+
+DATA kMXOne<>+0(SB)/8, $0x0000000100000001
+DATA kMXOne<>+8(SB)/8, $0x0000000100000001
+DATA kMXOne<>+16(SB)/8, $0x0000000100000001
+DATA kMXOne<>+24(SB)/8, $0x0000000100000001
+GLOBL kMXOne<>(SB), RODATA|NOPTR, $32
+
+// kMXSub is the bits of 2^-128 (subnormal): e8m0Half(e) for e < 2 is it shifted left by e.
+DATA kMXSub<>+0(SB)/4, $0x00200000
+GLOBL kMXSub<>(SB), RODATA|NOPTR, $4
+
+// kMXHalf gathers the low words of a lane's four dwords into its low eight bytes (the rest zero).
+DATA kMXHalf<>+0(SB)/8, $0x0d0c090805040100
+DATA kMXHalf<>+8(SB)/8, $0x8080808080808080
+DATA kMXHalf<>+16(SB)/8, $0x0d0c090805040100
+DATA kMXHalf<>+24(SB)/8, $0x8080808080808080
+GLOBL kMXHalf<>(SB), RODATA|NOPTR, $32
+
+// MXSCALE leaves in the dwords of V2 the bits of e8m0Half(e) for the exponents e in the dwords of V4 (0…255):
+// (e−1)<<23, or 2^-128<<e below 2. Clobbers V1, V3.
+#define MXSCALE(V1, V2, V3, V4) \
+	VPSUBD       kMXOne<>(SB), V4, V2 \
+	VPSLLD       $23, V2, V2          \
+	VPBROADCASTD kMXSub<>(SB), V1     \
+	VPSLLVD      V4, V1, V1           \
+	VPCMPGTD     kMXOne<>(SB), V4, V3 \
+	VPBLENDVB    V3, V2, V1, V2
+
+// func dotMXFP4Q8_0AVX2(nb int, w, a *byte) float32
+//
+// Reference: DotMXFP4Q8_0 over nb blocks: per block the exact sum of IQ4SUB (with kvaluesMXFP4) times
+// d = f16(yd)·e8m0Half(e), each product rounded as the reference's, added to the running sum in order. Eight
+// blocks at a time: their sums in order in eight dwords (IQ4SUMS8), their scales gathered (e from the first
+// byte of each MXFP4 block, yd from the first two of each Q8_0 block), the eight terms added one by one
+// (ADD8); the last nb mod 8 blocks one at a time.
+TEXT ·dotMXFP4Q8_0AVX2(SB), NOSPLIT, $0-28
+	MOVQ    nb+0(FP), DX
+	MOVQ    w+8(FP), SI
+	MOVQ    a+16(FP), DI
+	IQ4CONSTS
+	VMOVDQU kMX<>(SB), Y14
+	VMOVDQU kMXW<>(SB), Y6
+	VMOVDQU kMXA<>(SB), Y7
+	MOVQ    DX, CX
+	SHRQ    $3, CX
+	JZ      mxtail
+
+mxloop:
+	PREFETCHT0   PFD(SI)
+	PREFETCHT0   PFD+64(SI)
+	PREFETCHT0   PFD+128(SI)
+	IQ4SUMS8(1, 2, 18, 36, 35, 70, 52, 104, 69, 138, 86, 172, 103, 206, 120, 240)
+	VPCMPEQD     Y5, Y5, Y5
+	VPGATHERDD   Y5, (SI)(Y6*1), Y4
+	VPCMPEQD     Y5, Y5, Y5
+	VPGATHERDD   Y5, (DI)(Y7*1), Y11
+	VPAND        kMXFF<>(SB), Y4, Y4
+	MXSCALE(Y1, Y2, Y3, Y4)
+	VPSHUFB      kMXHalf<>(SB), Y11, Y11
+	VPERMQ       $0x08, Y11, Y11
+	VCVTPH2PS    X11, Y11
+	VMULPS       Y2, Y11, Y11
+	VCVTDQ2PS    Y0, Y0
+	VMULPS       Y11, Y0, Y0
+	ADD8
+	ADDQ         $136, SI
+	ADDQ         $272, DI
+	DECQ         CX
+	JNZ          mxloop
+
+mxtail:
+	ANDQ         $7, DX
+	JZ           mxdone
+
+mxone:
+	IQ4SUB(1, 2, Y0)
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0x4e, X0, X1
+	VPADDD       X1, X0, X0
+	VPSHUFD      $0xb1, X0, X1
+	VPADDD       X1, X0, X0
+	VCVTDQ2PS    X0, X0
+	MOVBLZX      (SI), AX
+	VMOVD        AX, X4
+	MXSCALE(X1, X2, X3, X4)
+	MOVWLZX      (DI), AX
+	VMOVD        AX, X11
+	VCVTPH2PS    X11, X11
+	VMULSS       X2, X11, X11
+	VMULSS       X11, X0, X0
+	VADDSS       X0, X10, X10
+	ADDQ         $17, SI
+	ADDQ         $34, DI
+	DECQ         DX
+	JNZ          mxone
+
+mxdone:
+	VZEROUPPER
+	MOVSS        X10, ret+24(FP)
 	RET
