@@ -33,6 +33,9 @@ func init() {
 		quantize: quantizeQ8KX, fromRef: q8kxFromQ8_K, pack: packIQ4_XSx16, kernel: mulIQ4_XSx16,
 		vec: vecRows(dotIQ4_XSQ8_KPanelAVX2), minCols: 4}
 	storedIQ4_XS(typeTraits[IQ4_XS].gemm[OrderRepacked])
+	typeTraits[MXFP4].gemm[OrderVecDot] = &Gemm{w: MXFP4, o: OrderVecDot, actBlock: q8sBlock, packBlock: mxxBlock,
+		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packMXFP4x16, kernel: gemmCols(gemm4MXx, gemv1MXx, 4),
+		minCols: 1, storedBlock: mxxBlock, store: packMXFP4x16, storedMul: gemmCols(gemm4MXx, gemv1MXx, 4)}
 	gemmQ5_K()
 	gemmQ6_K()
 	packLane = func(p, qs []byte, scales *[8]uint16) {
@@ -198,3 +201,12 @@ func dotQ4_KQ8_KWRepackedVNNI(nb int, w, a *byte, aStride int) float32
 //
 //go:noescape
 func q8kwPermuted(q *byte)
+
+// Kernels (gemm_stored_mx_amd64.s) on one stored MXFP4x16 group of nb blocks at p, against 4 or 1 Q8_0S
+// activation rows; the rows selected by mask of out[c*outStride+r] are written.
+
+//go:noescape
+func gemm4MXx(nb int, p, a *byte, aStride int, out *float32, outStride, mask int)
+
+//go:noescape
+func gemv1MXx(nb int, p, a *byte, out *float32, mask int)
