@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "dot_amd64.h"
+#include "mxfp4_amd64.h"
 
 // IQ4_NL, IQ4_XS and MXFP4 dot products in their references' arithmetic (DotIQ4_NLQ8_0, DotIQ4_XSQ8_K,
 // DotMXFP4Q8_0), AVX2 + FMA + F16C, hand-written.
@@ -319,32 +320,12 @@ DATA kMXFF<>+16(SB)/8, $0x000000ff000000ff
 DATA kMXFF<>+24(SB)/8, $0x000000ff000000ff
 GLOBL kMXFF<>(SB), RODATA|NOPTR, $32
 
-DATA kMXOne<>+0(SB)/8, $0x0000000100000001
-DATA kMXOne<>+8(SB)/8, $0x0000000100000001
-DATA kMXOne<>+16(SB)/8, $0x0000000100000001
-DATA kMXOne<>+24(SB)/8, $0x0000000100000001
-GLOBL kMXOne<>(SB), RODATA|NOPTR, $32
-
-// kMXSub is the bits of 2^-128 (subnormal): e8m0Half(e) for e < 2 is it shifted left by e.
-DATA kMXSub<>+0(SB)/4, $0x00200000
-GLOBL kMXSub<>(SB), RODATA|NOPTR, $4
-
 // kMXHalf gathers the low words of a lane's four dwords into its low eight bytes (the rest zero).
 DATA kMXHalf<>+0(SB)/8, $0x0d0c090805040100
 DATA kMXHalf<>+8(SB)/8, $0x8080808080808080
 DATA kMXHalf<>+16(SB)/8, $0x0d0c090805040100
 DATA kMXHalf<>+24(SB)/8, $0x8080808080808080
 GLOBL kMXHalf<>(SB), RODATA|NOPTR, $32
-
-// MXSCALE leaves in the dwords of V2 the bits of e8m0Half(e) for the exponents e in the dwords of V4 (0…255):
-// (e−1)<<23, or 2^-128<<e below 2. Clobbers V1, V3.
-#define MXSCALE(V1, V2, V3, V4) \
-	VPSUBD       kMXOne<>(SB), V4, V2 \
-	VPSLLD       $23, V2, V2          \
-	VPBROADCASTD kMXSub<>(SB), V1     \
-	VPSLLVD      V4, V1, V1           \
-	VPCMPGTD     kMXOne<>(SB), V4, V3 \
-	VPBLENDVB    V3, V2, V1, V2
 
 // func dotMXFP4Q8_0AVX2(nb int, w, a *byte) float32
 //

@@ -5,7 +5,8 @@ package quant
 // Batched kernels for CPUs with AVX2, FMA and F16C but without AVX-512 VNNI (most desktop Intel CPUs, and
 // FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16, and Q8_0x16S: Q8_0 in the vec_dot order,
 // quants signed), gemm_stored_k4.go (Q4_Kx16, quants in Q8_K's order), gemm_k6.go (Q6_Kx16,
-// gemm_avx2_k6_amd64.go) and gemm_stored_iq4.go (IQ4_XSx16, gemm_avx2_iq4_amd64.go), read 8 rows per 256-bit
+// gemm_avx2_k6_amd64.go), gemm_stored_iq4.go (IQ4_XSx16, gemm_avx2_iq4_amd64.go) and gemm_stored_mx.go
+// (MXFP4x16, gemm_avx2_mx_amd64.s), read 8 rows per 256-bit
 // register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see gemm_avx2_amd64.s, gemm_avx2_q8_amd64.s,
 // gemm_avx2_k4_amd64.s, gemm_avx2_k6_amd64.s and gemm_avx2_iq4_amd64.s). Mul packs into the same layouts (with
 // the portable packers) for enough columns, and multiplies the original rows one at a time for fewer.
@@ -23,9 +24,12 @@ func init() {
 	typeTraits[Q8_0].gemm[OrderVecDot] = &Gemm{w: Q8_0, o: OrderVecDot, actBlock: q8sBlock, packBlock: q8xBlock,
 		act127: true, quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packQ8_0x16S, kernel: mulQ8x16AVX2,
 		vec: vecRows(dotQ8_0Q8SAVX2), minCols: 16, storedBlock: q8xBlock, store: packQ8_0x16S, storedMul: mulQ8x16AVX2}
+	typeTraits[MXFP4].gemm[OrderVecDot] = &Gemm{w: MXFP4, o: OrderVecDot, actBlock: q8sBlock, packBlock: mxxBlock,
+		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packMXFP4x16, kernel: mulMXx16AVX2, minCols: 1,
+		storedBlock: mxxBlock, store: packMXFP4x16, storedMul: mulMXx16AVX2}
 	gemmQ6_KAVX2()
 	gemmIQ4_XSAVX2()
-	for _, w := range []Type{Q4_0, Q4_K, Q8_0, Q6_K, IQ4_XS} {
+	for _, w := range []Type{Q4_0, Q4_K, Q8_0, Q6_K, IQ4_XS, MXFP4} {
 		for _, g := range typeTraits[w].gemm {
 			if g != nil {
 				g.tileBytes = avx2TileBytes
@@ -33,6 +37,37 @@ func init() {
 		}
 	}
 }
+
+// mulMXx16AVX2 multiplies the first rows rows of one MXFP4x16 group (nb blocks at p) with cols Q8_0S rows: 4
+// columns and 8 rows per kernel call, then the last columns one at a time with all 16 rows. MulPacked (or Mul)
+// has checked the bounds.
+func mulMXx16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	var tmp [4 * GemmRows]float32
+	c := 0
+	for ; c+4 <= cols; c += 4 {
+		for h := 0; h < 2 && 8*h < rows; h++ {
+			gemm4MXxAVX2(nb, &p[0], &a[c*aStride], aStride, h, &tmp[8*h])
+		}
+		for j := 0; j < 4; j++ {
+			copy(out[(c+j)*outStride:(c+j)*outStride+rows], tmp[GemmRows*j:GemmRows*j+rows])
+		}
+	}
+	for ; c < cols; c++ {
+		gemv16MXxAVX2(nb, &p[0], &a[c*aStride], &tmp[0])
+		copy(out[c*outStride:c*outStride+rows], tmp[:rows])
+	}
+}
+
+// gemm4MXxAVX2 computes the 8 rows of half half (0 or 1) of one stored MXFP4x16 group against 4 Q8_0S columns
+// aStride bytes apart: out[16c+r] (gemm_avx2_mx_amd64.s).
+//
+//go:noescape
+func gemm4MXxAVX2(nb int, p, a *byte, aStride, half int, out *float32)
+
+// gemv16MXxAVX2 computes the 16 rows of one stored MXFP4x16 group against one Q8_0S column: out[r].
+//
+//go:noescape
+func gemv16MXxAVX2(nb int, p, a *byte, out *float32)
 
 // avx2TileBytes is the activation tile of the AVX2 Gemms' MulPacked: a quarter of a typical 1 MiB L2 (a
 // prefill's 512 Q8_K rows of 1024 elements, 600 KB, passed once per group of rows from the L3, made the

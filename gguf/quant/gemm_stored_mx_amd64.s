@@ -2,31 +2,20 @@
 
 #include "go_asm.h"
 #include "textflag.h"
+#include "mxfp4_amd64.h"
 
 // Kernels on stored MXFP4x16 groups (gemm_stored_mx.go), AVX-512 VNNI, against Q8_0S activation rows (d float32
 // at 0, −8·Σa at 4, the quants at 8). Lane r of every vector is row r.
 
-// mxxLUT is kvaluesMXFP4 + 12 (0…24, unsigned) for VPSHUFB, in every 128-bit lane.
-DATA mxxLUT<>+0(SB)/8, $0x181412100f0e0d0c // 12, 13, 14, 15, 16, 18, 20, 24
-DATA mxxLUT<>+8(SB)/8, $0x00040608090a0b0c // 12, 11, 10, 9, 8, 6, 4, 0
-GLOBL mxxLUT<>(SB), RODATA|NOPTR, $16
-
 DATA mxxNib<>+0(SB)/4, $0x0f0f0f0f
 GLOBL mxxNib<>(SB), RODATA|NOPTR, $4
 
-DATA mxxOne<>+0(SB)/4, $1
-GLOBL mxxOne<>(SB), RODATA|NOPTR, $4
-
-// mxxSub is the bits of 2^-128 (subnormal): e8m0Half(e) for e < 2 is it shifted left by e.
-DATA mxxSub<>+0(SB)/4, $0x00200000
-GLOBL mxxSub<>(SB), RODATA|NOPTR, $4
-
-// MXXCONSTS loads Z30 = 0x0f bytes, Z29 = mxxLUT, Z28 = 1, Z27 = 2^-128's bits.
+// MXXCONSTS loads Z30 = 0x0f bytes, Z29 = kMXU, Z28 = 1, Z27 = 2^-128's bits.
 #define MXXCONSTS \
 	VPBROADCASTD    mxxNib<>(SB), Z30 \
-	VBROADCASTI32X4 mxxLUT<>(SB), Z29 \
-	VPBROADCASTD    mxxOne<>(SB), Z28 \
-	VPBROADCASTD    mxxSub<>(SB), Z27
+	VBROADCASTI32X4 kMXU<>(SB), Z29   \
+	VPBROADCASTD    kMXOne<>(SB), Z28 \
+	VPBROADCASTD    kMXSub<>(SB), Z27
 
 // MXXSCALE leaves in Z2 the rows' e8m0Half(e) for the block at SI, built from the exponents' bits as
 // e8m0Half does: (e−1)<<23, or 2^-128<<e below 2. Clobbers Z1, Z3, K2.
