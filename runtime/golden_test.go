@@ -109,6 +109,13 @@ func TestGoldenSynth(t *testing.T) {
 				for _, f := range r.Failures {
 					t.Error(f)
 				}
+				if kv.typ == runtime.KVF32 && golden.SynthExactPrompt[name] {
+					for i, p := range r.Prompt {
+						if !p.Identical {
+							t.Errorf("prompt row %d: not the reference's bits (KL %.3g)", i, p.KL)
+						}
+					}
+				}
 			})
 		}
 	}

@@ -5,8 +5,8 @@
 // Upload keeps a reference to WeightData.Data (usually a slice of the read-only model mapping) and kernels read it
 // in place, with two exceptions, each copied once into memory outside the Go heap and freed by Close: an F32 weight
 // whose data is not 4-byte aligned (a GGUF file always aligns tensors, hand-made data may not), and a matrix whose
-// batched kernel has a stored layout (quant.Gemm.Pack: Q4_0, Q8_0, Q5_K, Q6_K and IQ4_XS on CPUs with AVX-512 VNNI,
-// Q4_K where they also have VBMI; Q4_0, Q8_0, Q4_K, Q6_K and IQ4_XS on CPUs with AVX2 but no VNNI), which the first
+// batched kernel has a stored layout (quant.Gemm.Pack: Q4_0, Q8_0, Q5_K, Q6_K and MXFP4 on CPUs with AVX-512 VNNI,
+// Q4_K where they also have VBMI; Q4_0, Q8_0, Q4_K, Q6_K and MXFP4 on CPUs with AVX2 but no VNNI), which the first
 // program that multiplies by it rearranges into that layout (stored.go) while other ops keep reading the original
 // (unless the copy would take more than half of the memory available: then it is multiplied in place).
 // Buffers (KV caches) and each program's scratch arena are allocated outside the Go heap with internal/osmem and
@@ -37,8 +37,8 @@
 //     order is chosen by the weight's type and shape, never by the number of rows (see Batch invariance):
 //     llamafile's tiled order (quant.DotF32F32Tiled, DotF16F16Tiled) for F32 and F16 weights whose row length
 //     is a multiple of 16 and row count a multiple of 4; the orders of the reference's kernels for weights
-//     interleaved 8 rows at a time (quant.OrderRepacked: repacked Q4_0, IQ4_NL, Q4_K and Q2_K, and IQ4_XS's
-//     panel gemm) for those types with a row count that is a multiple of 8; else the x86 ggml_vec_dot's.
+//     interleaved 8 rows at a time (quant.OrderRepacked: repacked Q4_0, IQ4_NL, Q4_K and Q2_K) for those
+//     types with a row count that is a multiple of 8; else the x86 ggml_vec_dot's.
 //   - MatMulID (mixture of experts) multiplies each (row, chosen expert) pair as mul_mat_id does, one row at a
 //     time: ggml_vec_dot's order, or the repacked orders for experts of a multiple of 8 rows (idOrder), the same
 //     bits for a pair whatever else the pass holds.
@@ -76,7 +76,7 @@
 // number, or the number of threads: every op computes each output element with one order chosen by shapes
 // that do not include the number of rows (tokens) or queries, and work is split between threads by whole
 // outputs, never inside a sum. Where the reference build picks different kernels for a batch than for a single
-// row (F32 and F16 weights, repacked Q4_K and Q2_K, IQ4_XS, IQ4_NL, the F32 V product of attention), the batch
+// row (F32 and F16 weights, repacked Q4_K and Q2_K, IQ4_NL, the F32 V product of attention), the batch
 // kernel's order is used for every row, so a prompt evaluated at once reproduces the reference's prefill and a
 // generated token differs from the reference's by float rounding (docs/architecture.md has the measurements);
 // BF16 weights take the single rows' order instead (see orderFor). backendtest.Invariance checks this for

@@ -36,9 +36,7 @@ var matKernels = func() (ks [quant.MXFP4 + 1]matKernel) {
 //   - the repacked orders for Q4_0, IQ4_NL, Q4_K and Q2_K weights whose row count is a multiple of 8, which
 //     the reference stores interleaved 8 rows at a time (q4_0_8x8 and iq4_nl_8x8: one order for batches and
 //     single rows; q4_K_8x8 and q2_K_8x8: the order of the batch kernel, per pair of groups or per half
-//     super-block, where single rows and a batch's last n mod 4 rows fuse once per super-block), and IQ4_XS
-//     weights of a multiple of 8 rows, which it multiplies by batches of 8 rows or more with its panel gemm
-//     (iqp.cpp: per super-block; smaller batches and single rows take ggml_vec_dot);
+//     super-block, where single rows and a batch's last n mod 4 rows fuse once per super-block);
 //   - the x86 vec_dot order for every other type and shape, which for the 32-element types is also
 //     tinyBLAS's batch order (IQ4_NL's single rows alternate two sets of lanes there; forma takes tinyBLAS's).
 //     BF16 is the exception to the batch rule: its tinyBLAS batches (VDPBF16PS, one set of lanes) and its
@@ -56,7 +54,7 @@ func orderFor(t quant.Type, in, out int) quant.Order {
 	switch {
 	case quant.RefDot(t, quant.OrderTiled) != nil && in%tiledK == 0 && out%tiledM == 0: // F32, F16
 		return quant.OrderTiled
-	case quant.RefDot(t, quant.OrderRepacked) != nil && out%repackedM == 0: // Q4_0, Q4_K, Q2_K, IQ4_NL, IQ4_XS
+	case quant.RefDot(t, quant.OrderRepacked) != nil && out%repackedM == 0: // Q4_0, Q4_K, Q2_K, IQ4_NL
 		return quant.OrderRepacked
 	}
 	return quant.OrderVecDot

@@ -12,9 +12,9 @@ import (
 	"github.com/forma-llm/forma/internal/osmem"
 )
 
-// A weight whose batched kernel has a stored layout (quant.Gemm.Pack: Q4_0 and IQ4_XS in the repacked order,
-// Q8_0, Q5_K and Q6_K, on CPUs with AVX-512 VNNI; Q4_K in the repacked order where they also have VBMI; Q4_0,
-// Q4_K and IQ4_XS in the repacked order, Q8_0 and Q6_K, on CPUs with AVX2 but no VNNI) is multiplied from a copy
+// A weight whose batched kernel has a stored layout (quant.Gemm.Pack: Q4_0 in the repacked order, Q8_0,
+// Q5_K, Q6_K and MXFP4, on CPUs with AVX-512 VNNI; Q4_K in the repacked order where they also have VBMI; Q4_0
+// and Q4_K in the repacked order, Q8_0, Q6_K and MXFP4, on CPUs with AVX2 but no VNNI) is multiplied from a copy
 // in that layout, made once, the first time a program multiplies by the weight, in native memory freed by
 // Close. The copy saves every pass the rearranging of the rows that the kernels on the original layout do
 // (gathers, or packing into scratch); the original stays for every other use (GetRows of an embedding, views).

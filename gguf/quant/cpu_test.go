@@ -92,7 +92,7 @@ func TestForcedCPULevel(t *testing.T) {
 		for _, wo := range []struct {
 			w Type
 			o Order
-		}{{Q4_0, OrderRepacked}, {Q4_K, OrderRepacked}, {Q8_0, OrderVecDot}, {Q6_K, OrderVecDot}, {IQ4_XS, OrderRepacked}} {
+		}{{Q4_0, OrderRepacked}, {Q4_K, OrderRepacked}, {Q8_0, OrderVecDot}, {Q6_K, OrderVecDot}, {MXFP4, OrderVecDot}} {
 			if g := GemmFor(wo.w, wo.o); path == "avx2" && (g == nil || g.storedBlock == 0) {
 				t.Errorf("%s %s: no stored batched kernel at the avx2 level", wo.w, wo.o)
 			}

@@ -63,7 +63,6 @@ func init() {
 	setFast(IQ4_NL, OrderVecDot, dotIQ4_NLFast)
 	setFast(IQ4_NL, OrderRepacked, dotIQ4_NLRepackedFast)
 	setFast(IQ4_XS, OrderVecDot, dotIQ4_XSFast)
-	setFast(IQ4_XS, OrderRepacked, dotIQ4_XSPanelFast)
 	setFast(MXFP4, OrderVecDot, dotMXFP4Fast)
 	if hasBF16 {
 		dotBF16Fast = dotBF16Insn
@@ -117,11 +116,7 @@ func dotIQ4_NLRepackedFast(n int, w, a []byte) float32 {
 }
 
 func dotIQ4_XSFast(n int, w, a []byte) float32 {
-	return blocks(dotIQ4_XSQ8_KAVX2, n, QKK, 136, 292, w, a)
-}
-
-func dotIQ4_XSPanelFast(n int, w, a []byte) float32 {
-	return blocks(dotIQ4_XSQ8_KPanelAVX2, n, QKK, 136, 292, w, a)
+	return blocks(func(nb int, w, a *byte) float32 { return dotIQ4_XSQ8_KAVX2(nb, w, a, 292) }, n, QKK, 136, 292, w, a)
 }
 
 func dotQ8_0FastVNNI(n int, w, a []byte) float32 {
@@ -237,10 +232,7 @@ func dotIQ4_NLQ8_0AVX2(nb int, w, a *byte) float32
 func dotIQ4_NLQ8_0RepackedAVX2(nb int, w, a *byte) float32
 
 //go:noescape
-func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
-
-//go:noescape
-func dotIQ4_XSQ8_KPanelAVX2(nb int, w, a *byte) float32
+func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte, aBlock int) float32
 
 //go:noescape
 func dotMXFP4Q8_0AVX2(nb int, w, a *byte) float32

@@ -255,31 +255,6 @@ func DotIQ4_XSQ8_K(n int, w, a []byte) float32 {
 	return hsum8(&acc)
 }
 
-// DotIQ4_XSQ8_KPanel returns Σ w·a for n elements of an IQ4_XS row and a Q8_K row as the reference build's
-// batched kernel for IQ4_XS matrices of a multiple of 8 rows computes it (the IQ panel gemm of iqp.cpp, for
-// batches of at least 8 rows): per super-block the whole exact integer sum, added by one fused multiply-add
-// with d·d_y. (Smaller batches and single rows take ggml_vec_dot_iq4_xs_q8_K there; forma uses one order for
-// every row.)
-func DotIQ4_XSQ8_KPanel(n int, w, a []byte) float32 {
-	var acc float32
-	for i := 0; i < n/QKK; i++ {
-		x := w[i*136 : i*136+136]
-		yd, q8, _ := q8KBlock(a, i)
-		var s int32
-		for k := 0; k < 8; k++ {
-			ls := int32(iq4xsScale(x, k) - 32)
-			qs := x[8+16*k : 8+16*k+16]
-			var t int32
-			for j := 0; j < 16; j++ {
-				t += int32(int8(q8[32*k+j]))*int32(kvaluesIQ4[qs[j]&0xf]) + int32(int8(q8[32*k+16+j]))*int32(kvaluesIQ4[qs[j]>>4])
-			}
-			s += ls * t
-		}
-		acc = fma32(float32(s), f16at(x, 0)*yd, acc)
-	}
-	return acc
-}
-
 // q4KGroups returns, for one Q4_K super-block x and its Q8_K block (quants q8, bsums bs), each group's
 // integer sum scale·Σ q·y and each group's minimum term min·(bsum of its 32 quants).
 func q4KGroups(x, q8, bs []byte) (sums, mins [8]int32) {

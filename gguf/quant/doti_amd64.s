@@ -132,14 +132,16 @@ GLOBL kD32<>(SB), RODATA|NOPTR, $4
 	VPMADDWD       Y5, Y8, Y8         \
 	VPADDD         Y8, Y11, Y11
 
-// func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte) float32
+// func dotIQ4_XSQ8_KAVX2(nb int, w, a *byte, aBlock int) float32
 //
 // Reference: DotIQ4_XSQ8_K, the reference build's AVX2 arithmetic: per super-block the lanes of IQ4XSSUB
-// fused into Y0 with d·yd; hsum_float_8 at the end.
-TEXT ·dotIQ4_XSQ8_KAVX2(SB), NOSPLIT, $0-28
+// fused into Y0 with d·yd; hsum_float_8 at the end. The activation's Q8_K blocks lie aBlock bytes apart (292
+// in a Q8_K row, q8klBlock in a Q8_KL one).
+TEXT ·dotIQ4_XSQ8_KAVX2(SB), NOSPLIT, $0-36
 	MOVQ         nb+0(FP), CX
 	MOVQ         w+8(FP), SI
 	MOVQ         a+16(FP), DI
+	MOVQ         aBlock+24(FP), R9
 	IQ4CONSTS
 	VXORPS       Y0, Y0, Y0
 
@@ -164,12 +166,12 @@ iq4xsloop:
 	VBROADCASTSS X2, Y2
 	VFMADD231PS  Y2, Y1, Y0
 	ADDQ         $136, SI
-	ADDQ         $292, DI
+	ADDQ         R9, DI
 	DECQ         CX
 	JNZ          iq4xsloop
 	HSUM8
 	VZEROUPPER
-	MOVSS        X0, ret+24(FP)
+	MOVSS        X0, ret+32(FP)
 	RET
 
 // IQ4NLD leaves f16(0(SI))·f16(0(DI)) (the block's dx·dy) in X4. Clobbers AX, X5.
@@ -237,50 +239,6 @@ iq4nlrloop:
 	ADDQ         $34, DI
 	DECQ         CX
 	JNZ          iq4nlrloop
-	VZEROUPPER
-	MOVSS        X0, ret+24(FP)
-	RET
-
-// func dotIQ4_XSQ8_KPanelAVX2(nb int, w, a *byte) float32
-//
-// Reference: DotIQ4_XSQ8_KPanel: the lanes of IQ4XSSUB added up into the super-block's exact integer sum,
-// fused into X0 with d·yd.
-TEXT ·dotIQ4_XSQ8_KPanelAVX2(SB), NOSPLIT, $0-28
-	MOVQ         nb+0(FP), CX
-	MOVQ         w+8(FP), SI
-	MOVQ         a+16(FP), DI
-	IQ4CONSTS
-	VXORPS       X0, X0, X0
-
-iq4xsploop:
-	PREFETCHT0   PFD(SI)
-	PREFETCHT0   PFD+64(SI)
-	PREFETCHT0   PFD+128(SI)
-	VPXOR        Y11, Y11, Y11
-	IQ4XSSUB(0, 0, 0)
-	IQ4XSSUB(1, 4, 2)
-	IQ4XSSUB(2, 0, 4)
-	IQ4XSSUB(3, 4, 6)
-	IQ4XSSUB(4, 0, 8)
-	IQ4XSSUB(5, 4, 10)
-	IQ4XSSUB(6, 0, 12)
-	IQ4XSSUB(7, 4, 14)
-	VEXTRACTI128 $1, Y11, X1
-	VPADDD       X1, X11, X1
-	VPSHUFD      $0x4e, X1, X2
-	VPADDD       X2, X1, X1
-	VPSHUFD      $0xb1, X1, X2
-	VPADDD       X2, X1, X1
-	VCVTDQ2PS    X1, X1
-	MOVWLZX      0(SI), AX
-	VMOVD        AX, X2
-	VCVTPH2PS    X2, X2
-	VMULSS       0(DI), X2, X2
-	VFMADD231SS  X2, X1, X0
-	ADDQ         $136, SI
-	ADDQ         $292, DI
-	DECQ         CX
-	JNZ          iq4xsploop
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET

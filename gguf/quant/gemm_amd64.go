@@ -29,10 +29,9 @@ func init() {
 		}
 	}
 	storedQ4_K(typeTraits[Q4_K].gemm[OrderRepacked])
-	typeTraits[IQ4_XS].gemm[OrderRepacked] = &Gemm{w: IQ4_XS, o: OrderRepacked, actBlock: q8kxBlock, packBlock: ix4Block,
-		quantize: quantizeQ8KX, fromRef: q8kxFromQ8_K, pack: packIQ4_XSx16, kernel: mulIQ4_XSx16,
-		vec: vecRows(dotIQ4_XSQ8_KPanelAVX2), minCols: 4}
-	storedIQ4_XS(typeTraits[IQ4_XS].gemm[OrderRepacked])
+	typeTraits[IQ4_XS].gemm[OrderVecDot] = &Gemm{w: IQ4_XS, o: OrderVecDot, actBlock: q8klBlock, packBlock: ix4lBlock,
+		quantize: quantizeQ8KL, fromRef: q8klFromQ8_K, pack: packIQ4_XSL, kernel: mulIQ4_XSL,
+		vec: gemvIQ4_XSL, minCols: 4}
 	typeTraits[MXFP4].gemm[OrderVecDot] = &Gemm{w: MXFP4, o: OrderVecDot, actBlock: q8sBlock, packBlock: mxxBlock,
 		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packMXFP4x16, kernel: gemmCols(gemm4MXx, gemv1MXx, 4),
 		minCols: 1, storedBlock: mxxBlock, store: packMXFP4x16, storedMul: gemmCols(gemm4MXx, gemv1MXx, 4)}
@@ -210,3 +209,45 @@ func gemm4MXx(nb int, p, a *byte, aStride int, out *float32, outStride, mask int
 
 //go:noescape
 func gemv1MXx(nb int, p, a *byte, out *float32, mask int)
+
+// mulIQ4_XSL multiplies one packed IQ4_XSL group (gemm_iq4l.go) with the columns four at a time (a last partial
+// four repeats its last column): each lane's accumulators by iq4lLane4, then each (row, column)'s eight added
+// as hsum_float_8 (iq4lHsum). Mul has checked the bounds.
+func mulIQ4_XSL(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	var lanes [8][4 * GemmRows]float32
+	dt := &p[8*nb*ix4lLane]
+	for c := 0; c < cols; c += 4 {
+		var col [4]*byte
+		for k := range col {
+			col[k] = &a[min(c+k, cols-1)*aStride+292]
+		}
+		for m := range lanes {
+			iq4lLane4(nb, &p[m*nb*ix4lLane], dt, col[0], col[1], col[2], col[3], 4+64*m, &lanes[m][0])
+		}
+		var sums [4 * GemmRows]float32
+		iq4lHsum(&lanes[0][0], &sums[0])
+		for k := 0; k < 4 && c+k < cols; k++ {
+			copy(out[(c+k)*outStride:(c+k)*outStride+rows], sums[GemmRows*k:GemmRows*k+rows])
+		}
+	}
+}
+
+// gemvIQ4_XSL multiplies rows IQ4_XS rows with one Q8_KL row by the row dot (its Q8_K blocks q8klBlock bytes
+// apart). Mul has checked the bounds.
+func gemvIQ4_XSL(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
+	for r := 0; r < rows; r++ {
+		out[r] = dotIQ4_XSQ8_KAVX2(nb, &w[r*wStride], &a[0], q8klBlock)
+	}
+}
+
+// iq4lLane4 (gemm_iq4l_amd64.s) computes lane m of 16 rows of one packed IQ4_XSL group against four Q8_KL
+// columns' lane sections: acc[16c+r].
+//
+//go:noescape
+func iq4lLane4(nb int, p, d *byte, a0, a1, a2, a3 *byte, off int, acc *float32)
+
+// iq4lHsum (gemm_iq4l_amd64.s) adds the eight lanes' accumulators of 64 (column, row) slots as hsum_float_8:
+// out[j] from lanes[m·64 + j].
+//
+//go:noescape
+func iq4lHsum(lanes, out *float32)

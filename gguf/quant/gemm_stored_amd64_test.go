@@ -10,19 +10,6 @@ import (
 	"testing"
 )
 
-// TestGemmStoredIQ4_XSNoVBMI runs the IQ4_XS Gemm with the single-column kernel of CPUs without VBMI, which
-// this CPU may not pick.
-func TestGemmStoredIQ4_XSNoVBMI(t *testing.T) {
-	g := GemmFor(IQ4_XS, OrderRepacked)
-	if g == nil {
-		t.Skip("no IQ4_XS Gemm on this CPU")
-	}
-	saved := ix4Vec
-	defer func() { ix4Vec = saved }()
-	ix4Vec = gemv1IQ4x
-	testGemmStoredExact(t, []*Gemm{g})
-}
-
 // setPolicy sets the one-column kernels' prefetching policy (prefetch_amd64.go): Zen 4's or the others'.
 func setPolicy(zen4 bool) {
 	streamAhead, streamL2 = 1, false
@@ -67,7 +54,7 @@ func TestIsZen4(t *testing.T) {
 func BenchmarkStreamAhead(b *testing.B) {
 	const n, bytes = 4096, 512 << 20
 	defer setPolicy(isZen4(x86Family()))
-	for _, wt := range []Type{Q4_K, Q5_K, Q6_K, IQ4_XS} {
+	for _, wt := range []Type{Q4_K, Q5_K, Q6_K} {
 		g := GemmFor(wt, OrderRepacked)
 		if g == nil || g.storedBlock == 0 {
 			g = GemmFor(wt, OrderVecDot)

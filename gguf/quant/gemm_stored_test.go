@@ -12,7 +12,7 @@ import (
 // tests).
 func storedGemms() []*Gemm {
 	refs := map[Type]func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int){
-		Q4_0: mulQ4_0x16Ref, Q8_0: mulQ8_0x16Ref, Q4_K: mulQ4_Kx16Ref, IQ4_XS: mulIQ4_XSx16Ref,
+		Q4_0: mulQ4_0x16Ref, Q8_0: mulQ8_0x16Ref, Q4_K: mulQ4_Kx16Ref,
 		Q5_K: mulQ5_Kx16Ref, Q6_K: mulQ6_Kx16Ref, MXFP4: mulMXFP4x16Ref}
 	gs := []*Gemm{{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, quantize: quantizeQ8S, fromRef: q8sFromQ8_0,
 		storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4_0x16Ref},
@@ -22,8 +22,6 @@ func storedGemms() []*Gemm {
 			storedBlock: q8xBlock, store: packQ8_0x16S, storedMul: mulQ8_0x16SRef},
 		{w: Q4_K, o: OrderRepacked, actBlock: q8kwBlock, quantize: quantizeQ8KW, fromRef: q8kwFromQ8_K,
 			storedBlock: k4xBlock, store: packQ4_Kx16, storedMul: mulQ4_Kx16Ref},
-		{w: IQ4_XS, o: OrderRepacked, actBlock: q8kxBlock, quantize: quantizeQ8KX, fromRef: q8kxFromQ8_K,
-			storedBlock: ix4Block, store: packIQ4_XSx16, storedMul: mulIQ4_XSx16Ref},
 		{w: Q6_K, o: OrderVecDot, actBlock: 292, quantize: quantizeQ8K, fromRef: q8kFromQ8_K,
 			storedBlock: k6xBlock, store: packQ6_Kx16, storedMul: mulQ6_Kx16Ref},
 		{w: Q6_K, o: OrderVecDot, actBlock: 292, quantize: quantizeQ8K, fromRef: q8kFromQ8_K,

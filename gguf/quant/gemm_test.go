@@ -308,7 +308,7 @@ func BenchmarkGemmSmall(b *testing.B) {
 // replace on this CPU.
 func TestGemmPortablePack(t *testing.T) {
 	portable := map[Type]func(nb int, w []byte, wStride, rows int, dst []byte){Q4_0: packQ4_0, Q8_0: packQ8_0, Q4_K: packQ4_K,
-		IQ4_XS: packIQ4_XSx16, Q5_K: packQ5_Kx16, Q6_K: packQ6_Kx16}
+		IQ4_XS: packIQ4_XSL, Q5_K: packQ5_Kx16, Q6_K: packQ6_Kx16}
 	savedPack, savedLanes := packLane, q8kwLanes
 	packLane, q8kwLanes = nil, nil
 	defer func() { packLane, q8kwLanes = savedPack, savedLanes }()

@@ -8,14 +8,14 @@ import "encoding/binary"
 // On AMD's Zen 5 (family 0x1a) prefetching every line two super-blocks ahead into L1 (PREFETCHT0) streamed
 // Q4_K 15–45% faster with one goroutine than the hardware prefetcher alone, and Q6_K 45–125% (the kernels'
 // comments, BenchmarkStreamGemm); on Zen 4 (family 0x19, whose 512-bit operations are split in two) the same
-// made all four AVX-512 kernels 15–30% slower than touching each line as they reach it. There the light kernels, Q4_K's and IQ4_XS's, do
+// made all four AVX-512 kernels 15–30% slower than touching each line as they reach it. There the light kernel, Q4_K's, does
 // best only touching each line as they reach it, and Q5_K's and Q6_K's, with more work per byte, prefetching
 // ahead into L2 (PREFETCHT2): 5–25% faster than touching. (The AVX2 kernels stream as fast or faster
 // prefetching into L1 on Zen 4 too, and keep their fixed distances.) BenchmarkStreamAhead measures both
 // policies on the CPU at hand; the bits are the same either way (TestStreamAheadExact).
 var (
-	// streamAhead is 1 where gemv1Q4Kx and the IQ4_XS one-column kernels prefetch two super-blocks ahead, 0
-	// where they touch each line as they reach it (STREAMAHEAD, prefetch_amd64.h).
+	// streamAhead is 1 where gemv1Q4Kx prefetches two super-blocks ahead, 0
+	// where it touches each line as they reach it (STREAMAHEAD, prefetch_amd64.h).
 	streamAhead = 1
 	// streamL2 is true where the Q5_K and Q6_K one-column kernels prefetch into L2 (gemv1Q5KxL2, gemv1Q6KxL2),
 	// false where into L1.

@@ -15,7 +15,7 @@
 	PREFETCH5(o, R)    \
 	PREFETCHT0 o+320(R)
 
-// The stream of the one-column kernels gemv1Q4Kx, gemv1IQ4x and gemv1IQ4xVBMI is prefetched a distance ahead
+// The stream of the one-column kernel gemv1Q4Kx is prefetched a distance ahead
 // held in a register: STREAMAHEAD(d, I) sets I to d where the CPU gains from prefetching ahead and to 0 where
 // touching each line as it is reached streams faster (streamAhead, prefetch_amd64.go), and PREFETCH3X and
 // PREFETCH5X prefetch 3 and 5 cache lines from o(R) plus I (with I = 0, the lines about to be read).

@@ -95,7 +95,7 @@ var typeTraits = [numTypes]traits{
 	IQ3_S: {name: "IQ3_S", blockElems: QKK, blockBytes: 110},
 	IQ2_S: {name: "IQ2_S", blockElems: QKK, blockBytes: 82},
 	IQ4_XS: {name: "IQ4_XS", blockElems: QKK, blockBytes: 136, act: Q8_K, dequantize: DequantizeIQ4_XS,
-		quantize: QuantizeIQ4_XS, ref: repacked(DotIQ4_XSQ8_K, DotIQ4_XSQ8_KPanel)},
+		quantize: QuantizeIQ4_XS, ref: vecDot(DotIQ4_XSQ8_K)},
 	I8:    {name: "I8", blockElems: 1, blockBytes: 1},
 	I16:   {name: "I16", blockElems: 1, blockBytes: 2},
 	I32:   {name: "I32", blockElems: 1, blockBytes: 4},

@@ -223,6 +223,7 @@ type RowResult struct {
 	RefArgmax int
 	GotArgmax int
 	NearTie   bool // the reference's top two are within the tie gap (NearTie by default): argmax not compared
+	Identical bool // every logit has the reference's bits
 }
 
 // OK reports whether the row passes under the KL bound.
@@ -232,5 +233,10 @@ func (r RowResult) OK(maxKL float64) bool {
 
 // CompareRow compares one row of logits.
 func CompareRow(ref, got []float32) RowResult {
-	return RowResult{KL: KL(ref, got), RefArgmax: Argmax(ref), GotArgmax: Argmax(got), NearTie: TopGap(ref) < NearTie}
+	same := len(ref) == len(got)
+	for i := 0; same && i < len(ref); i++ {
+		same = math.Float32bits(ref[i]) == math.Float32bits(got[i])
+	}
+	return RowResult{KL: KL(ref, got), RefArgmax: Argmax(ref), GotArgmax: Argmax(got), NearTie: TopGap(ref) < NearTie,
+		Identical: same}
 }

@@ -35,6 +35,8 @@ cases=(
   "tiny-lfm2 q8_0 26 seq"
   "tiny-llama bf16 27 long denormals"
   "tiny-llama bf16 27 seq denormals"
+  "tiny-qwen3 iq4_xs 28 long"
+  "tiny-qwen3 iq4_xs 28 seq"
 )
 go build -o "$models/forma" ./cmd/forma
 for c in "${cases[@]}"; do

@@ -1,0 +1,128 @@
+package quant
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// IQ4_XS in the vec_dot order (ggml_vec_dot_iq4_xs_q8_K, the reference build's kernel for batches and single
+// rows alike), packed per pass ("IQ4_XSL"): DotIQ4_XSQ8_K's lane m (0…7) of a super-block sums (scale−32)·q·y
+// over the 32 elements e with e%32/4 = m, four from each sub-block. The packer multiplies every quant's table
+// value by its sub-block's scale − 32 (|·| ≤ 32·127, an int16) and lays a group's rows out lane by lane, so
+// that one 512-bit load holds an int16 pair of each of the 16 rows, for VPDPWSSD with a broadcast pair of
+// activations: the lane's integer sum exactly (|sum| ≤ 32·4·8·127·128 < 2³¹), fused into the lane's float32
+// accumulator with d·d_y per super-block as the reference does, the eight accumulators added as hsum_float_8.
+//
+// Packed group of nb super-blocks: for lane m = 0…7, for super-block i, 1024 bytes
+//
+//	w [16][GemmRows][2]int16  pair j of every row: elements 32·(j/2) + 4m + 2·(j%2) and the one after, each
+//	                          (scale−32)·kvalue
+//
+// then for each super-block the rows' d as float32 (f16 widened, exact), 64 bytes.
+const (
+	ix4lLane  = 16 * GemmRows * 4
+	ix4lBlock = 8*ix4lLane + 4*GemmRows
+)
+
+// Activation layout ("Q8_KL"), per super-block: the Q8_K block itself (292 bytes, which the row dot reads for
+// the columns a pass takes one at a time, with this block's stride), then
+//
+//	d  float32          the Q8_K block's scale
+//	y  [8][16][2]int16  lane m's pair j: quants 32·(j/2) + 4m + 2·(j%2) and the one after
+const (
+	q8klLanes = 4 + 8*64
+	q8klBlock = 292 + q8klLanes
+)
+
+// quantizeQ8KL quantizes src (a multiple of 256 elements) into a Q8_KL row.
+func quantizeQ8KL(src []float32, dst []byte) {
+	for i := 0; i < len(src)/QKK; i++ {
+		b := dst[i*q8klBlock : (i+1)*q8klBlock]
+		QuantizeQ8_K(src[i*QKK:(i+1)*QKK], b[:292])
+		q8klLanesOf(b)
+	}
+}
+
+// q8klFromQ8_K converts a Q8_K activation row into Q8_KL.
+func q8klFromQ8_K(ref, dst []byte) {
+	for i := 0; i < len(ref)/292; i++ {
+		b := dst[i*q8klBlock : (i+1)*q8klBlock]
+		copy(b, ref[i*292:(i+1)*292])
+		q8klLanesOf(b)
+	}
+}
+
+// q8klLanesOf writes the lane section of one Q8_KL block from its Q8_K block.
+func q8klLanesOf(b []byte) {
+	yd, q8, _ := q8KBlock(b, 0)
+	l := b[292:q8klBlock]
+	binary.LittleEndian.PutUint32(l, math.Float32bits(yd))
+	for e := 0; e < QKK; e++ {
+		binary.LittleEndian.PutUint16(l[4+ix4lPair(e)*2:], uint16(int16(int8(q8[e]))))
+	}
+}
+
+// ix4lPair returns the int16 slot of element e (0…255) of a super-block in a lane-ordered pair table of one
+// row: lane e%32/4, pair 2·(e/32) + e%4/2, half e%2.
+func ix4lPair(e int) int {
+	return (e%32/4)*32 + (2*(e/32)+e%4/2)*2 + e%2
+}
+
+// packIQ4_XSL packs one group of rows (at most GemmRows) of nb IQ4_XS super-blocks into the IQ4_XSL layout;
+// the rows past rows are zero.
+func packIQ4_XSL(nb int, w []byte, wStride, rows int, dst []byte) {
+	dst = dst[:nb*ix4lBlock]
+	dt := dst[8*nb*ix4lLane:]
+	for r := 0; r < GemmRows; r++ {
+		for i := 0; i < nb; i++ {
+			var base [8]int // where pair 0 of lane m of this row lies
+			for m := range base {
+				base[m] = (m*nb+i)*ix4lLane + 4*r
+			}
+			if r >= rows {
+				binary.LittleEndian.PutUint32(dt[i*4*GemmRows+4*r:], 0)
+				for m := range base {
+					for j := 0; j < 16; j++ {
+						binary.LittleEndian.PutUint32(dst[base[m]+j*4*GemmRows:], 0)
+					}
+				}
+				continue
+			}
+			x := w[r*wStride+i*136 : r*wStride+i*136+136]
+			binary.LittleEndian.PutUint32(dt[i*4*GemmRows+4*r:], math.Float32bits(f16at(x, 0)))
+			for k := 0; k < 8; k++ {
+				ls := int16(iq4xsScale(x, k) - 32)
+				qs := x[8+16*k : 8+16*k+16]
+				for b, q := range qs { // element 32k+b (low nibble) and 32k+16+b (high): lanes b/4 and 4+b/4
+					o := (2*k+b%4/2)*4*GemmRows + 2*(b%2)
+					binary.LittleEndian.PutUint16(dst[base[b/4]+o:], uint16(ls*int16(kvaluesIQ4[q&0xf])))
+					binary.LittleEndian.PutUint16(dst[base[4+b/4]+o:], uint16(ls*int16(kvaluesIQ4[q>>4])))
+				}
+			}
+		}
+	}
+}
+
+// mulIQ4_XSLRef is the scalar reference of the IQ4_XSL kernels: DotIQ4_XSQ8_K of each of the first rows rows
+// of one packed group (nb super-blocks) with each of cols Q8_KL rows, read from the packed layouts.
+func mulIQ4_XSLRef(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	le := binary.LittleEndian
+	for c := 0; c < cols; c++ {
+		for r := 0; r < rows; r++ {
+			var acc [8]float32
+			for i := 0; i < nb; i++ {
+				y := a[c*aStride+i*q8klBlock+292:]
+				d := math.Float32frombits(le.Uint32(p[8*nb*ix4lLane+i*4*GemmRows+4*r:])) * math.Float32frombits(le.Uint32(y))
+				for m := range acc {
+					var s int32
+					for j := 0; j < 32; j++ {
+						wv := int16(le.Uint16(p[(m*nb+i)*ix4lLane+(j/2*GemmRows+r)*4+2*(j%2):]))
+						s += int32(wv) * int32(int16(le.Uint16(y[4+m*64+2*j:])))
+					}
+					acc[m] = fma32(d, float32(s), acc[m])
+				}
+			}
+			out[c*outStride+r] = hsum8(&acc)
+		}
+	}
+}

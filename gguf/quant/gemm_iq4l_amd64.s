@@ -1,0 +1,110 @@
+//go:build amd64 && !noasm
+
+#include "go_asm.h"
+#include "textflag.h"
+
+// IQ4LPAIR adds pair j of the lane (16 rows' int16 pairs at j·64(SI)) times each column's broadcast pair
+// (j·4 past R8…R11 plus BX) into the columns' integer sums Z0…Z3.
+#define IQ4LPAIR(j) \
+	VMOVDQU32       64*j(SI), Z8            \
+	VPDPWSSD.BCST   4*j(R8)(BX*1), Z8, Z0   \
+	VPDPWSSD.BCST   4*j(R9)(BX*1), Z8, Z1   \
+	VPDPWSSD.BCST   4*j(R10)(BX*1), Z8, Z2  \
+	VPDPWSSD.BCST   4*j(R11)(BX*1), Z8, Z3
+
+// IQ4LFIN: ACC = fma(d·yd, float32(S), ACC) for the column at R (yd at (R)), Z9 the rows' d.
+#define IQ4LFIN(R, S, ACC) \
+	VCVTDQ2PS      S, S          \
+	VMULPS.BCST    (R), Z9, Z10  \
+	VFMADD231PS    Z10, S, ACC
+
+// func iq4lLane4(nb int, p, d *byte, a0, a1, a2, a3 *byte, off int, acc *float32)
+//
+// Lane m of DotIQ4_XSQ8_K for the 16 rows of one packed IQ4_XSL group and four Q8_KL columns: p is the lane's
+// first super-block (1024 bytes each), d the rows' d (64 bytes a super-block), a0…a3 each column's first lane
+// section (292 bytes into its first Q8_KL block, q8klBlock bytes a super-block, d_y first), off = 4 + 64m the lane's pairs within it. acc[16c + r]
+// is the lane's float32 accumulator of column c, row r, after the nb super-blocks.
+TEXT ·iq4lLane4(SB), NOSPLIT, $0-72
+	MOVQ   nb+0(FP), CX
+	MOVQ   p+8(FP), SI
+	MOVQ   d+16(FP), DI
+	MOVQ   a0+24(FP), R8
+	MOVQ   a1+32(FP), R9
+	MOVQ   a2+40(FP), R10
+	MOVQ   a3+48(FP), R11
+	MOVQ   off+56(FP), BX
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+
+iq4lblock:
+	VPXORD    Z0, Z0, Z0
+	VPXORD    Z1, Z1, Z1
+	VPXORD    Z2, Z2, Z2
+	VPXORD    Z3, Z3, Z3
+	IQ4LPAIR(0)
+	IQ4LPAIR(1)
+	IQ4LPAIR(2)
+	IQ4LPAIR(3)
+	IQ4LPAIR(4)
+	IQ4LPAIR(5)
+	IQ4LPAIR(6)
+	IQ4LPAIR(7)
+	IQ4LPAIR(8)
+	IQ4LPAIR(9)
+	IQ4LPAIR(10)
+	IQ4LPAIR(11)
+	IQ4LPAIR(12)
+	IQ4LPAIR(13)
+	IQ4LPAIR(14)
+	IQ4LPAIR(15)
+	VMOVUPS   (DI), Z9
+	IQ4LFIN(R8, Z0, Z16)
+	IQ4LFIN(R9, Z1, Z17)
+	IQ4LFIN(R10, Z2, Z18)
+	IQ4LFIN(R11, Z3, Z19)
+	ADDQ      $const_ix4lLane, SI
+	ADDQ      $64, DI
+	ADDQ      $const_q8klBlock, R8
+	ADDQ      $const_q8klBlock, R9
+	ADDQ      $const_q8klBlock, R10
+	ADDQ      $const_q8klBlock, R11
+	DECQ      CX
+	JNZ       iq4lblock
+
+	MOVQ    acc+64(FP), AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, 64(AX)
+	VMOVUPS Z18, 128(AX)
+	VMOVUPS Z19, 192(AX)
+	VZEROUPPER
+	RET
+
+// IQ4LSUM8 sets 64·c(DI) to hsum_float_8 of the eight lanes' 16 floats at m·256 + 64·c(SI), m = 0…7.
+#define IQ4LSUM8(c) \
+	VMOVUPS 64*c(SI), Z0         \
+	VADDPS  1024+64*c(SI), Z0, Z0 \
+	VMOVUPS 256+64*c(SI), Z1     \
+	VADDPS  1280+64*c(SI), Z1, Z1 \
+	VMOVUPS 512+64*c(SI), Z2     \
+	VADDPS  1536+64*c(SI), Z2, Z2 \
+	VMOVUPS 768+64*c(SI), Z3     \
+	VADDPS  1792+64*c(SI), Z3, Z3 \
+	VADDPS  Z2, Z0, Z0           \
+	VADDPS  Z3, Z1, Z1           \
+	VADDPS  Z1, Z0, Z0           \
+	VMOVUPS Z0, 64*c(DI)
+
+// func iq4lHsum(lanes, out *float32)
+//
+// out[j] = hsum_float_8(lanes[m·64 + j] for m = 0…7), j < 64: ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)).
+TEXT ·iq4lHsum(SB), NOSPLIT, $0-16
+	MOVQ lanes+0(FP), SI
+	MOVQ out+8(FP), DI
+	IQ4LSUM8(0)
+	IQ4LSUM8(1)
+	IQ4LSUM8(2)
+	IQ4LSUM8(3)
+	VZEROUPPER
+	RET

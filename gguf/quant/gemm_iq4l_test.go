@@ -1,0 +1,43 @@
+package quant
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestIQ4_XSLRef holds the IQ4_XSL layouts (packIQ4_XSL, quantizeQ8KL) to DotIQ4_XSQ8_K through the layout's
+// scalar reference, on every platform: a group of 13 rows (the rest padding) of 3 super-blocks, 5 columns.
+func TestIQ4_XSLRef(t *testing.T) {
+	const n, rows, cols = 3 * QKK, 13, 5
+	r := rand.New(rand.NewPCG(41, 42))
+	rb, _ := IQ4_XS.RowBytes(n)
+	w := make([]byte, rows*rb)
+	for i := 0; i < rows; i++ {
+		if err := Quantize(IQ4_XS, randRow(r, n), w[i*rb:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ab, _ := Q8_K.RowBytes(n)
+	a := make([]byte, cols*ab)
+	al := make([]byte, cols*(n/QKK)*q8klBlock)
+	for c := 0; c < cols; c++ {
+		x := randRow(r, n)
+		if err := QuantizeActivation(Q8_K, x, a[c*ab:]); err != nil {
+			t.Fatal(err)
+		}
+		quantizeQ8KL(x, al[c*len(al)/cols:(c+1)*len(al)/cols])
+	}
+	p := make([]byte, (n/QKK)*ix4lBlock)
+	packIQ4_XSL(n/QKK, w, rb, rows, p)
+	out := make([]float32, cols*GemmRows)
+	mulIQ4_XSLRef(n/QKK, p, al, len(al)/cols, cols, out, GemmRows, rows)
+	for c := 0; c < cols; c++ {
+		for i := 0; i < rows; i++ {
+			want := DotIQ4_XSQ8_K(n, w[i*rb:(i+1)*rb], a[c*ab:(c+1)*ab])
+			if got := out[c*GemmRows+i]; math.Float32bits(got) != math.Float32bits(want) {
+				t.Fatalf("row %d column %d: %g, DotIQ4_XSQ8_K %g", i, c, got, want)
+			}
+		}
+	}
+}
