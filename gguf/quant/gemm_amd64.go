@@ -31,7 +31,7 @@ func init() {
 	storedQ4_K(typeTraits[Q4_K].gemm[OrderRepacked])
 	typeTraits[IQ4_XS].gemm[OrderVecDot] = &Gemm{w: IQ4_XS, o: OrderVecDot, actBlock: q8klBlock, packBlock: ix4lBlock,
 		quantize: quantizeQ8KL, fromRef: q8klFromQ8_K, pack: packIQ4_XSL, kernel: mulIQ4_XSL,
-		vec: gemvIQ4_XSL, minCols: 4}
+		vec: gemvIQ4_XSL, minCols: ix4lMinCols}
 	typeTraits[MXFP4].gemm[OrderVecDot] = &Gemm{w: MXFP4, o: OrderVecDot, actBlock: q8sBlock, packBlock: mxxBlock,
 		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packMXFP4x16, kernel: gemmCols(gemm4MXx, gemv1MXx, 4),
 		minCols: 1, storedBlock: mxxBlock, store: packMXFP4x16, storedMul: gemmCols(gemm4MXx, gemv1MXx, 4)}

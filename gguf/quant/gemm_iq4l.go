@@ -24,6 +24,11 @@ const (
 	ix4lBlock = 8*ix4lLane + 4*GemmRows
 )
 
+// ix4lMinCols is the fewest activation rows the IQ4_XSL kernel takes: packing a group costs about what the row
+// dot takes for ~100 columns of it (BenchmarkGemmSmall: 32 columns 1.1 ms packed, 0.63 through the dot), so
+// fewer (decoding, a few parallel sequences) take the row dot.
+const ix4lMinCols = 96
+
 // Activation layout ("Q8_KL"), per super-block: the Q8_K block itself (292 bytes, which the row dot reads for
 // the columns a pass takes one at a time, with this block's stride), then
 //
