@@ -274,6 +274,25 @@ func TestContextLimits(t *testing.T) {
 	}
 }
 
+// compileDraftSizes evaluates a pass of every size lookup drafts can make (1 + up to DefaultDraftMax rows, all
+// logits) once, so that the programs are built: which sizes a generation takes depends on the passes' timings
+// (draftSizer), and a size's first pass compiles its program.
+func compileDraftSizes(t *testing.T, s *runtime.Session) {
+	t.Helper()
+	batch := make([]int32, runtime.DefaultDraftMax+1)
+	for i := range batch {
+		batch[i] = int32(1 + i)
+	}
+	for k := 1; k <= len(batch); k++ {
+		if _, err := s.Eval(batch[:k], true); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Truncate(0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestGenerateAllocs: the generation loop allocates nothing per token (the string arena takes one allocation
 // per 4 KiB of text, which these lengths stay under), with logprobs, prompt lookup and a draft model too.
 func TestGenerateAllocs(t *testing.T) {
@@ -295,6 +314,9 @@ func TestGenerateAllocs(t *testing.T) {
 				opt.Speculation = &runtime.Speculation{Draft: draft}
 			}
 			generate(t, s, repeating, opt) // compile the programs
+			if c.lookup {
+				compileDraftSizes(t, s)
+			}
 			return testing.AllocsPerRun(3, func() {
 				for range s.Generate(context.Background(), repeating, opt) {
 				}
