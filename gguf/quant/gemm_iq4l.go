@@ -80,28 +80,32 @@ func packIQ4_XSL(nb int, w []byte, wStride, rows int, dst []byte) {
 	dt := dst[8*nb*ix4lLane:]
 	for r := 0; r < GemmRows; r++ {
 		for i := 0; i < nb; i++ {
-			var base [8]int // where pair 0 of lane m of this row lies
-			for m := range base {
-				base[m] = (m*nb+i)*ix4lLane + 4*r
-			}
-			if r >= rows {
-				binary.LittleEndian.PutUint32(dt[i*4*GemmRows+4*r:], 0)
-				for m := range base {
-					for j := 0; j < 16; j++ {
-						binary.LittleEndian.PutUint32(dst[base[m]+j*4*GemmRows:], 0)
+			var pairs [8][16]uint32 // lane m's pair j of this row
+			var d float32
+			if r < rows {
+				x := w[r*wStride+i*136 : r*wStride+i*136+136]
+				d = f16at(x, 0)
+				for k := 0; k < 8; k++ {
+					ls := int16(iq4xsScale(x, k) - 32)
+					var tv [16]uint32
+					for q, kv := range kvaluesIQ4 {
+						tv[q] = uint32(uint16(ls * int16(kv)))
+					}
+					qs := x[8+16*k : 8+16*k+16]
+					for m := 0; m < 4; m++ { // bytes 4m…4m+3: lane m (low nibbles) and lane 4+m (high)
+						q := qs[4*m : 4*m+4]
+						pairs[m][2*k] = tv[q[0]&15] | tv[q[1]&15]<<16
+						pairs[m][2*k+1] = tv[q[2]&15] | tv[q[3]&15]<<16
+						pairs[4+m][2*k] = tv[q[0]>>4] | tv[q[1]>>4]<<16
+						pairs[4+m][2*k+1] = tv[q[2]>>4] | tv[q[3]>>4]<<16
 					}
 				}
-				continue
 			}
-			x := w[r*wStride+i*136 : r*wStride+i*136+136]
-			binary.LittleEndian.PutUint32(dt[i*4*GemmRows+4*r:], math.Float32bits(f16at(x, 0)))
-			for k := 0; k < 8; k++ {
-				ls := int16(iq4xsScale(x, k) - 32)
-				qs := x[8+16*k : 8+16*k+16]
-				for b, q := range qs { // element 32k+b (low nibble) and 32k+16+b (high): lanes b/4 and 4+b/4
-					o := (2*k+b%4/2)*4*GemmRows + 2*(b%2)
-					binary.LittleEndian.PutUint16(dst[base[b/4]+o:], uint16(ls*int16(kvaluesIQ4[q&0xf])))
-					binary.LittleEndian.PutUint16(dst[base[4+b/4]+o:], uint16(ls*int16(kvaluesIQ4[q>>4])))
+			binary.LittleEndian.PutUint32(dt[i*4*GemmRows+4*r:], math.Float32bits(d))
+			for m := range pairs {
+				lane := dst[(m*nb+i)*ix4lLane+4*r : (m*nb+i+1)*ix4lLane]
+				for j, v := range pairs[m] {
+					binary.LittleEndian.PutUint32(lane[j*4*GemmRows:], v)
 				}
 			}
 		}
