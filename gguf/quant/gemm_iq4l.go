@@ -57,20 +57,22 @@ func q8klFromQ8_K(ref, dst []byte) {
 	}
 }
 
-// q8klLanesOf writes the lane section of one Q8_KL block from its Q8_K block.
+// q8klLanesOf writes the lane section of one Q8_KL block from its Q8_K block: pair j of lane m holds quants
+// 32·(j/2) + 4m + 2·(j%2) and the one after, as packIQ4_XSL pairs the weights.
 func q8klLanesOf(b []byte) {
 	yd, q8, _ := q8KBlock(b, 0)
 	l := b[292:q8klBlock]
 	binary.LittleEndian.PutUint32(l, math.Float32bits(yd))
-	for e := 0; e < QKK; e++ {
-		binary.LittleEndian.PutUint16(l[4+ix4lPair(e)*2:], uint16(int16(int8(q8[e]))))
+	pair := func(q []byte) uint32 {
+		return uint32(uint16(int16(int8(q[0])))) | uint32(uint16(int16(int8(q[1]))))<<16
 	}
-}
-
-// ix4lPair returns the int16 slot of element e (0…255) of a super-block in a lane-ordered pair table of one
-// row: lane e%32/4, pair 2·(e/32) + e%4/2, half e%2.
-func ix4lPair(e int) int {
-	return (e%32/4)*32 + (2*(e/32)+e%4/2)*2 + e%2
+	for k := 0; k < 8; k++ {
+		for m := 0; m < 8; m++ {
+			q := q8[32*k+4*m : 32*k+4*m+4]
+			binary.LittleEndian.PutUint32(l[4+64*m+8*k:], pair(q[0:2]))
+			binary.LittleEndian.PutUint32(l[4+64*m+8*k+4:], pair(q[2:4]))
+		}
+	}
 }
 
 // packIQ4_XSL packs one group of rows (at most GemmRows) of nb IQ4_XS super-blocks into the IQ4_XSL layout;
