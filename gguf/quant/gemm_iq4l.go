@@ -24,10 +24,10 @@ const (
 	ix4lBlock = 8*ix4lLane + 4*GemmRows
 )
 
-// ix4lMinCols is the fewest activation rows the IQ4_XSL kernel takes: packing a group costs about what the row
-// dot takes for ~100 columns of it (BenchmarkGemmSmall: 32 columns 1.1 ms packed, 0.63 through the dot), so
-// fewer (decoding, a few parallel sequences) take the row dot.
-const ix4lMinCols = 96
+// ix4lMinCols is the fewest activation rows the IQ4_XSL kernel takes: packing a group (ix4lPack8, ~2.7 GB/s of
+// IQ4_XS) costs about what the row dot takes for ~6 columns of it (BenchmarkGemmSmall 256×2048, AVX-512 VNNI
+// and AVX2 alike: 8 columns packed 136–170 µs, through the dot 156–161), so fewer take the row dot.
+const ix4lMinCols = 8
 
 // Activation layout ("Q8_KL"), per super-block: the Q8_K block itself (292 bytes, which the row dot reads for
 // the columns a pass takes one at a time, with this block's stride), then
@@ -75,9 +75,41 @@ func q8klLanesOf(b []byte) {
 	}
 }
 
+// ix4lTab[s] is the lookup table of the sub-blocks of 6-bit scale s: byte q the low byte of (s−32)·kvalue[q],
+// byte 16+q its high byte (for VPSHUFB).
+var ix4lTab = func() (t [64][32]byte) {
+	for s := range t {
+		for q, kv := range kvaluesIQ4 {
+			v := uint16(int16(s-32) * int16(kv))
+			t[s][q], t[s][16+q] = byte(v), byte(v>>8)
+		}
+	}
+	return t
+}()
+
+// ix4lRows16, where set (amd64 with AVX2), packs the lanes of a full group (GemmRows rows); packIQ4_XSL then
+// adds the rows' d.
+var ix4lRows16 func(nb int, w []byte, wStride int, dst []byte)
+
 // packIQ4_XSL packs one group of rows (at most GemmRows) of nb IQ4_XS super-blocks into the IQ4_XSL layout;
 // the rows past rows are zero.
 func packIQ4_XSL(nb int, w []byte, wStride, rows int, dst []byte) {
+	dst = dst[:nb*ix4lBlock]
+	dt := dst[8*nb*ix4lLane:]
+	if rows == GemmRows && ix4lRows16 != nil {
+		ix4lRows16(nb, w, wStride, dst)
+		for r := 0; r < GemmRows; r++ {
+			for i := 0; i < nb; i++ {
+				binary.LittleEndian.PutUint32(dt[i*4*GemmRows+4*r:], math.Float32bits(f16at(w[r*wStride+i*136:], 0)))
+			}
+		}
+		return
+	}
+	packIQ4_XSLGo(nb, w, wStride, rows, dst)
+}
+
+// packIQ4_XSLGo is packIQ4_XSL in Go (the rows' d included).
+func packIQ4_XSLGo(nb int, w []byte, wStride, rows int, dst []byte) {
 	dst = dst[:nb*ix4lBlock]
 	dt := dst[8*nb*ix4lLane:]
 	for r := 0; r < GemmRows; r++ {

@@ -41,3 +41,29 @@ func TestIQ4_XSLRef(t *testing.T) {
 		}
 	}
 }
+
+// TestIQ4_XSLPack holds packIQ4_XSL of full groups (the assembly packer on amd64) to packIQ4_XSLGo, byte for
+// byte, over random blocks (every scale and nibble) of 1…9 super-blocks with a row stride past the row.
+func TestIQ4_XSLPack(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	for nb := 1; nb <= 9; nb++ {
+		stride := nb*136 + 136*(nb%3)
+		w := make([]byte, GemmRows*stride)
+		for i := range w {
+			w[i] = byte(r.Uint32())
+		}
+		want := make([]byte, nb*ix4lBlock)
+		got := make([]byte, nb*ix4lBlock)
+		for i := range got {
+			got[i] = 0xa5
+		}
+		packIQ4_XSLGo(nb, w, stride, GemmRows, want)
+		packIQ4_XSL(nb, w, stride, GemmRows, got)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("nb %d: byte %d (lane %d, super-block %d, pair %d, row %d) = %#x, want %#x", nb, i,
+					i/(nb*ix4lLane), i/ix4lLane%nb, i%ix4lLane/(4*GemmRows), i%(4*GemmRows)/4, got[i], want[i])
+			}
+		}
+	}
+}
