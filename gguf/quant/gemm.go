@@ -67,6 +67,10 @@ type Gemm struct {
 	// multiple of 4 rows), each through all the groups, so that a tile stays in the cache while the groups
 	// pass instead of every group streaming all the activation rows.
 	tileBytes int
+	// packGroups, if more than 1, makes Mul pack up to that many groups (as many as packBytes holds) before
+	// it multiplies them, in tiles of tileBytes of activation rows: each activation row then streams from
+	// memory once per packGroups groups rather than once per group.
+	packGroups, packBytes int
 }
 
 // GemmFor returns the batched kernel for weight type w in order o on this CPU, or nil when there is none
@@ -88,7 +92,18 @@ func (g *Gemm) Order() Order { return g.o }
 func (g *Gemm) ActivationRowBytes(n int) int { return n / g.w.BlockElems() * g.actBlock }
 
 // ScratchBytes returns the scratch a Mul over rows of n elements needs.
-func (g *Gemm) ScratchBytes(n int) int { return n/g.w.BlockElems()*g.packBlock + g.extra }
+func (g *Gemm) ScratchBytes(n int) int {
+	nb := n / g.w.BlockElems()
+	return g.groups(nb)*nb*g.packBlock + g.extra
+}
+
+// groups returns how many groups of rows of nb blocks Mul packs at once (see packGroups).
+func (g *Gemm) groups(nb int) int {
+	if g.packGroups <= 1 || nb == 0 {
+		return 1
+	}
+	return max(1, min(g.packGroups, g.packBytes/(nb*g.packBlock)))
+}
 
 // QuantizeActivation quantizes one activation row (len(src) a multiple of the weight's block size) into dst,
 // which must hold ActivationRowBytes(len(src)) bytes.
@@ -118,8 +133,8 @@ func (g *Gemm) Mul(n int, w []byte, wStride, rows int, a []byte, aStride, cols i
 	if wStride < wRow || aStride < aRow || outStride < rows {
 		panic("quant: gemm: overlapping rows")
 	}
-	if len(scratch) < nb*g.packBlock+g.extra {
-		panic(fmt.Sprintf("quant: gemm: scratch of %d bytes, need %d", len(scratch), nb*g.packBlock+g.extra))
+	if len(scratch) < g.ScratchBytes(n) {
+		panic(fmt.Sprintf("quant: gemm: scratch of %d bytes, need %d", len(scratch), g.ScratchBytes(n)))
 	}
 	if g.direct != nil {
 		g.direct(n, w, wStride, rows, a, aStride, cols, out, outStride)
@@ -131,11 +146,40 @@ func (g *Gemm) Mul(n int, w []byte, wStride, rows int, a []byte, aStride, cols i
 		}
 		return
 	}
+	if gr := g.groups(nb); gr > 1 {
+		g.mulGroups(nb, gr, w, wStride, rows, a, aStride, cols, out, outStride, scratch)
+		return
+	}
 	packed := scratch[:nb*g.packBlock+g.extra]
 	for r0 := 0; r0 < rows; r0 += GemmRows {
 		nr := min(GemmRows, rows-r0)
 		g.pack(nb, w[r0*wStride:], wStride, nr, packed)
 		g.kernel(nb, packed, a, aStride, cols, out[r0:], outStride, nr)
+	}
+}
+
+// mulGroups is Mul packing gr groups at a time and passing the activation rows over them in tiles (see
+// packGroups). Mul has checked the bounds.
+func (g *Gemm) mulGroups(nb, gr int, w []byte, wStride, rows int, a []byte, aStride, cols int, out []float32, outStride int, scratch []byte) {
+	gb := nb * g.packBlock
+	tile := cols
+	if g.tileBytes != 0 {
+		tile = max(4, g.tileBytes/(nb*g.actBlock)&^3)
+	}
+	for b0 := 0; b0 < rows; b0 += gr * GemmRows {
+		ng := min(gr, (rows-b0+GemmRows-1)/GemmRows)
+		for k := 0; k < ng; k++ {
+			r0 := b0 + k*GemmRows
+			g.pack(nb, w[r0*wStride:], wStride, min(GemmRows, rows-r0), scratch[k*gb:(k+1)*gb])
+		}
+		for c0 := 0; c0 < cols; c0 += tile {
+			nc := min(tile, cols-c0)
+			for k := 0; k < ng; k++ {
+				r0 := b0 + k*GemmRows
+				g.kernel(nb, scratch[k*gb:(k+1)*gb], a[c0*aStride:], aStride, nc, out[c0*outStride+r0:], outStride,
+					min(GemmRows, rows-r0))
+			}
+		}
 	}
 }
 

@@ -29,9 +29,7 @@ func init() {
 		}
 	}
 	storedQ4_K(typeTraits[Q4_K].gemm[OrderRepacked])
-	typeTraits[IQ4_XS].gemm[OrderVecDot] = &Gemm{w: IQ4_XS, o: OrderVecDot, actBlock: q8klBlock, packBlock: ix4lBlock,
-		quantize: quantizeQ8KL, fromRef: q8klFromQ8_K, pack: packIQ4_XSL, kernel: mulIQ4_XSL,
-		vec: gemvIQ4_XSL, minCols: ix4lMinCols}
+	gemmIQ4_XS()
 	typeTraits[MXFP4].gemm[OrderVecDot] = &Gemm{w: MXFP4, o: OrderVecDot, actBlock: q8sBlock, packBlock: mxxBlock,
 		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packMXFP4x16, kernel: gemmCols(gemm4MXx, gemv1MXx, 4),
 		minCols: 1, storedBlock: mxxBlock, store: packMXFP4x16, storedMul: gemmCols(gemm4MXx, gemv1MXx, 4)}
@@ -210,23 +208,42 @@ func gemm4MXx(nb int, p, a *byte, aStride int, out *float32, outStride, mask int
 //go:noescape
 func gemv1MXx(nb int, p, a *byte, out *float32, mask int)
 
-// mulIQ4_XSL multiplies one packed IQ4_XSL group (gemm_iq4l.go) with the columns four at a time (a last partial
-// four repeats its last column): each lane's accumulators by iq4lLane4, then each (row, column)'s eight added
-// as hsum_float_8 (iq4lHsum). Mul has checked the bounds.
+// gemmIQ4_XS registers IQ4_XS's Gemm (the IQ4_XSL layout, gemm_iq4l.go), with AVX-512 VNNI or AVX2 kernels.
+func gemmIQ4_XS() {
+	typeTraits[IQ4_XS].gemm[OrderVecDot] = &Gemm{w: IQ4_XS, o: OrderVecDot, actBlock: q8klBlock, packBlock: ix4lBlock,
+		quantize: quantizeQ8KL, fromRef: q8klFromQ8_K, pack: packIQ4_XSL, kernel: mulIQ4_XSL,
+		vec: gemvIQ4_XSL, minCols: ix4lMinCols, packGroups: 4, packBytes: 512 << 10, tileBytes: 256 << 10}
+}
+
+// mulIQ4_XSL multiplies one packed IQ4_XSL group (gemm_iq4l.go) with the columns four at a time with AVX-512
+// VNNI (iq4lLane4), three with AVX2 only (iq4lLane3AVX2; a last partial step repeats its last column): each
+// lane's accumulators, then each (row, column)'s eight added as hsum_float_8 (iq4lHsum). Mul has checked the
+// bounds.
 func mulIQ4_XSL(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 	var lanes [8][4 * GemmRows]float32
 	dt := &p[8*nb*ix4lLane]
-	for c := 0; c < cols; c += 4 {
+	step := 3
+	if hasVNNI {
+		step = 4
+	}
+	for c := 0; c < cols; c += step {
 		var col [4]*byte
 		for k := range col {
 			col[k] = &a[min(c+k, cols-1)*aStride+292]
 		}
-		for m := range lanes {
-			iq4lLane4(nb, &p[m*nb*ix4lLane], dt, col[0], col[1], col[2], col[3], 4+64*m, &lanes[m][0])
-		}
 		var sums [4 * GemmRows]float32
-		iq4lHsum(&lanes[0][0], &sums[0])
-		for k := 0; k < 4 && c+k < cols; k++ {
+		if hasVNNI {
+			for m := range lanes {
+				iq4lLane4(nb, &p[m*nb*ix4lLane], dt, col[0], col[1], col[2], col[3], 4+64*m, &lanes[m][0])
+			}
+			iq4lHsum(&lanes[0][0], &sums[0])
+		} else {
+			for m := range lanes {
+				iq4lLane3AVX2(nb, &p[m*nb*ix4lLane], dt, col[0], col[1], col[2], 4+64*m, &lanes[m][0])
+			}
+			iq4lHsumAVX2(&lanes[0][0], &sums[0])
+		}
+		for k := 0; k < step && c+k < cols; k++ {
 			copy(out[(c+k)*outStride:(c+k)*outStride+rows], sums[GemmRows*k:GemmRows*k+rows])
 		}
 	}
@@ -251,3 +268,13 @@ func iq4lLane4(nb int, p, d *byte, a0, a1, a2, a3 *byte, off int, acc *float32)
 //
 //go:noescape
 func iq4lHsum(lanes, out *float32)
+
+// iq4lLane3AVX2 (gemm_iq4l_amd64.s) is iq4lLane4 with AVX2 only, for three columns (acc[16c+r], c < 3).
+//
+//go:noescape
+func iq4lLane3AVX2(nb int, p, d *byte, a0, a1, a2 *byte, off int, acc *float32)
+
+// iq4lHsumAVX2 (gemm_iq4l_amd64.s) is iq4lHsum with AVX2 only.
+//
+//go:noescape
+func iq4lHsumAVX2(lanes, out *float32)

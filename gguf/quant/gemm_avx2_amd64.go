@@ -27,6 +27,7 @@ func init() {
 		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packMXFP4x16, kernel: mulMXx16AVX2, minCols: 1,
 		storedBlock: mxxBlock, store: packMXFP4x16, storedMul: mulMXx16AVX2}
 	gemmQ6_KAVX2()
+	gemmIQ4_XS()
 	for _, w := range []Type{Q4_0, Q4_K, Q8_0, Q6_K, MXFP4} {
 		for _, g := range typeTraits[w].gemm {
 			if g != nil {

@@ -14,6 +14,11 @@ func allGemms() []*Gemm {
 		for _, w := range dotWeightTypes {
 			if g := GemmFor(w, o); g != nil {
 				gs = append(gs, g)
+				if g.packGroups > 1 { // Mul's groups and column tiles at their least: 2 groups, 4 columns
+					tiled := *g
+					tiled.packGroups, tiled.packBytes, tiled.tileBytes = 2, 1<<30, 1
+					gs = append(gs, &tiled)
+				}
 			}
 		}
 	}
