@@ -221,6 +221,7 @@ func gemmIQ4_XS() {
 // bounds.
 func mulIQ4_XSL(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 	var lanes [8][4 * GemmRows]float32
+	var sums [4 * GemmRows]float32
 	dt := &p[8*nb*ix4lLane]
 	step := 3
 	if hasVNNI {
@@ -231,7 +232,6 @@ func mulIQ4_XSL(nb int, p, a []byte, aStride, cols int, out []float32, outStride
 		for k := range col {
 			col[k] = &a[min(c+k, cols-1)*aStride+292]
 		}
-		var sums [4 * GemmRows]float32
 		if hasVNNI {
 			for m := range lanes {
 				iq4lLane4(nb, &p[m*nb*ix4lLane], dt, col[0], col[1], col[2], col[3], 4+64*m, &lanes[m][0])
