@@ -69,7 +69,7 @@ type Gemm struct {
 	tileBytes int
 	// packGroups, if more than 1, makes Mul pack up to that many groups (as many as packBytes holds) before
 	// it multiplies them, in tiles of tileBytes of activation rows: each activation row then streams from
-	// memory once per packGroups groups rather than once per group.
+	// memory once per packGroups groups rather than once per group. For kernels without extra scratch.
 	packGroups, packBytes int
 }
 
@@ -99,7 +99,7 @@ func (g *Gemm) ScratchBytes(n int) int {
 
 // groups returns how many groups of rows of nb blocks Mul packs at once (see packGroups).
 func (g *Gemm) groups(nb int) int {
-	if g.packGroups <= 1 || nb == 0 {
+	if g.packGroups <= 1 || g.extra != 0 || nb == 0 {
 		return 1
 	}
 	return max(1, min(g.packGroups, g.packBytes/(nb*g.packBlock)))

@@ -232,17 +232,14 @@ func mulIQ4_XSL(nb int, p, a []byte, aStride, cols int, out []float32, outStride
 		for k := range col {
 			col[k] = &a[min(c+k, cols-1)*aStride+292]
 		}
-		if hasVNNI {
-			for m := range lanes {
+		for m := range lanes {
+			if hasVNNI {
 				iq4lLane4(nb, &p[m*nb*ix4lLane], dt, col[0], col[1], col[2], col[3], 4+64*m, &lanes[m][0])
-			}
-			iq4lHsum(&lanes[0][0], &sums[0])
-		} else {
-			for m := range lanes {
+			} else {
 				iq4lLane3AVX2(nb, &p[m*nb*ix4lLane], dt, col[0], col[1], col[2], 4+64*m, &lanes[m][0])
 			}
-			iq4lHsumAVX2(&lanes[0][0], &sums[0])
 		}
+		iq4lHsum(&lanes[0][0], &sums[0])
 		for k := 0; k < step && c+k < cols; k++ {
 			copy(out[(c+k)*outStride:(c+k)*outStride+rows], sums[GemmRows*k:GemmRows*k+rows])
 		}
@@ -273,8 +270,3 @@ func iq4lHsum(lanes, out *float32)
 //
 //go:noescape
 func iq4lLane3AVX2(nb int, p, d *byte, a0, a1, a2 *byte, off int, acc *float32)
-
-// iq4lHsumAVX2 (gemm_iq4l_amd64.s) is iq4lHsum with AVX2 only.
-//
-//go:noescape
-func iq4lHsumAVX2(lanes, out *float32)

@@ -8,8 +8,8 @@ func init() {
 	}
 }
 
-// packIQ4_XSL16 packs a full group (GemmRows rows) into the IQ4_XSL layout with AVX2: the lanes of rows 0…7
-// and 8…15 by ix4lPack8, the rows' d in Go.
+// packIQ4_XSL16 writes the lanes of a full group (GemmRows rows) of the IQ4_XSL layout with AVX2, rows 0…7
+// and 8…15 by ix4lPack8 (packIQ4_XSL adds the rows' d).
 func packIQ4_XSL16(nb int, w []byte, wStride int, dst []byte) {
 	_, _ = w[(GemmRows-1)*wStride+nb*136-1], dst[nb*ix4lBlock-1]
 	var scratch [4096]byte

@@ -81,34 +81,6 @@ iq4lblock:
 	VZEROUPPER
 	RET
 
-// IQ4LSUM8 sets 64·c(DI) to hsum_float_8 of the eight lanes' 16 floats at m·256 + 64·c(SI), m = 0…7.
-#define IQ4LSUM8(c) \
-	VMOVUPS 64*c(SI), Z0         \
-	VADDPS  1024+64*c(SI), Z0, Z0 \
-	VMOVUPS 256+64*c(SI), Z1     \
-	VADDPS  1280+64*c(SI), Z1, Z1 \
-	VMOVUPS 512+64*c(SI), Z2     \
-	VADDPS  1536+64*c(SI), Z2, Z2 \
-	VMOVUPS 768+64*c(SI), Z3     \
-	VADDPS  1792+64*c(SI), Z3, Z3 \
-	VADDPS  Z2, Z0, Z0           \
-	VADDPS  Z3, Z1, Z1           \
-	VADDPS  Z1, Z0, Z0           \
-	VMOVUPS Z0, 64*c(DI)
-
-// func iq4lHsum(lanes, out *float32)
-//
-// out[j] = hsum_float_8(lanes[m·64 + j] for m = 0…7), j < 64: ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)).
-TEXT ·iq4lHsum(SB), NOSPLIT, $0-16
-	MOVQ lanes+0(FP), SI
-	MOVQ out+8(FP), DI
-	IQ4LSUM8(0)
-	IQ4LSUM8(1)
-	IQ4LSUM8(2)
-	IQ4LSUM8(3)
-	VZEROUPPER
-	RET
-
 // IQ4LPAIRY adds pair j of the lane (rows 0…7 in Y12, 8…15 in Y13) times column c's broadcast pair (j·4 past
 // R plus BX) into the column's integer sums LO (rows 0…7) and HI (rows 8…15): VPMADDWD and VPADDD, the AVX2
 // form of VPDPWSSD (the same integers: a pair's two products are at most 2·32·127·127 in magnitude).
@@ -218,10 +190,11 @@ iq4lyblock:
 	VADDPS  Y1, Y0, Y0            \
 	VMOVUPS Y0, 32*k(DI)
 
-// func iq4lHsumAVX2(lanes, out *float32)
+// func iq4lHsum(lanes, out *float32)
 //
-// iq4lHsum with AVX2 only.
-TEXT ·iq4lHsumAVX2(SB), NOSPLIT, $0-16
+// out[j] = hsum_float_8(lanes[m·64 + j] for m = 0…7), j < 64: ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)), in
+// 256-bit registers for both the VNNI and the AVX2 kernels (each output is added alone).
+TEXT ·iq4lHsum(SB), NOSPLIT, $0-16
 	MOVQ lanes+0(FP), SI
 	MOVQ out+8(FP), DI
 	IQ4LSUM8Y(0)
