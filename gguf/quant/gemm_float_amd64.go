@@ -4,18 +4,18 @@ package quant
 
 // The F16 and BF16 Gemms (gemm_float.go, gemm_float_amd64.s): with AVX-512F, 32 registers hold a tile of
 // 16-lane accumulators with the tile's weight and activation vectors (F16 4 × 4, BF16 4 × 2); with AVX2 only,
-// F16 in 2 × 2 tiles of two 8-float registers per accumulator, and no BF16 Gemm (its rows keep their dot).
+// F16 in 2 × 2 tiles of two 8-float registers per accumulator, BF16 in tiles of 2 × 4 (gemm4BF16AVX2).
 func init() {
 	if !hasAVX2 {
 		return
 	}
 	typeTraits[F16].gemm[OrderTiled] = &Gemm{w: F16, o: OrderTiled, actBlock: f16tAct, quantize: quantizeF16T,
 		fromRef: f16tFromF16, direct: mulF16T}
-	if !hasAVX512 { // AVX2: 16 registers hold 2 × 2 tiles
+	switch {
+	case !hasAVX512: // AVX2: 16 registers hold 2 × 2 tiles (F16), 2 × 4 of one set of 8 lanes (BF16)
 		f16tRows, f16tTile, f16tDot = 2, gemm2F16TAVX2, dotF16TAAVX2
-		return
-	}
-	if hasBF16 {
+		bf16Tile, bf16Checked = gemm4BF16AVX2, true
+	case hasBF16:
 		bf16Tile = gemm4BF16BF16
 	}
 	typeTraits[BF16].gemm[OrderVecDot] = &Gemm{w: BF16, o: OrderVecDot, actBlock: 2, quantize: QuantizeBF16,
@@ -82,6 +82,10 @@ func dotF16TAAVX2(n int, w, a *byte) float32
 //go:noescape
 func gemm4F16T(n int, w *byte, wStride int, a *byte, aStride, cols int, out *float32, outStride int)
 
+// bf16MagCols is the activation rows whose smallest magnitudes mulBF16 finds once per call (later ones, once
+// per group of weight rows); a multiple of f16tCols.
+const bf16MagCols = 2048
+
 // bf16MinCols is the fewest activation rows the BF16 tiles take; fewer (decoding) take dotBF16Fast a pair at a
 // time, one weight row streamed at a time.
 const bf16MinCols = 4
@@ -95,12 +99,28 @@ func mulBF16(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, ou
 		tiled = rows &^ 3
 	}
 	var sums [4 * f16tCols]float64
+	// The columns' smallest magnitudes (bf16Checked): the first bf16MagCols, then a block's at a time.
+	var colMag [bf16MagCols + f16tCols]uint16
+	if bf16Checked && tiled > 0 {
+		for c := 0; c < min(cols, bf16MagCols); c++ {
+			colMag[c] = bfMinMagAVX2(64*steps, &a[c*aStride])
+		}
+	}
 	for r0 := 0; r0 < tiled; r0 += GemmRows {
 		r1 := min(tiled, r0+GemmRows)
 		for c0 := 0; c0 < cols; c0 += f16tCols {
 			nc := min(f16tCols, cols-c0)
+			mags := colMag[min(c0, bf16MagCols):][:nc]
+			if bf16Checked && c0 >= bf16MagCols {
+				for c := range mags {
+					mags[c] = bfMinMagAVX2(64*steps, &a[(c0+c)*aStride])
+				}
+			}
 			for r := r0; r < r1; r += 4 {
-				exact := bf16Tile(steps, &w[r*wStride], wStride, &a[c0*aStride], aStride, nc, &sums[0])
+				exact := false // the tile's sums are the reference's (else the tile takes DotBF16BF16)
+				if !bf16Checked || bf16Flushless(steps, w[r*wStride:], wStride, mags) {
+					exact = bf16Tile(steps, &w[r*wStride], wStride, &a[c0*aStride], aStride, nc, &sums[0])
+				}
 				if exact && n == 64*steps { // no elements after the steps: the sums are the dots
 					for c := 0; c < nc; c++ {
 						o, s := out[(c0+c)*outStride+r:][:4], sums[4*c:][:4]
@@ -132,8 +152,31 @@ func mulBF16(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, ou
 }
 
 // bf16Tile is the BF16 Gemm's kernel on this CPU (init): the instruction itself where the CPU has AVX-512
-// BF16, else its emulation.
-var bf16Tile = gemm4BF16
+// BF16, else its emulation; bf16Checked says that the emulation is exact only where bf16Flushless holds.
+var (
+	bf16Tile    = gemm4BF16
+	bf16Checked bool
+)
+
+// bf16Flushless reports whether no partial sum of the vector part (64·steps elements) of four weight rows
+// (w, wStride bytes apart) with columns of smallest magnitudes colMag can land where VDPBF16PS flushes (a
+// magnitude in (0, 2^-126]), so that fused multiply-adds give its bits. A product of bf16 elements of
+// exponents e_w and e_a is a multiple of 2^(e_w+e_a−14), and so is every partial sum (rounding to float32
+// keeps a multiple of that power of two): if the smallest such step exceeds 2^-126 (with biased exponents,
+// E_w + E_a ≥ 143 for the rows' and columns' smallest nonzero magnitudes, none denormal), every nonzero sum
+// does too.
+func bf16Flushless(steps int, w []byte, wStride int, colMag []uint16) bool {
+	rowE := 511
+	for i := 0; i < 4; i++ {
+		rowE = min(rowE, int(bfMinMagAVX2(64*steps, &w[i*wStride])>>7))
+	}
+	for _, m := range colMag {
+		if e := int(m >> 7); rowE == 0 || e == 0 || rowE+e < 143 {
+			return false
+		}
+	}
+	return true
+}
 
 // gemm4BF16 sets sums[4c + r] for r < 4, c < cols to DotBF16BF16's vector part (the two sets of lanes reduced
 // and added in float64) over the first 64·steps elements of BF16 weight row r (at w + r·wStride bytes) and
@@ -147,3 +190,14 @@ func gemm4BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums
 //
 //go:noescape
 func gemm4BF16BF16(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64) (exact bool)
+
+// gemm4BF16AVX2 (gemm_bf16_avx2_amd64.s) is gemm4BF16 with AVX2 and FMA, for tiles where bf16Flushless holds.
+//
+//go:noescape
+func gemm4BF16AVX2(steps int, w *byte, wStride int, a *byte, aStride, cols int, sums *float64) (exact bool)
+
+// bfMinMagAVX2 (gemm_bf16_avx2_amd64.s) returns the smallest magnitude of the nonzero BF16 elements of x (n a
+// positive multiple of 16), 0xffff if there are none.
+//
+//go:noescape
+func bfMinMagAVX2(n int, x *byte) uint16

@@ -9,22 +9,22 @@ type bf16Kernel struct {
 }
 
 // bf16Kernels are the BF16 Gemm kernels this CPU can run: VDPBF16PS itself where it has AVX-512 BF16, and its
-// emulation with AVX-512F (what CPUs without it run).
+// emulations with AVX-512F and with AVX2 (what CPUs without it run).
 func bf16Kernels() []bf16Kernel {
 	ks := []bf16Kernel{{"installed", func() func() { return func() {} }}}
-	if !hasAVX512 {
+	if !hasAVX512 || GemmFor(BF16, OrderVecDot) == nil {
 		return ks
 	}
-	with := func(k func(int, *byte, int, *byte, int, int, *float64) bool) func() func() {
+	with := func(k func(int, *byte, int, *byte, int, int, *float64) bool, checked bool) func() func() {
 		return func() func() {
-			saved := bf16Tile
-			bf16Tile = k
-			return func() { bf16Tile = saved }
+			saved, savedChecked := bf16Tile, bf16Checked
+			bf16Tile, bf16Checked = k, checked
+			return func() { bf16Tile, bf16Checked = saved, savedChecked }
 		}
 	}
-	ks = append(ks, bf16Kernel{"avx512", with(gemm4BF16)})
+	ks = append(ks, bf16Kernel{"avx512", with(gemm4BF16, false)}, bf16Kernel{"avx2", with(gemm4BF16AVX2, true)})
 	if hasBF16 {
-		ks = append(ks, bf16Kernel{"bf16", with(gemm4BF16BF16)})
+		ks = append(ks, bf16Kernel{"bf16", with(gemm4BF16BF16, false)})
 	}
 	return ks
 }
