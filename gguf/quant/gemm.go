@@ -12,20 +12,22 @@ package quant
 // pay; a Gemm then streams the weights through a multi-row kernel of the same arithmetic where it has one,
 // else through Dot(w, o).
 //
-// The kernels by CPU (amd64): with AVX-512 VNNI (gemm_amd64.go), Q4_0, Q4_K and IQ4_XS in the repacked order
-// (Q4_K's stored layout where the CPU also has VBMI) and Q8_0, Q5_K and Q6_K in the vec_dot order, 16 rows a
-// 512-bit register; with AVX2, FMA and F16C but no VNNI (gemm_avx2_amd64.go, FORMA_CPU=avx2), Q4_0, Q4_K and
-// IQ4_XS in the repacked order and Q8_0 and Q6_K in the vec_dot order, 8 rows a 256-bit register, on their
-// stored layouts, and Q5_K packed per pass (gemm_avx2_k5_amd64.go). F16 in the tiled order (AVX-512F or AVX2)
-// and BF16 in the vec_dot order (AVX-512F) multiply the rows in place (gemm_float.go), tiles of 16-lane float
-// accumulators as tinyBLAS's. Elsewhere (arm64, generic) there is none.
+// The kernels by CPU (amd64): with AVX-512 VNNI (gemm_amd64.go), Q4_0 and Q4_K in the repacked order (Q4_K's
+// stored layout where the CPU also has VBMI) and Q8_0, Q5_K, Q6_K, IQ4_XS and MXFP4 in the vec_dot order, 16
+// rows a 512-bit register; with AVX2, FMA and F16C but no VNNI (gemm_avx2_amd64.go, FORMA_CPU=avx2), Q4_0 and
+// Q4_K in the repacked order and Q8_0, Q6_K and MXFP4 in the vec_dot order, 8 rows a 256-bit register, on
+// their stored layouts, and Q5_K and IQ4_XS packed per pass. IQ4_XS's layout (gemm_iq4l.go) holds the quants
+// times their scales as int16 pairs, lane by lane, and Mul packs several of its groups before it passes the
+// activation rows over them (packGroups). F16 in the tiled order and BF16 in the vec_dot order (AVX-512F or
+// AVX2) multiply the rows in place (gemm_float.go). Elsewhere (arm64, generic) there is none.
 //
-// Mul packs on the fly, per group and per call. A Gemm with a stored layout (gemm_stored.go: Q4_0 in the repacked
-// order and Q8_0; gemm_stored_k4.go: Q4_K in the repacked order, where the CPU has VBMI; gemm_stored_iq4.go: IQ4_XS
-// in the repacked order; gemm_k5.go: Q5_K; gemm_k6.go: Q6_K; the last three's Mul packs into that same layout) also
-// rearranges a whole matrix once (Pack, when a backend loads it) into interleaved groups about the original's size
-// (Q4_K's 2.8%, IQ4_XS's 2.9% and Q5_K's 2.3% larger, their scales unpacked to bytes; Q6_K's the same size), and
-// MulPacked multiplies from those with the same bits and no per-pass packing, for one activation row or many.
+// Mul packs on the fly, per group and per call. A Gemm with a stored layout (gemm_stored.go: Q4_0 in the
+// repacked order and Q8_0; gemm_stored_k4.go: Q4_K in the repacked order, where the CPU has VBMI;
+// gemm_stored_mx.go: MXFP4; gemm_k5.go: Q5_K; gemm_k6.go: Q6_K; the last two's Mul packs into that same
+// layout) also rearranges a whole matrix once (Pack, when a backend loads it) into interleaved groups about the
+// original's size (Q4_K's 2.8% and Q5_K's 2.3% larger, their scales unpacked to bytes; Q6_K's the same size),
+// and MulPacked multiplies from those with the same bits and no per-pass packing, for one activation row or
+// many.
 //
 // The activations are quantized with Gemm.QuantizeActivation into a layout of the Gemm's own: the same
 // quants and scales as QuantizeActivation(ActivationType(w)), with the scale widened to float32 and integer
