@@ -14,9 +14,9 @@ func init() {
 	switch {
 	case !hasAVX512: // AVX2: 16 registers hold 2 × 2 tiles (F16), 2 × 4 of one set of 8 lanes (BF16)
 		f16tRows, f16tTile, f16tDot = 2, gemm2F16TAVX2, dotF16TAAVX2
-		bf16Tile, bf16Checked = gemm4BF16AVX2, true
+		bf16Path = bf16AVX2
 	case hasBF16:
-		bf16Tile = gemm4BF16BF16
+		bf16Path = bf16Insn
 	}
 	typeTraits[BF16].gemm[OrderVecDot] = &Gemm{w: BF16, o: OrderVecDot, actBlock: 2, quantize: QuantizeBF16,
 		fromRef: func(ref, dst []byte) { copy(dst, ref) }, direct: mulBF16}
@@ -99,9 +99,9 @@ func mulBF16(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, ou
 		tiled = rows &^ 3
 	}
 	var sums [4 * f16tCols]float64
-	// The columns' smallest magnitudes (bf16Checked): the first bf16MagCols, then a block's at a time.
+	// The columns' smallest magnitudes (for bf16AVX2): the first bf16MagCols, then a block's at a time.
 	var colMag [bf16MagCols + f16tCols]uint16
-	if bf16Checked && tiled > 0 {
+	if bf16Path == bf16AVX2 && tiled > 0 {
 		for c := 0; c < min(cols, bf16MagCols); c++ {
 			colMag[c] = bfMinMagAVX2(64*steps, &a[c*aStride])
 		}
@@ -111,15 +111,20 @@ func mulBF16(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, ou
 		for c0 := 0; c0 < cols; c0 += f16tCols {
 			nc := min(f16tCols, cols-c0)
 			mags := colMag[min(c0, bf16MagCols):][:nc]
-			if bf16Checked && c0 >= bf16MagCols {
+			if bf16Path == bf16AVX2 && c0 >= bf16MagCols {
 				for c := range mags {
 					mags[c] = bfMinMagAVX2(64*steps, &a[(c0+c)*aStride])
 				}
 			}
 			for r := r0; r < r1; r += 4 {
 				exact := false // the tile's sums are the reference's (else the tile takes DotBF16BF16)
-				if !bf16Checked || bf16Flushless(steps, w[r*wStride:], wStride, mags) {
-					exact = bf16Tile(steps, &w[r*wStride], wStride, &a[c0*aStride], aStride, nc, &sums[0])
+				switch {       // direct calls: through a func value, sums would move to the heap
+				case bf16Path == bf16Insn:
+					exact = gemm4BF16BF16(steps, &w[r*wStride], wStride, &a[c0*aStride], aStride, nc, &sums[0])
+				case bf16Path == bf16AVX512:
+					exact = gemm4BF16(steps, &w[r*wStride], wStride, &a[c0*aStride], aStride, nc, &sums[0])
+				case bf16Flushless(steps, w[r*wStride:], wStride, mags):
+					exact = gemm4BF16AVX2(steps, &w[r*wStride], wStride, &a[c0*aStride], aStride, nc, &sums[0])
 				}
 				if exact && n == 64*steps { // no elements after the steps: the sums are the dots
 					for c := 0; c < nc; c++ {
@@ -151,11 +156,14 @@ func mulBF16(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, ou
 	}
 }
 
-// bf16Tile is the BF16 Gemm's kernel on this CPU (init): the instruction itself where the CPU has AVX-512
-// BF16, else its emulation; bf16Checked says that the emulation is exact only where bf16Flushless holds.
-var (
-	bf16Tile    = gemm4BF16
-	bf16Checked bool
+// bf16Path is the BF16 Gemm's kernel on this CPU (init): VDPBF16PS itself where the CPU has AVX-512 BF16,
+// else its emulation with AVX-512F, else with AVX2 (exact only where bf16Flushless holds).
+var bf16Path = bf16AVX512
+
+const (
+	bf16AVX512 = iota // gemm4BF16
+	bf16Insn          // gemm4BF16BF16
+	bf16AVX2          // gemm4BF16AVX2
 )
 
 // bf16Flushless reports whether no partial sum of the vector part (64·steps elements) of four weight rows

@@ -15,16 +15,16 @@ func bf16Kernels() []bf16Kernel {
 	if !hasAVX512 || GemmFor(BF16, OrderVecDot) == nil {
 		return ks
 	}
-	with := func(k func(int, *byte, int, *byte, int, int, *float64) bool, checked bool) func() func() {
+	with := func(k int) func() func() {
 		return func() func() {
-			saved, savedChecked := bf16Tile, bf16Checked
-			bf16Tile, bf16Checked = k, checked
-			return func() { bf16Tile, bf16Checked = saved, savedChecked }
+			saved := bf16Path
+			bf16Path = k
+			return func() { bf16Path = saved }
 		}
 	}
-	ks = append(ks, bf16Kernel{"avx512", with(gemm4BF16, false)}, bf16Kernel{"avx2", with(gemm4BF16AVX2, true)})
+	ks = append(ks, bf16Kernel{"avx512", with(bf16AVX512)}, bf16Kernel{"avx2", with(bf16AVX2)})
 	if hasBF16 {
-		ks = append(ks, bf16Kernel{"bf16", with(gemm4BF16BF16, false)})
+		ks = append(ks, bf16Kernel{"bf16", with(bf16Insn)})
 	}
 	return ks
 }
