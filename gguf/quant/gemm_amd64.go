@@ -35,9 +35,9 @@ func init() {
 		minCols: 1, storedBlock: mxxBlock, store: packMXFP4x16, storedMul: gemmCols(gemm4MXx, gemv1MXx, 4)}
 	gemmQ5_K()
 	gemmQ6_K()
-	packLane = func(p, qs []byte, scales *[8]uint16) {
+	packLane = func(p, qs []byte, scales [8]uint16) {
 		_, _ = p[q4kPackD-4*GemmRows+3], qs[127] // the last dword written, the last byte read
-		packQ4KLane(&p[0], &qs[0], scales)
+		packQ4KLane(&p[0], &qs[0], &scales)
 	}
 }
 

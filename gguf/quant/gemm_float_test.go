@@ -64,35 +64,3 @@ func testGemmFloat(t *testing.T) {
 		}
 	}
 }
-
-// TestGemmFloatAllocs: the F16 and BF16 Gemms allocate nothing, for one activation row (decoding) or a tile's
-// worth (a kernel's sums called through a func value had escaped to the heap).
-func TestGemmFloatAllocs(t *testing.T) {
-	r := rand.New(rand.NewPCG(33, 34))
-	const n, rows = 256, 8
-	for _, c := range []struct {
-		w Type
-		o Order
-	}{{F16, OrderTiled}, {BF16, OrderVecDot}} {
-		g := GemmFor(c.w, c.o)
-		if g == nil {
-			continue
-		}
-		w := randFloats(r, c.w, n*rows)
-		wRow, _ := c.w.RowBytes(n)
-		for _, cols := range []int{1, 8} {
-			aRow := g.ActivationRowBytes(n)
-			a := make([]byte, cols*aRow)
-			for i := 0; i < cols; i++ {
-				g.QuantizeActivation(randRow(r, n), a[i*aRow:])
-			}
-			out := make([]float32, cols*rows)
-			scratch := make([]byte, g.ScratchBytes(n))
-			if allocs := testing.AllocsPerRun(10, func() {
-				g.Mul(n, w, wRow, rows, a, aRow, cols, out, rows, scratch)
-			}); allocs != 0 {
-				t.Errorf("%s, %d columns: %v allocations a Mul", c.w, cols, allocs)
-			}
-		}
-	}
-}

@@ -125,8 +125,9 @@ func packQ4_K(nb int, w []byte, wStride, rows int, dst []byte) {
 var q8kwLanes func(dst, q []byte)
 
 // packLane, where the CPU has it, does packQ4_KRow's quant loop: the 256 scaled quants qs (128 bytes) into
-// lane p[0:4] of the packed block p.
-var packLane func(p, qs []byte, scales *[8]uint16)
+// lane p[0:4] of the packed block p. The scales go by value: a pointer through the func value would move them
+// to the heap at every call.
+var packLane func(p, qs []byte, scales [8]uint16)
 
 // packQ4_KRow writes lane r of packed super-block p from the Q4_K block x.
 func packQ4_KRow(p []byte, r int, x []byte) {
@@ -144,7 +145,7 @@ func packQ4_KRow(p []byte, r int, x []byte) {
 		for j, v := range s {
 			s16[j] = uint16(v)
 		}
-		packLane(p[4*r:], x[16:144], &s16)
+		packLane(p[4*r:], x[16:144], s16)
 		return
 	}
 	for j := 0; j < 8; j++ {

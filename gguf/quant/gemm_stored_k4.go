@@ -37,12 +37,15 @@ func k4xQuant(g, t, m int) (at, place int) {
 	return 64*v + 4*d, t + 8*m
 }
 
+// zeroQ4K is the Q4_K block of the rows past a group's last (read only; a local array would escape through
+// k4xLane).
+var zeroQ4K [144]byte
+
 // packQ4_Kx16 stores one group of rows (at most GemmRows) of nb Q4_K super-blocks in the Q4_Kx16 layout.
 func packQ4_Kx16(nb int, w []byte, wStride, rows int, dst []byte) {
-	var zero [144]byte
 	for r := 0; r < GemmRows; r++ {
 		for b := 0; b < nb; b++ {
-			x := zero[:]
+			x := zeroQ4K[:]
 			if r < rows {
 				x = w[r*wStride+b*144 : r*wStride+b*144+144]
 			}

@@ -343,3 +343,33 @@ func TestGemmPortablePack(t *testing.T) {
 		})
 	}
 }
+
+// TestGemmAllocs: Mul allocates nothing, through the vector kernel (one activation row), packing or the
+// kernels in place (17): a scratch array or a pointer argument passed through a func value escapes to the
+// heap (mulBF16's sums and packQ4_KRow's scales once did, at every call).
+func TestGemmAllocs(t *testing.T) {
+	r := rand.New(rand.NewPCG(35, 36))
+	const n, rows = 512, 20
+	for _, g := range allGemms() {
+		wt := g.Weight()
+		var w []byte
+		for i := 0; i < rows; i++ {
+			w = append(w, mustQuantizeB(wt, randRow(r, n))...)
+		}
+		wRow, _ := wt.RowBytes(n)
+		for _, cols := range []int{1, 17} {
+			aRow := g.ActivationRowBytes(n)
+			a := make([]byte, cols*aRow)
+			for i := 0; i < cols; i++ {
+				g.QuantizeActivation(randRow(r, n), a[i*aRow:])
+			}
+			out := make([]float32, cols*rows)
+			scratch := make([]byte, g.ScratchBytes(n))
+			if allocs := testing.AllocsPerRun(5, func() {
+				g.Mul(n, w, wRow, rows, a, aRow, cols, out, rows, scratch)
+			}); allocs != 0 {
+				t.Errorf("%s/%s, %d columns: %v allocations a Mul", g.Order(), wt, cols, allocs)
+			}
+		}
+	}
+}
