@@ -1,6 +1,7 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "zero_amd64.h"
 
 // Kernel on stored Q8_0x16S groups (gemm_stored.go: the Q8_0x16 arrangement, quants signed) for CPUs with AVX2
 // but without AVX-512 VNNI, in DotQ8_0Q8_0's arithmetic: a 256-bit register holds quant dword g (elements
@@ -61,14 +62,7 @@ TEXT ·gemv16Q8xAVX2(SB), NOSPLIT, $256-32
 	MOVL         $0x00010001, AX
 	MOVD         AX, X12
 	VPBROADCASTD X12, Y12
-	VXORPS       Y0, Y0, Y0
-	VXORPS       Y1, Y1, Y1
-	VXORPS       Y2, Y2, Y2
-	VXORPS       Y3, Y3, Y3
-	VXORPS       Y4, Y4, Y4
-	VXORPS       Y5, Y5, Y5
-	VXORPS       Y6, Y6, Y6
-	VXORPS       Y7, Y7, Y7
+	ZERO8Y(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	VMOVUPS      Y0, 0(SP)
 	VMOVUPS      Y0, 32(SP)
 	VMOVUPS      Y0, 64(SP)

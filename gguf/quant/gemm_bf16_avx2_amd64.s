@@ -1,6 +1,7 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "zero_amd64.h"
 #include "dot_amd64.h"
 
 // The BF16 Gemm with AVX2 and FMA only, in DotBF16BF16's order (the reference build's VDPBF16PS, emulated as
@@ -85,14 +86,7 @@ bfpair:
 	XORQ  R14, R14                   // pass p's byte offset, 32p
 
 bfpass:
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	ZERO8Y(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	MOVQ   steps+0(FP), CX
 	MOVQ   R14, BX
 
