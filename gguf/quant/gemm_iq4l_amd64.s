@@ -98,6 +98,12 @@ iq4lblock:
 	IQ4LPAIRY(j, R9, Y2, Y3)       \
 	IQ4LPAIRY(j, R10, Y4, Y5)
 
+// IQ4LFIRSTY is IQ4LPAIRY for pair 0, which sets the sums instead of adding to them.
+#define IQ4LFIRSTY(R, LO, HI) \
+	VPBROADCASTD (R)(BX*1), Y14 \
+	VPMADDWD     Y14, Y12, LO   \
+	VPMADDWD     Y14, Y13, HI
+
 // IQ4LFINY: for the column at R (yd at (R)), ACC = fma(d·yd, float32(S), ACC) for rows 0…7 (S = LO, ACC =
 // ALO, d in Y12) and 8…15 (HI, AHI, Y13).
 #define IQ4LFINY(R, LO, HI, ALO, AHI) \
@@ -130,13 +136,11 @@ TEXT ·iq4lLane3AVX2(SB), NOSPLIT, $0-64
 	VXORPS Y11, Y11, Y11
 
 iq4lyblock:
-	VPXOR       Y0, Y0, Y0
-	VPXOR       Y1, Y1, Y1
-	VPXOR       Y2, Y2, Y2
-	VPXOR       Y3, Y3, Y3
-	VPXOR       Y4, Y4, Y4
-	VPXOR       Y5, Y5, Y5
-	IQ4LPAIRY3(0)
+	VMOVDQU     (SI), Y12
+	VMOVDQU     32(SI), Y13
+	IQ4LFIRSTY(R8, Y0, Y1)
+	IQ4LFIRSTY(R9, Y2, Y3)
+	IQ4LFIRSTY(R10, Y4, Y5)
 	IQ4LPAIRY3(1)
 	IQ4LPAIRY3(2)
 	IQ4LPAIRY3(3)
