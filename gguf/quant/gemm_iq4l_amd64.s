@@ -104,36 +104,36 @@ iq4lblock:
 	VPMADDWD     Y14, Y12, LO   \
 	VPMADDWD     Y14, Y13, HI
 
-// IQ4LFINY: for the column at R (yd at (R)), ACC = fma(d·yd, float32(S), ACC) for rows 0…7 (S = LO, ACC =
-// ALO, d in Y12) and 8…15 (HI, AHI, Y13).
-#define IQ4LFINY(R, LO, HI, ALO, AHI) \
-	VBROADCASTSS (R), Y14       \
-	VMULPS       Y14, Y12, Y15  \
-	VCVTDQ2PS    LO, LO         \
-	VFMADD231PS  Y15, LO, ALO   \
-	VMULPS       Y14, Y13, Y15  \
-	VCVTDQ2PS    HI, HI         \
-	VFMADD231PS  Y15, HI, AHI
+// IQ4LFINY: ACC = fma(d·yd, float32(S), ACC) for one column, rows 0…7 (S = LO, ACC = ALO, d·yd at DY(DI))
+// and 8…15 (HI, AHI, DY+32(DI)).
+#define IQ4LFINY(DY, LO, HI, ALO, AHI) \
+	VCVTDQ2PS    LO, LO              \
+	VFMADD231PS  DY(DI), LO, ALO     \
+	VCVTDQ2PS    HI, HI              \
+	VFMADD231PS  DY+32(DI), HI, AHI
 
-// func iq4lLane3AVX2(nb int, p, d *byte, a0, a1, a2 *byte, off int, acc *float32)
+// func iq4lLane3AVX2(nb int, p *byte, dy *float32, a0, a1, a2 *byte, off int, acc *float32)
 //
 // iq4lLane4 with AVX2 only and three columns, whose integer sums (two registers of eight rows a column) and
 // float32 accumulators fill the 16 registers with the lane's pair and a broadcast activation pair: acc[16c +
-// r] for c < 3. (Four columns with the float32 accumulators in memory ran 57 GMAC/s in L1, this 64.)
+// r] for c < 3, which it adds to (the caller zeroes them). dy holds each super-block's products d·yd of the
+// rows' d and the columns' (iq4lDY3), which the eight lanes share. (Four columns with the float32
+// accumulators in memory ran 57 GMAC/s in L1, this 64; six, 61 against 63.)
 TEXT ·iq4lLane3AVX2(SB), NOSPLIT, $0-64
-	MOVQ   nb+0(FP), CX
-	MOVQ   p+8(FP), SI
-	MOVQ   d+16(FP), DI
-	MOVQ   a0+24(FP), R8
-	MOVQ   a1+32(FP), R9
-	MOVQ   a2+40(FP), R10
-	MOVQ   off+48(FP), BX
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	VXORPS Y11, Y11, Y11
+	MOVQ    nb+0(FP), CX
+	MOVQ    p+8(FP), SI
+	MOVQ    dy+16(FP), DI
+	MOVQ    a0+24(FP), R8
+	MOVQ    a1+32(FP), R9
+	MOVQ    a2+40(FP), R10
+	MOVQ    off+48(FP), BX
+	MOVQ    acc+56(FP), AX
+	VMOVUPS (AX), Y6
+	VMOVUPS 32(AX), Y7
+	VMOVUPS 64(AX), Y8
+	VMOVUPS 96(AX), Y9
+	VMOVUPS 128(AX), Y10
+	VMOVUPS 160(AX), Y11
 
 iq4lyblock:
 	VMOVDQU     (SI), Y12
@@ -156,26 +156,59 @@ iq4lyblock:
 	IQ4LPAIRY3(13)
 	IQ4LPAIRY3(14)
 	IQ4LPAIRY3(15)
-	VMOVUPS     (DI), Y12
-	VMOVUPS     32(DI), Y13
-	IQ4LFINY(R8, Y0, Y1, Y6, Y7)
-	IQ4LFINY(R9, Y2, Y3, Y8, Y9)
-	IQ4LFINY(R10, Y4, Y5, Y10, Y11)
+	IQ4LFINY(0, Y0, Y1, Y6, Y7)
+	IQ4LFINY(64, Y2, Y3, Y8, Y9)
+	IQ4LFINY(128, Y4, Y5, Y10, Y11)
 	ADDQ        $const_ix4lLane, SI
-	ADDQ        $64, DI
+	ADDQ        $192, DI
 	ADDQ        $const_q8klBlock, R8
 	ADDQ        $const_q8klBlock, R9
 	ADDQ        $const_q8klBlock, R10
 	DECQ        CX
 	JNZ         iq4lyblock
 
-	MOVQ    acc+56(FP), AX
 	VMOVUPS Y6, (AX)
 	VMOVUPS Y7, 32(AX)
 	VMOVUPS Y8, 64(AX)
 	VMOVUPS Y9, 96(AX)
 	VMOVUPS Y10, 128(AX)
 	VMOVUPS Y11, 160(AX)
+	VZEROUPPER
+	RET
+
+// IQ4LDY stores d·yd of the column at R (yd at (R)) for rows 0…7 (d in Y0) and 8…15 (Y1) at DY(DX).
+#define IQ4LDY(R, DY) \
+	VBROADCASTSS (R), Y2        \
+	VMULPS       Y2, Y0, Y3     \
+	VMULPS       Y2, Y1, Y4     \
+	VMOVUPS      Y3, DY(DX)     \
+	VMOVUPS      Y4, DY+32(DX)
+
+// func iq4lDY3(nb int, d, a0, a1, a2 *byte, dy *float32)
+//
+// dy[192i + 64c + 4r] = d_r·yd_c of super-block i (d the rows' d, 64 bytes a super-block; a0…a2 the columns'
+// lane sections, yd first, q8klBlock bytes a super-block): iq4lLane3AVX2's products, one multiply each.
+TEXT ·iq4lDY3(SB), NOSPLIT, $0-48
+	MOVQ nb+0(FP), CX
+	MOVQ d+8(FP), DI
+	MOVQ a0+16(FP), R8
+	MOVQ a1+24(FP), R9
+	MOVQ a2+32(FP), R10
+	MOVQ dy+40(FP), DX
+
+iq4ldy:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	IQ4LDY(R8, 0)
+	IQ4LDY(R9, 64)
+	IQ4LDY(R10, 128)
+	ADDQ    $64, DI
+	ADDQ    $const_q8klBlock, R8
+	ADDQ    $const_q8klBlock, R9
+	ADDQ    $const_q8klBlock, R10
+	ADDQ    $192, DX
+	DECQ    CX
+	JNZ     iq4ldy
 	VZEROUPPER
 	RET
 

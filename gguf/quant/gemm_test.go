@@ -78,7 +78,7 @@ func TestGemmExact(t *testing.T) {
 		wt := g.Weight()
 		t.Run(fmt.Sprintf("%s/%s", g.Order(), wt), func(t *testing.T) {
 			be, at := wt.BlockElems(), ActivationType(wt)
-			for _, shape := range [][3]int{{1, 1, 1}, {2, 8, 8}, {8, 5, 3}, {16, 13, 9}, {64, 16, 17}, {3, 40, 24}, {5, 33, 2}, {2, 17, 70}} {
+			for _, shape := range [][3]int{{1, 1, 1}, {2, 8, 8}, {8, 5, 3}, {16, 13, 9}, {64, 16, 17}, {3, 40, 24}, {5, 33, 2}, {2, 17, 70}, {20, 16, 4}} {
 				n, rows, cols := shape[0]*be, shape[1], shape[2]
 				var w, a []byte
 				for i := 0; i < rows; i++ {
