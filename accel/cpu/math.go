@@ -104,3 +104,10 @@ func f16Round(x float32) float32 { return quant.F16ToF32(quant.F32ToF16(x)) }
 
 // sqrtf is a correctly rounded float32 square root.
 func sqrtf(x float32) float32 { return float32(math.Sqrt(float64(x))) }
+
+// expfVec sets y[i] = expf(x[i]) (len(y) ≥ len(x)).
+func expfVec(x, y []float32) {
+	for i := expfVecFast(x, y); i < len(x); i++ {
+		y[i] = expf(x[i])
+	}
+}

@@ -124,3 +124,33 @@ func addAVX2(n int, a, b, y *float32)
 
 //go:noescape
 func mulAVX2(n int, a, b, y *float32)
+
+// expfVecFast sets y[i] = expf(x[i]) for the first len(x)&^7 elements with AVX-512 (expfVecAVX512) and
+// returns how many; the few lanes the kernel leaves to expf are done here.
+func expfVecFast(x, y []float32) int {
+	n := len(x) &^ 7
+	if !hasAVX512 || n == 0 {
+		return 0
+	}
+	_ = y[n-1]
+	if expfVecAVX512(n, &x[0], &y[0]) > 0 {
+		for i, v := range y[:n] {
+			if v != v {
+				y[i] = expf(x[i])
+			}
+		}
+	}
+	return n
+}
+
+//go:noescape
+func expfVecAVX512(n int, x, y *float32) int
+
+// expfVecLeft runs the vector path of expfVec on x (len(x) a multiple of 8) and returns how many lanes it left
+// to expf; -1 without it. For tests.
+func expfVecLeft(x, y []float32) int {
+	if !hasAVX512 {
+		return -1
+	}
+	return expfVecAVX512(len(x), &x[0], &y[0])
+}
