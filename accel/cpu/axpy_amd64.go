@@ -46,6 +46,21 @@ func axpyQFast(t quant.Type, x []byte, y []float32, a float32) bool {
 	return true
 }
 
+// axpyQRowsFast does axpyQ for rows rows of x, stride bytes apart, with the weights w in turn (rows ≥ 1), when
+// it has a kernel for them (Q8_0 with AVX-512), and reports whether it did.
+func axpyQRowsFast(t quant.Type, x []byte, stride, rows int, y, w []float32) bool {
+	nb := len(y) / 32
+	if !hasAVX512 || nb == 0 || t != quant.Q8_0 {
+		return false
+	}
+	_, _ = x[(rows-1)*stride+nb*34-1], w[rows-1]
+	axpyQ8RowsAVX512(nb, &x[0], stride, rows, &w[0], &y[0])
+	return true
+}
+
+//go:noescape
+func axpyQ8RowsAVX512(nb int, x *byte, stride, rows int, w, y *float32)
+
 //go:noescape
 func axpyQ4AVX512(nb int, x *byte, y *float32, a float32)
 

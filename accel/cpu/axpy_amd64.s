@@ -147,3 +147,94 @@ a4loop:
 	JNZ          a4loop
 	VZEROUPPER
 	RET
+
+// AQ8ROW adds block k of the row at SI (34 bytes a block) times the weight in Z2 to the floats in LO and HI
+// (elements 32k … 32k+31 of y), as axpyQ8AVX512 does.
+#define AQ8ROW(k, LO, HI) \
+	MOVWLZX      (34*k)(SI), AX   \
+	VMOVD        AX, X3           \
+	VCVTPH2PS    X3, X3           \
+	VBROADCASTSS X3, Z3           \
+	VPMOVSXBD    (34*k+2)(SI), Z1 \
+	VCVTDQ2PS    Z1, Z1           \
+	VMULPS       Z3, Z1, Z1       \
+	VFMADD231PS  Z2, Z1, LO       \
+	VPMOVSXBD    (34*k+18)(SI), Z1 \
+	VCVTDQ2PS    Z1, Z1           \
+	VMULPS       Z3, Z1, Z1       \
+	VFMADD231PS  Z2, Z1, HI
+
+// func axpyQ8RowsAVX512(nb int, x *byte, stride, rows int, w, y *float32)
+//
+// axpyQ8AVX512 of rows Q8_0 rows of nb blocks, stride bytes apart, with the weights w[0…rows−1] in turn: y
+// stays in registers across the rows, four blocks (128 floats) at a time; the same roundings per row.
+TEXT ·axpyQ8RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ nb+0(FP), CX
+	MOVQ x+8(FP), R8
+	MOVQ stride+16(FP), R9
+	MOVQ y+40(FP), DI
+
+aqrchunk:
+	CMPQ    CX, $4
+	JLT     aqrone
+	VMOVUPS (DI), Z4
+	VMOVUPS 64(DI), Z5
+	VMOVUPS 128(DI), Z6
+	VMOVUPS 192(DI), Z7
+	VMOVUPS 256(DI), Z8
+	VMOVUPS 320(DI), Z9
+	VMOVUPS 384(DI), Z10
+	VMOVUPS 448(DI), Z11
+	MOVQ    R8, SI
+	MOVQ    w+32(FP), DX
+	MOVQ    rows+24(FP), BX
+
+aqr4:
+	VBROADCASTSS (DX), Z2
+	AQ8ROW(0, Z4, Z5)
+	AQ8ROW(1, Z6, Z7)
+	AQ8ROW(2, Z8, Z9)
+	AQ8ROW(3, Z10, Z11)
+	ADDQ         R9, SI
+	ADDQ         $4, DX
+	DECQ         BX
+	JNZ          aqr4
+	VMOVUPS Z4, (DI)
+	VMOVUPS Z5, 64(DI)
+	VMOVUPS Z6, 128(DI)
+	VMOVUPS Z7, 192(DI)
+	VMOVUPS Z8, 256(DI)
+	VMOVUPS Z9, 320(DI)
+	VMOVUPS Z10, 384(DI)
+	VMOVUPS Z11, 448(DI)
+	ADDQ    $136, R8
+	ADDQ    $512, DI
+	SUBQ    $4, CX
+	JMP     aqrchunk
+
+aqrone:
+	TESTQ   CX, CX
+	JZ      aqrdone
+	VMOVUPS (DI), Z4
+	VMOVUPS 64(DI), Z5
+	MOVQ    R8, SI
+	MOVQ    w+32(FP), DX
+	MOVQ    rows+24(FP), BX
+
+aqr1:
+	VBROADCASTSS (DX), Z2
+	AQ8ROW(0, Z4, Z5)
+	ADDQ         R9, SI
+	ADDQ         $4, DX
+	DECQ         BX
+	JNZ          aqr1
+	VMOVUPS Z4, (DI)
+	VMOVUPS Z5, 64(DI)
+	ADDQ    $34, R8
+	ADDQ    $128, DI
+	DECQ    CX
+	JMP     aqrone
+
+aqrdone:
+	VZEROUPPER
+	RET

@@ -68,3 +68,56 @@ func TestAxpyExact(t *testing.T) {
 		}
 	}
 }
+
+// TestAxpyQRowsExact: the several-row value sum (axpyQRowsFast, where the CPU has it) equals the rows added one
+// at a time by the scalar reference, bit for bit, for 1–4 rows of 1–9 blocks (the kernel's chunks of four
+// blocks and its single blocks) at a stride past the row.
+func TestAxpyQRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, qt := range []quant.Type{quant.Q8_0, quant.Q4_0} {
+		for nb := 1; nb <= 9; nb++ {
+			for rows := 1; rows <= 4; rows++ {
+				n := 32 * nb
+				rb, _ := qt.RowBytes(n)
+				stride := rb + 10
+				x := make([]byte, rows*stride)
+				deq := make([][]float32, rows)
+				w := make([]float32, rows)
+				for r := range deq {
+					v := make([]float32, n)
+					for i := range v {
+						v[i] = float32(rng.NormFloat64() * math.Exp(rng.NormFloat64()))
+					}
+					if qt == quant.Q8_0 {
+						quant.QuantizeQ8_0(v, x[r*stride:])
+					} else {
+						quant.QuantizeQ4_0(v, x[r*stride:])
+					}
+					deq[r] = make([]float32, n)
+					if err := quant.Dequantize(qt, x[r*stride:r*stride+rb], deq[r]); err != nil {
+						t.Fatal(err)
+					}
+					w[r] = float32(rng.Float64())
+				}
+				y := make([]float32, n)
+				for i := range y {
+					y[i] = float32(rng.NormFloat64())
+				}
+				want := append([]float32(nil), y...)
+				for r := range deq {
+					for i := range want {
+						want[i] = fma32(deq[r][i], w[r], want[i])
+					}
+				}
+				if !axpyQRowsFast(qt, x, stride, rows, y, w) {
+					continue
+				}
+				for i := range y {
+					if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%s %d blocks, %d rows [%d]: %g, want %g", qt, nb, rows, i, y[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -28,8 +28,9 @@ import (
 // the pages lie.
 
 // flashPerShare is the workspace of one worker in floats: q in the dot type, the rotated q, a key row converted
-// to F16, a value row as floats and the accumulator.
-func (s *attnStep) flashPerShare() int { return 2*s.size + (s.size+1)/2 + 2*s.vsize }
+// to F16, a value row as floats, the accumulator, and per cell its exponent's argument and whether it is a new
+// maximum, and the exponentials.
+func (s *attnStep) flashPerShare() int { return 2*s.size + (s.size+1)/2 + 2*s.vsize + 3*s.cells() }
 
 // runFlash takes every nw-th (query, head) pair starting at w.
 func (s *attnStep) runFlash(w, nw int) {
@@ -37,7 +38,8 @@ func (s *attnStep) runFlash(w, nw int) {
 	qb, ws := bytesOf(ws[:s.size]), ws[s.size:]
 	qr, ws := ws[:s.size], ws[s.size:]
 	kb, ws := bytesOf(ws[:(s.size+1)/2])[:2*s.size], ws[(s.size+1)/2:]
-	vrow, acc := ws[:s.vsize], ws[s.vsize:2*s.vsize]
+	vrow, acc, ws := ws[:s.vsize], ws[s.vsize:2*s.vsize], ws[2*s.vsize:]
+	fw := flashWork{arg: ws[:s.cells()], isMax: ws[s.cells() : 2*s.cells()], e: ws[2*s.cells() : 3*s.cells()]}
 	group := s.heads / s.kvHeads
 	for u := w; u < len(s.pos)*s.heads; u += nw {
 		i, h := u/s.heads, u%s.heads
@@ -46,12 +48,18 @@ func (s *attnStep) runFlash(w, nw int) {
 			rotate(q, qr, s.p.RotK)
 			q = qr
 		}
-		s.flashHead(i, q, s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, qb, kb, vrow, acc)
+		s.flashHead(i, q, s.y[u*s.vsize:(u+1)*s.vsize], int(s.pos[i]), h/group, qb, kb, vrow, acc, &fw)
 	}
 }
 
-// flashHead attends query i's row q of kv head g at position pos and writes out.
-func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte, vrow, acc []float32) {
+// flashWork holds a (query, head) pair's per-cell values: the arguments of the softmax's exponentials, which
+// cells raise the running maximum (1) and the exponentials.
+type flashWork struct{ arg, isMax, e []float32 }
+
+// flashHead attends query i's row q of kv head g at position pos and writes out. The scores and the running
+// maximum depend on nothing else, so the cells' exponentials (one a cell: the rescale of the sums at a new
+// maximum, else the cell's weight) are taken together (expfVec) before the values are added in order.
+func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte, vrow, acc []float32, fw *flashWork) {
 	first := 0
 	if s.p.Window > 0 {
 		first = max(0, pos-s.p.Window+1)
@@ -61,32 +69,92 @@ func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte,
 	} else {
 		quant.QuantizeQ8_0(q, qb)
 	}
+	n := pos + 1 - first
+	arg, isMax, e := fw.arg[:n], fw.isMax[:n], fw.e[:n]
+	s.flashScores(i, g, first, qb, kb, arg, isMax)
+	expfVec(arg, e)
+	clear(acc) // with an F16 accumulator, acc holds its values (each rounded to F16 after every update)
+	var sum float32
+	for j := 0; j < n; {
+		end := s.pageEnd(i, first+j, pos+1) - first // cells j … end−1 lie in consecutive cache rows
+		r := s.row(i, first+j)*s.kvHeads + g
+		sum = s.flashValues(r, isMax[j:end], e[j:end], vrow, acc, sum)
+		j = end
+	}
+	var inv float32
+	if sum != 0 {
+		inv = 1 / sum
+	}
+	if s.p.RotV == 0 {
+		for d := range out {
+			out[d] = acc[d] * inv
+		}
+		return
+	}
+	for d := range vrow {
+		vrow[d] = acc[d] * inv
+	}
+	rotate(vrow, out, s.p.RotV)
+}
+
+// flashScores sets, for the cells first, first+1, … of query i's sequence and kv head g, arg[j] to the argument
+// of the cell's exponential and isMax[j] to 1 where its score raises the running maximum M (arg = Mold − s, the
+// rescale), else 0 (arg = s − M, its weight); qb is q in the key's dot type.
+func (s *attnStep) flashScores(i, g, first int, qb, kb []byte, arg, isMax []float32) {
 	scale, softCap := s.p.Scale, s.p.SoftCap
 	if softCap != 0 {
 		scale /= softCap
 	}
+	m := float32(math.Inf(-1))
+	for j := 0; j < len(arg); {
+		end := s.pageEnd(i, first+j, first+len(arg)) - first
+		r := s.row(i, first+j)*s.kvHeads + g
+		for ; j < end; j, r = j+1, r+s.kvHeads {
+			krow := s.k[r*s.kRow:][:s.kRow]
+			if s.kType == quant.F32 {
+				quant.QuantizeF16(f32s(krow), kb)
+				krow = kb
+			}
+			sc := s.kDot(s.size, krow, qb) * scale
+			if softCap != 0 {
+				sc = softCap * float32(math.Tanh(float64(sc)))
+			}
+			if sc > m {
+				arg[j], isMax[j], m = m-sc, 1, sc
+			} else {
+				arg[j], isMax[j] = sc-m, 0
+			}
+		}
+	}
+}
+
+// flashValues adds the value rows of cells in consecutive cache rows from row r (of kv head g: r = cache row ·
+// kvHeads + g) to acc in order, each with its exponential e[j]: at a new maximum (isMax[j]) acc and the sum are
+// first rescaled by it and the row added with weight 1. It returns the running sum S = S·ms + vs. Runs of
+// cells without a new maximum go to a kernel over several rows where there is one (axpyQRowsFast).
+func (s *attnStep) flashValues(r int, isMax, e, vrow, acc []float32, sum float32) float32 {
 	vF16 := s.vType == quant.F16 || s.vType == quant.F32 // an F32 cache is read as F16
-	clear(acc)                                           // with an F16 accumulator, acc holds its values (each rounded to F16 after every update)
-	m, sum := float32(math.Inf(-1)), float32(0)
-	for c := first; c <= pos; c++ {
-		r := s.row(i, c)*s.kvHeads + g
-		krow := s.k[r*s.kRow:][:s.kRow]
-		if s.kType == quant.F32 {
-			quant.QuantizeF16(f32s(krow), kb)
-			krow = kb
+	stride := s.kvHeads * s.vRow
+	for j := 0; j < len(e); {
+		vb := s.v[(r+j*s.kvHeads)*s.vRow:]
+		if isMax[j] == 0 && !vF16 { // a run of cells that only add
+			k := j
+			for ; k < len(e) && isMax[k] == 0; k++ {
+				sum = fma32(sum, 1, e[k])
+			}
+			if !axpyQRowsFast(s.vType, vb, stride, k-j, acc, e[j:k]) {
+				for jj := j; jj < k; jj++ {
+					axpyQ(s.vType, s.v[(r+jj*s.kvHeads)*s.vRow:][:s.vRow], acc, vrow, e[jj])
+				}
+			}
+			j = k
+			continue
 		}
-		sc := s.kDot(s.size, krow, qb) * scale
-		if softCap != 0 {
-			sc = softCap * float32(math.Tanh(float64(sc)))
+		ms, vs := float32(1), e[j]
+		if isMax[j] != 0 {
+			ms, vs = e[j], 1
 		}
-		ms, vs := float32(1), float32(1)
-		if sc > m {
-			ms = expf(m - sc)
-			m = sc
-		} else {
-			vs = expf(sc - m)
-		}
-		vb := s.v[r*s.vRow:][:s.vRow]
+		vb = vb[:s.vRow]
 		if vF16 {
 			if ms != 1 {
 				for d := range acc {
@@ -110,21 +178,9 @@ func (s *attnStep) flashHead(i int, q, out []float32, pos, g int, qb, kb []byte,
 			axpyQ(s.vType, vb, acc, vrow, vs)
 		}
 		sum = fma32(sum, ms, vs)
+		j++
 	}
-	var inv float32
-	if sum != 0 {
-		inv = 1 / sum
-	}
-	if s.p.RotV == 0 {
-		for d := range out {
-			out[d] = acc[d] * inv
-		}
-		return
-	}
-	for d := range vrow {
-		vrow[d] = acc[d] * inv
-	}
-	rotate(vrow, out, s.p.RotV)
+	return sum
 }
 
 // axpy sets y[i] = x[i]·a + y[i] rounded once (ggml_vec_mad_f32), then, with round, to F16 (an F16
