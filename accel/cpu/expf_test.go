@@ -14,7 +14,7 @@ func TestExpfVec(t *testing.T) {
 	sets := vmathInputs()
 	x := make([]float32, 2_000_000)
 	for i := range x {
-		x[i] = -float32(math.Float32frombits(r.Uint32()%0x43000000)) // |x| < 128
+		x[i] = -float32(math.Float32frombits(r.Uint32() % 0x43000000)) // |x| < 128
 	}
 	sets = append(sets, x)
 	var sweep []float32
