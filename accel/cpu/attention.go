@@ -29,9 +29,10 @@ type attnStep struct {
 	q, y, sinks               []float32
 	k, v                      []byte
 	kF16, vF16                bool
-	kType, vType              quant.Type  // the caches' types (flash attention reads any accel.KVCacheType)
-	kRow, vRow                int         // bytes of one head's key and value row
-	kDot                      quant.DotFn // the key type's vec_dot (flash attention)
+	kType, vType              quant.Type      // the caches' types (flash attention reads any accel.KVCacheType)
+	kRow, vRow                int             // bytes of one head's key and value row
+	kDot                      quant.DotFn     // the key type's vec_dot (flash attention)
+	kRows                     quant.RowsDotFn // the same over several rows (nil for an F32 cache, converted row by row)
 	pos, seq, pages           []int32
 	heads, kvHeads            int
 	size, vsize, ctx          int
@@ -58,6 +59,8 @@ func newAttention(g *accel.Graph, id int) *attnStep {
 		s.kDot = quant.DotFunc(s.kType)
 		if s.kType == quant.F32 {
 			s.kDot = quant.DotFunc(quant.F16)
+		} else {
+			s.kRows = quant.DotRows(s.kType, quant.OrderVecDot)
 		}
 	}
 	if l.Paged {

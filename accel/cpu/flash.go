@@ -109,13 +109,17 @@ func (s *attnStep) flashScores(i, g, first int, qb, kb []byte, arg, isMax []floa
 	for j := 0; j < len(arg); {
 		end := s.pageEnd(i, first+j, first+len(arg)) - first
 		r := s.row(i, first+j)*s.kvHeads + g
+		if s.kRows != nil {
+			s.kRows(s.size, s.k[r*s.kRow:], s.kvHeads*s.kRow, end-j, qb, 0, 1, arg[j:end], 0)
+		}
 		for ; j < end; j, r = j+1, r+s.kvHeads {
-			krow := s.k[r*s.kRow:][:s.kRow]
-			if s.kType == quant.F32 {
-				quant.QuantizeF16(f32s(krow), kb)
-				krow = kb
+			var sc float32
+			if s.kRows != nil {
+				sc = arg[j] * scale
+			} else {
+				quant.QuantizeF16(f32s(s.k[r*s.kRow:][:s.kRow]), kb)
+				sc = s.kDot(s.size, kb, qb) * scale
 			}
-			sc := s.kDot(s.size, krow, qb) * scale
 			if softCap != 0 {
 				sc = softCap * float32(math.Tanh(float64(sc)))
 			}

@@ -70,6 +70,7 @@ func init() {
 	setFast(BF16, OrderVecDot, dotBF16Fast)
 	if hasVNNI {
 		setFast(Q8_0, OrderVecDot, dotQ8_0FastVNNI)
+		typeTraits[Q8_0].rows = dotQ8_0RowsVNNI
 	}
 }
 
@@ -122,6 +123,32 @@ func dotIQ4_XSFast(n int, w, a []byte) float32 {
 func dotQ8_0FastVNNI(n int, w, a []byte) float32 {
 	return blocks(dotQ8_0Q8_0VNNI, n, QK, 34, 34, w, a)
 }
+
+// dotQ8_0RowsVNNI is dotQ8_0FastVNNI over several weight and activation rows (a RowsDotFn): the weight rows in
+// one call per activation row (dotQ8_0Q8_0RowsVNNI), as flash attention's scores of a span of cells take them.
+func dotQ8_0RowsVNNI(n int, wRows []byte, wRow, rows int, acts []byte, aRow, m int, out []float32, outRow int) {
+	nb := n / QK
+	if nb <= 0 || rows <= 0 {
+		clearRows(out, rows, m, outRow)
+		return
+	}
+	_ = wRows[(rows-1)*wRow+nb*34-1]
+	for i := 0; i < m; i++ {
+		a, o := acts[i*aRow:], out[i*outRow:]
+		_, _ = a[nb*34-1], o[rows-1]
+		dotQ8_0Q8_0RowsVNNI(nb, &wRows[0], wRow, rows, &a[0], &o[0])
+	}
+}
+
+// clearRows sets the rows outputs of each of m activation rows to 0 (the dot of no blocks).
+func clearRows(out []float32, rows, m, outRow int) {
+	for i := 0; i < m; i++ {
+		clear(out[i*outRow : i*outRow+rows])
+	}
+}
+
+//go:noescape
+func dotQ8_0Q8_0RowsVNNI(nb int, w *byte, wStride, rows int, a *byte, out *float32)
 
 func dotQ4_0RepackedFast(n int, w, a []byte) float32 {
 	return blocks(dotQ4_0Q8_0RepackedAVX2, n, QK, 18, 34, w, a)

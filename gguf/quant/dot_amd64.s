@@ -522,3 +522,33 @@ q80vloop:
 	VZEROUPPER
 	MOVSS  X0, ret+24(FP)
 	RET
+
+// func dotQ8_0Q8_0RowsVNNI(nb int, w *byte, wStride, rows int, a *byte, out *float32)
+//
+// dotQ8_0Q8_0VNNI of rows weight rows, wStride bytes apart, with one activation row: out[r] for r < rows.
+TEXT ·dotQ8_0Q8_0RowsVNNI(SB), NOSPLIT, $0-48
+	MOVQ    w+8(FP), R8
+	MOVQ    rows+24(FP), R9
+	MOVQ    out+40(FP), R10
+	VMOVDQU b80<>(SB), Y13
+
+q80rrow:
+	MOVQ    nb+0(FP), CX
+	MOVQ    R8, SI
+	MOVQ    a+32(FP), DI
+	VXORPS  Y0, Y0, Y0
+
+q80rloop:
+	Q80VBLOCK(0, 2, 0, 2, Y0)
+	ADDQ $34, SI
+	ADDQ $34, DI
+	DECQ CX
+	JNZ  q80rloop
+	HSUMPS(Y0, X0, X1)
+	MOVSS X0, (R10)
+	ADDQ  $4, R10
+	ADDQ  wStride+16(FP), R8
+	DECQ  R9
+	JNZ   q80rrow
+	VZEROUPPER
+	RET
