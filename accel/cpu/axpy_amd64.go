@@ -2,7 +2,11 @@
 
 package cpu
 
-import "github.com/forma-llm/forma/gguf/quant"
+import (
+	"unsafe"
+
+	"github.com/forma-llm/forma/gguf/quant"
+)
 
 // axpyFast handles the first len(x)&^15 elements of axpy (see axpy_amd64.s); it returns how many.
 func axpyFast(x, y []float32, a float32, round bool) int {
@@ -57,6 +61,22 @@ func axpyQRowsFast(t quant.Type, x []byte, stride, rows int, y, w []float32) boo
 	axpyQ8RowsAVX512(nb, &x[0], stride, rows, &w[0], &y[0])
 	return true
 }
+
+// axpyHRowsFast does axpyH for rows F16 rows of x (len(y) elements each), stride bytes apart, with the
+// weights w in turn (rows ≥ 1), when it has a kernel for them (len(y) a multiple of 16, AVX-512), and reports
+// whether it did.
+func axpyHRowsFast(x []byte, stride, rows int, y, w []float32) bool {
+	n := len(y)
+	if !hasAVX512 || n == 0 || n%16 != 0 {
+		return false
+	}
+	_, _ = x[(rows-1)*stride+2*n-1], w[rows-1]
+	axpyHRowsAVX512(n, (*uint16)(unsafe.Pointer(&x[0])), stride, rows, &w[0], &y[0])
+	return true
+}
+
+//go:noescape
+func axpyHRowsAVX512(n int, x *uint16, stride, rows int, w, y *float32)
 
 //go:noescape
 func axpyQ8RowsAVX512(nb int, x *byte, stride, rows int, w, y *float32)

@@ -238,3 +238,75 @@ aqr1:
 aqrdone:
 	VZEROUPPER
 	RET
+
+// AHROW adds the 16 halves at k·32(SI) times Z2 to ACC, rounded to F16 (as axpyHRoundAVX512).
+#define AHROW(k, ACC) \
+	VCVTPH2PS   (32*k)(SI), Z1 \
+	VFMADD231PS Z2, Z1, ACC    \
+	VCVTPS2PH   $0, ACC, Y3    \
+	VCVTPH2PS   Y3, ACC
+
+// func axpyHRowsAVX512(n int, x *uint16, stride, rows int, w, y *float32)
+//
+// axpyHRoundAVX512 of rows F16 rows of n elements (a multiple of 16), stride bytes apart, with the weights
+// w[0…rows−1] in turn: y stays in registers across the rows, 64 elements at a time.
+TEXT ·axpyHRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ n+0(FP), CX
+	MOVQ x+8(FP), R8
+	MOVQ stride+16(FP), R9
+	MOVQ y+40(FP), DI
+
+ahrchunk:
+	CMPQ    CX, $64
+	JLT     ahrone
+	VMOVUPS (DI), Z4
+	VMOVUPS 64(DI), Z5
+	VMOVUPS 128(DI), Z6
+	VMOVUPS 192(DI), Z7
+	MOVQ    R8, SI
+	MOVQ    w+32(FP), DX
+	MOVQ    rows+24(FP), BX
+
+ahr4:
+	VBROADCASTSS (DX), Z2
+	AHROW(0, Z4)
+	AHROW(1, Z5)
+	AHROW(2, Z6)
+	AHROW(3, Z7)
+	ADDQ         R9, SI
+	ADDQ         $4, DX
+	DECQ         BX
+	JNZ          ahr4
+	VMOVUPS Z4, (DI)
+	VMOVUPS Z5, 64(DI)
+	VMOVUPS Z6, 128(DI)
+	VMOVUPS Z7, 192(DI)
+	ADDQ    $128, R8
+	ADDQ    $256, DI
+	SUBQ    $64, CX
+	JMP     ahrchunk
+
+ahrone:
+	TESTQ   CX, CX
+	JZ      ahrdone
+	VMOVUPS (DI), Z4
+	MOVQ    R8, SI
+	MOVQ    w+32(FP), DX
+	MOVQ    rows+24(FP), BX
+
+ahr1:
+	VBROADCASTSS (DX), Z2
+	AHROW(0, Z4)
+	ADDQ         R9, SI
+	ADDQ         $4, DX
+	DECQ         BX
+	JNZ          ahr1
+	VMOVUPS Z4, (DI)
+	ADDQ    $32, R8
+	ADDQ    $64, DI
+	SUBQ    $16, CX
+	JMP     ahrone
+
+ahrdone:
+	VZEROUPPER
+	RET

@@ -11,3 +11,5 @@ func axpyHFast(x []uint16, y []float32, a float32) int { return 0 }
 func axpyQFast(t quant.Type, x []byte, y []float32, a float32) bool { return false }
 
 func axpyQRowsFast(t quant.Type, x []byte, stride, rows int, y, w []float32) bool { return false }
+
+func axpyHRowsFast(x []byte, stride, rows int, y, w []float32) bool { return false }

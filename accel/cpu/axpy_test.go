@@ -121,3 +121,39 @@ func TestAxpyQRowsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestAxpyHRowsExact: the several-row F16 value sum (axpyHRowsFast, where the CPU has it) equals the rows added
+// one at a time by axpyH, bit for bit, for 1–4 rows of 16–208 elements at a stride past the row.
+func TestAxpyHRowsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := 16; n <= 208; n += 16 {
+		for rows := 1; rows <= 4; rows++ {
+			stride := 2*n + 6
+			x := make([]byte, rows*stride)
+			w := make([]float32, rows)
+			for r := range w {
+				for i := 0; i < n; i++ {
+					h := quant.F32ToF16(float32(rng.NormFloat64() * 3))
+					x[r*stride+2*i], x[r*stride+2*i+1] = byte(h), byte(h>>8)
+				}
+				w[r] = float32(rng.Float64())
+			}
+			y := make([]float32, n)
+			for i := range y {
+				y[i] = f16Round(float32(rng.NormFloat64() * 4))
+			}
+			want := append([]float32(nil), y...)
+			for r := range w {
+				axpyH(u16s(x[r*stride:r*stride+2*n]), want, w[r])
+			}
+			if !axpyHRowsFast(x, stride, rows, y, w) {
+				t.Skip("no several-row F16 kernel on this CPU")
+			}
+			for i := range y {
+				if math.Float32bits(y[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("n=%d, %d rows [%d]: %g, want %g", n, rows, i, y[i], want[i])
+				}
+			}
+		}
+	}
+}

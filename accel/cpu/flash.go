@@ -141,16 +141,12 @@ func (s *attnStep) flashValues(r int, isMax, e, vrow, acc []float32, sum float32
 	stride := s.kvHeads * s.vRow
 	for j := 0; j < len(e); {
 		vb := s.v[(r+j*s.kvHeads)*s.vRow:]
-		if isMax[j] == 0 && !vF16 { // a run of cells that only add
+		if isMax[j] == 0 && s.vType != quant.F32 { // a run of cells that only add
 			k := j
 			for ; k < len(e) && isMax[k] == 0; k++ {
 				sum = fma32(sum, 1, e[k])
 			}
-			if !axpyQRowsFast(s.vType, vb, stride, k-j, acc, e[j:k]) {
-				for jj := j; jj < k; jj++ {
-					axpyQ(s.vType, s.v[(r+jj*s.kvHeads)*s.vRow:][:s.vRow], acc, vrow, e[jj])
-				}
-			}
+			s.flashAdd(vb, stride, acc, vrow, e[j:k])
 			j = k
 			continue
 		}
@@ -185,6 +181,24 @@ func (s *attnStep) flashValues(r int, isMax, e, vrow, acc []float32, sum float32
 		j++
 	}
 	return sum
+}
+
+// flashAdd adds the F16 or quantized value rows at v, stride bytes apart, to acc with the weights w in turn
+// (vrow: scratch for a dequantized row).
+func (s *attnStep) flashAdd(v []byte, stride int, acc, vrow, w []float32) {
+	if s.vType == quant.F16 {
+		if !axpyHRowsFast(v, stride, len(w), acc, w) {
+			for j, x := range w {
+				axpyH(u16s(v[j*stride:][:s.vRow]), acc, x)
+			}
+		}
+		return
+	}
+	if !axpyQRowsFast(s.vType, v, stride, len(w), acc, w) {
+		for j, x := range w {
+			axpyQ(s.vType, v[j*stride:][:s.vRow], acc, vrow, x)
+		}
+	}
 }
 
 // axpy sets y[i] = x[i]·a + y[i] rounded once (ggml_vec_mad_f32), then, with round, to F16 (an F16
