@@ -144,7 +144,7 @@ func (s *attnStep) flashValues(r int, isMax, e, vrow, acc []float32, sum float32
 		if isMax[j] == 0 && s.vType != quant.F32 { // a run of cells that only add
 			k := j
 			for ; k < len(e) && isMax[k] == 0; k++ {
-				sum = fma32(sum, 1, e[k])
+				sum += e[k] // fma32(sum, 1, e[k]): one rounding of the exact sum
 			}
 			s.flashAdd(vb, stride, acc, vrow, e[j:k])
 			j = k
