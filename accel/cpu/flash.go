@@ -134,8 +134,8 @@ func (s *attnStep) flashScores(i, g, first int, qb, kb []byte, arg, isMax []floa
 
 // flashValues adds the value rows of cells in consecutive cache rows from row r (of kv head g: r = cache row ·
 // kvHeads + g) to acc in order, each with its exponential e[j]: at a new maximum (isMax[j]) acc and the sum are
-// first rescaled by it and the row added with weight 1. It returns the running sum S = S·ms + vs. Runs of
-// cells without a new maximum go to a kernel over several rows where there is one (axpyQRowsFast).
+// first rescaled by it and the row added with weight 1. It returns the running sum S = S·ms + vs. F16 and
+// quantized rows go to flashAdd, runs of cells without a new maximum in one call.
 func (s *attnStep) flashValues(r int, isMax, e, vrow, acc []float32, sum float32) float32 {
 	vF16 := s.vType == quant.F16 || s.vType == quant.F32 // an F32 cache is read as F16
 	stride := s.kvHeads * s.vRow
@@ -154,28 +154,21 @@ func (s *attnStep) flashValues(r int, isMax, e, vrow, acc []float32, sum float32
 		if isMax[j] != 0 {
 			ms, vs = e[j], 1
 		}
-		vb = vb[:s.vRow]
-		if vF16 {
-			if ms != 1 {
-				for d := range acc {
-					acc[d] *= ms
-				}
+		if ms != 1 {
+			for d := range acc {
+				acc[d] *= ms
+			}
+			if vF16 {
 				roundF16Vec(acc)
 			}
-			if s.vType == quant.F32 {
-				copy(vrow, f32s(vb))
-				roundF16Vec(vrow)
-				axpy(vrow, acc, vs, true)
-			} else {
-				axpyH(u16s(vb), acc, vs)
-			}
+		}
+		if s.vType == quant.F32 {
+			copy(vrow, f32s(vb[:s.vRow]))
+			roundF16Vec(vrow)
+			axpy(vrow, acc, vs, true)
 		} else {
-			if ms != 1 {
-				for d := range acc {
-					acc[d] *= ms
-				}
-			}
-			axpyQ(s.vType, vb, acc, vrow, vs)
+			e[j] = vs // the row's weight (e is the pair's scratch)
+			s.flashAdd(vb, stride, acc, vrow, e[j:j+1])
 		}
 		sum = fma32(sum, ms, vs)
 		j++
