@@ -2,7 +2,6 @@ package cpu
 
 import (
 	"math"
-	"slices"
 	"unsafe"
 )
 
@@ -14,7 +13,7 @@ import (
 // float32 sum over d in order (the products of F16 values are exact, so the sums are fused multiply-adds),
 // soft-cap and scale, the softmax of softmaxExp, the probabilities rounded to F16, and the weighted sum of
 // values in cell order — so the results are bit-identical. Scores are computed for the cells any lane of
-// the block sees; a lane ignores the others (masked in the softmax, skipped in the value sum). The driver
+// the block sees; a lane ignores the others (masked in the softmax; in the value sum with a probability of +0). The driver
 // below is the same for both widths; laneKernelsFor picks the kernels.
 
 // laneKernels are the kernels of one lane width: score rows, lane ranges and probabilities hold lw floats.
@@ -144,8 +143,12 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	}
 	kern.softmax(n, &sc[0], cmin, &lohi[0], s.p.Scale, &tmp[0])
 	clear(acc)
-	// value sums: tiles of lanes over the cells all of the tile's lanes see, each lane alone over the rest
-	// (before and after, keeping every lane's cell order). Tiles of four lanes, whole ones; for heads of 8
+	// value sums: tiles of lanes over the cells any of the tile's lanes sees, in cell order; a lane's
+	// probability of a cell outside its range is +0 (the softmax), whose product adds nothing to its sum (acc
+	// starts at +0 and a sum of products is never −0), so each lane's sum is its own range's. (Each lane
+	// alone over the cells not all of the tile's lanes see cost a 4-row decode step ~8 µs of stories260K's
+	// 145.) As in ggml's product of the probabilities with every cell's values, an infinite value in a
+	// cell masked for a lane makes that lane's sums NaN. Tiles of four lanes, whole ones; for heads of 8
 	// values tiles of eight, the last one filled with lanes past the block's, whose sums are not used.
 	tile := 4
 	if s.vsize == 8 {
@@ -159,19 +162,10 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		end := min(l+tile, nl)
 		jlo, jhi := lo[l], hi[l]
 		for t := l + 1; t < end; t++ {
-			jlo, jhi = max(jlo, lo[t]), min(jhi, hi[t])
-		}
-		if jhi <= jlo {
-			for t := l; t < end; t++ {
-				s.valueOne(kern, qi, g, t, cmin, int(lo[t]), int(hi[t]), sc, acc)
-			}
-			continue
-		}
-		for t := l; t < end; t++ {
-			s.valueOne(kern, qi, g, t, cmin, int(lo[t]), int(jlo), sc, acc)
+			jlo, jhi = min(jlo, lo[t]), max(jhi, hi[t])
 		}
 		if tile == 16 {
-			s.value16(kern, qi, g, cmin, int(jlo), int(jhi), sc, acc, lo[l:end])
+			s.value16(kern, qi, g, cmin, int(jlo), int(jhi), sc, acc)
 		}
 		for c := int(jlo); c < int(jhi) && tile < 16; {
 			e := s.pageEnd(qi, c, int(jhi))
@@ -182,9 +176,6 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 				kern.value4(e-c, p, v, vStride, s.vsize, &acc[l*s.vsize])
 			}
 			c = e
-		}
-		for t := l; t < end; t++ {
-			s.valueOne(kern, qi, g, t, cmin, int(jhi), int(hi[t]), sc, acc)
 		}
 	}
 	for ; l < nl; l++ {
@@ -199,20 +190,11 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 // value16Buf is value16T's buffer of converted values in floats: 64 cells of 8.
 const value16Buf = 64 * 8
 
-// value16 adds the values of cells [c0, c1) of KV head g (heads of 8 values) weighted by the probabilities of
-// all 16 lanes to their accumulators (acc, with value16T's transposed ones after them), page by page. lo holds
-// the lanes' first cells: where none is before c0 the accumulators are still zero and are not transposed in.
-func (s *attnStep) value16(kern *laneKernels, qi, g, cmin, c0, c1 int, sc, acc []float32, lo []int32) {
+// value16 sets the accumulators of all 16 lanes (acc, with value16T's transposed ones after them) to the
+// values of cells [c0, c1) of KV head g (heads of 8 values) weighted by the lanes' probabilities, page by page.
+func (s *attnStep) value16(kern *laneKernels, qi, g, cmin, c0, c1 int, sc, acc []float32) {
 	a, accT, vbuf := (*[16 * 8]float32)(acc), (*[16 * 8]float32)(acc[16*8:]), acc[2*16*8:2*16*8+value16Buf]
-	if slices.ContainsFunc(lo, func(c int32) bool { return int(c) < c0 }) {
-		for l := range 16 {
-			for d := range 8 {
-				accT[16*d+l] = a[8*l+d]
-			}
-		}
-	} else {
-		clear(accT[:])
-	}
+	clear(accT[:])
 	for c := c0; c < c1; {
 		e := s.pageEnd(qi, c, c1)
 		kern.value16T(e-c, &sc[(c-cmin)*16], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*8], 2*s.kvHeads*8, &accT[0], &vbuf[0])
