@@ -145,9 +145,8 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	clear(acc)
 	// value sums: tiles of lanes over the cells any of the tile's lanes sees, in cell order; a lane's
 	// probability of a cell outside its range is +0 (the softmax), whose product adds nothing to its sum (acc
-	// starts at +0 and a sum of products is never −0), so each lane's sum is its own range's. (Each lane
-	// alone over the cells not all of the tile's lanes see cost a 4-row decode step ~8 µs of stories260K's
-	// 145.) As in ggml's product of the probabilities with every cell's values, an infinite value in a
+	// starts at +0 and a sum of products is never −0), so each lane's sum is its own range's, with one call
+	// a tile where the cells outside some lane's range took a call per lane. As in ggml's product of the probabilities with every cell's values, an infinite value in a
 	// cell masked for a lane makes that lane's sums NaN. Tiles of four lanes, whole ones; for heads of 8
 	// values tiles of eight, the last one filled with lanes past the block's, whose sums are not used.
 	tile := 4
