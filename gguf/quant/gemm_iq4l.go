@@ -63,16 +63,18 @@ func q8klLanesOf(b []byte) {
 	yd, q8, _ := q8KBlock(b, 0)
 	l := b[292:q8klBlock]
 	binary.LittleEndian.PutUint32(l, math.Float32bits(yd))
-	pair := func(q []byte) uint32 {
-		return uint32(uint16(int16(int8(q[0])))) | uint32(uint16(int16(int8(q[1]))))<<16
-	}
+	l = l[4 : 4+64*8]
 	for k := 0; k < 8; k++ {
 		for m := 0; m < 8; m++ {
-			q := q8[32*k+4*m : 32*k+4*m+4]
-			binary.LittleEndian.PutUint32(l[4+64*m+8*k:], pair(q[0:2]))
-			binary.LittleEndian.PutUint32(l[4+64*m+8*k+4:], pair(q[2:4]))
+			binary.LittleEndian.PutUint64(l[64*m+8*k:], widen4(binary.LittleEndian.Uint32(q8[32*k+4*m:])))
 		}
 	}
+}
+
+// widen4 sign-extends the four int8 of v (little-endian) to four int16 in one word.
+func widen4(v uint32) uint64 {
+	x := uint64(v&0xff) | uint64(v>>8&0xff)<<16 | uint64(v>>16&0xff)<<32 | uint64(v>>24)<<48
+	return x | (x&0x0080_0080_0080_0080)>>7*0xff00
 }
 
 // ix4lTab[s] is the lookup table of the sub-blocks of 6-bit scale s: byte q the low byte of (s−32)·kvalue[q],
