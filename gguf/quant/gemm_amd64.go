@@ -253,15 +253,14 @@ const ix4lDYBlocks = 16
 
 // mulIQ4_XSL3 sets lanes[m][16c + r] to lane m's accumulator of row r and column c < 3 (the Q8_KL row at
 // a[col[c]:]) with AVX2: the rows' d times each column's yd once for the eight lanes (iq4lDY3), then the lanes
-// (iq4lLane3AVX2), ix4lDYBlocks super-blocks at a time.
+// (iq4lLanes3AVX2), ix4lDYBlocks super-blocks at a time.
 func mulIQ4_XSL3(nb int, p, a []byte, col [3]int, lanes *[8][4 * GemmRows]float32, dy *[ix4lDYBlocks * 3 * GemmRows]float32) {
 	for i := 0; i < nb; i += ix4lDYBlocks {
 		n, off := min(ix4lDYBlocks, nb-i), i*q8klBlock+292
 		a0, a1, a2 := &a[col[0]+off], &a[col[1]+off], &a[col[2]+off]
 		iq4lDY3(n, &p[8*nb*ix4lLane+i*4*GemmRows], a0, a1, a2, &dy[0])
-		for m := range lanes {
-			iq4lLane3AVX2(n, &p[(m*nb+i)*ix4lLane], &dy[0], a0, a1, a2, 4+64*m, &lanes[m][0], i)
-		}
+		_ = p[(7*nb+i+n)*ix4lLane-1] // lane 7's last super-block
+		iq4lLanes3AVX2(n, &p[i*ix4lLane], nb*ix4lLane, &dy[0], a0, a1, a2, &lanes[0][0], i)
 	}
 }
 
@@ -285,11 +284,12 @@ func iq4lLane4(nb int, p, d *byte, a0, a1, a2, a3 *byte, off int, acc *float32)
 //go:noescape
 func iq4lHsum(lanes, out *float32)
 
-// iq4lLane3AVX2 (gemm_iq4l_amd64.s) is iq4lLane4 with AVX2 only, for three columns (acc[16c+r], c < 3, added
-// to unless add is 0), with the products d·yd of iq4lDY3.
+// iq4lLanes3AVX2 (gemm_iq4l_amd64.s) is iq4lLane4 with AVX2 only for the eight lanes (lane m's super-blocks
+// stride bytes after lane m−1's) and three columns (acc[64m+16c+r], c < 3, added to unless add is 0), with the
+// products d·yd of iq4lDY3.
 //
 //go:noescape
-func iq4lLane3AVX2(nb int, p *byte, dy *float32, a0, a1, a2 *byte, off int, acc *float32, add int)
+func iq4lLanes3AVX2(nb int, p *byte, stride int, dy *float32, a0, a1, a2 *byte, acc *float32, add int)
 
 // iq4lDY3 (gemm_iq4l_amd64.s) writes dy[48i + 16c + r] = d·yd of row r, column c < 3 and super-block i < nb.
 //

@@ -112,25 +112,32 @@ iq4lblock:
 	VCVTDQ2PS    HI, HI              \
 	VFMADD231PS  DY+32(DI), HI, AHI
 
-// func iq4lLane3AVX2(nb int, p *byte, dy *float32, a0, a1, a2 *byte, off int, acc *float32)
+// func iq4lLanes3AVX2(nb int, p *byte, stride int, dy *float32, a0, a1, a2 *byte, acc *float32, add int)
 //
-// iq4lLane4 with AVX2 only and three columns, whose integer sums (two registers of eight rows a column) and
-// float32 accumulators fill the 16 registers with the lane's pair and a broadcast activation pair: acc[16c +
-// r] for c < 3, which it adds to (the caller zeroes them). dy holds each super-block's products d·yd of the
-// rows' d and the columns' (iq4lDY3), which the eight lanes share. add = 0 starts the accumulators from zero
-// instead of acc (the first call of a row group: zeroing acc in Go before it cost 5% of an IQ4_XS prefill, the
-// 32-byte loads waiting on the 16-byte stores). (Four columns with the float32 accumulators in memory ran 57
-// GMAC/s in L1, this 64; six, 61 against 63.)
-TEXT ·iq4lLane3AVX2(SB), NOSPLIT, $0-72
+// iq4lLane4 with AVX2 only and three columns, for the eight lanes in turn (lane m's super-blocks from p +
+// m·stride, its pairs at 4 + 64m into the columns' lane sections, its accumulators acc[64m + 16c + r] for
+// c < 3): per lane the integer sums (two registers of eight rows a column) and float32 accumulators fill the
+// 16 registers with the lane's pair and a broadcast activation pair. dy holds each super-block's products d·yd
+// of the rows' d and the columns' (iq4lDY3), which the eight lanes share. The accumulators are added to, or
+// start from zero where add is 0 (the first call of a row group: zeroing them in Go before cost 5% of an
+// IQ4_XS prefill, the 32-byte loads waiting on the 16-byte stores). One call for the eight lanes: a call a
+// lane cost ~10% of a 1024-column product (four super-blocks a lane). (Four columns with the float32
+// accumulators in memory ran 57 GMAC/s in L1, this 64; six, 61 against 63.)
+TEXT ·iq4lLanes3AVX2(SB), NOSPLIT, $0-72
+	MOVQ p+8(FP), R12
+	MOVQ stride+16(FP), R13
+	MOVQ acc+56(FP), AX
+	MOVQ add+64(FP), DX
+	MOVQ $4, BX
+	MOVQ $8, R11
+
+iq4lylane:
 	MOVQ    nb+0(FP), CX
-	MOVQ    p+8(FP), SI
-	MOVQ    dy+16(FP), DI
-	MOVQ    a0+24(FP), R8
-	MOVQ    a1+32(FP), R9
-	MOVQ    a2+40(FP), R10
-	MOVQ    off+48(FP), BX
-	MOVQ    acc+56(FP), AX
-	MOVQ    add+64(FP), DX
+	MOVQ    R12, SI
+	MOVQ    dy+24(FP), DI
+	MOVQ    a0+32(FP), R8
+	MOVQ    a1+40(FP), R9
+	MOVQ    a2+48(FP), R10
 	TESTQ   DX, DX
 	JZ      iq4lyzero
 	VMOVUPS (AX), Y6
@@ -187,6 +194,11 @@ iq4lyblock:
 	VMOVUPS Y9, 96(AX)
 	VMOVUPS Y10, 128(AX)
 	VMOVUPS Y11, 160(AX)
+	ADDQ    R13, R12
+	ADDQ    $64, BX
+	ADDQ    $256, AX
+	DECQ    R11
+	JNZ     iq4lylane
 	VZEROUPPER
 	RET
 
@@ -201,7 +213,7 @@ iq4lyblock:
 // func iq4lDY3(nb int, d, a0, a1, a2 *byte, dy *float32)
 //
 // dy[192i + 64c + 4r] = d_r·yd_c of super-block i (d the rows' d, 64 bytes a super-block; a0…a2 the columns'
-// lane sections, yd first, q8klBlock bytes a super-block): iq4lLane3AVX2's products, one multiply each.
+// lane sections, yd first, q8klBlock bytes a super-block): iq4lLanes3AVX2's products, one multiply each.
 TEXT ·iq4lDY3(SB), NOSPLIT, $0-48
 	MOVQ nb+0(FP), CX
 	MOVQ d+8(FP), DI
