@@ -92,7 +92,7 @@ func (s *ropeStep) run(w, nw int) {
 		end := min(hi, (t+1)*s.heads)
 		cache := table[t*dims:][:dims]
 		x, y := s.x[r*s.size:end*s.size], s.y[r*s.size:end*s.size]
-		if s.p.Mode != accel.RoPENormal || !ropeNormalFast(x, y, cache, end-r, s.size, dims) {
+		if !s.fast(x, y, cache, end-r, dims) {
 			for i := 0; i < end-r; i++ {
 				s.rotate(x[i*s.size:(i+1)*s.size], y[i*s.size:(i+1)*s.size], cache)
 			}
@@ -102,6 +102,17 @@ func (s *ropeStep) run(w, nw int) {
 		}
 		r = end
 	}
+}
+
+// fast rotates rows rows with a vector kernel where the CPU and the mode have one, and reports whether it did.
+func (s *ropeStep) fast(x, y, cache []float32, rows, dims int) bool {
+	switch s.p.Mode {
+	case accel.RoPENormal:
+		return ropeNormalFast(x, y, cache, rows, s.size, dims)
+	case accel.RoPENeoX:
+		return ropeNeoXFast(x, y, cache, rows, s.size, dims)
+	}
+	return false
 }
 
 // rotate sets the first Dims elements of y to those of x rotated by the table cache.

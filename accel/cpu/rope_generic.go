@@ -3,3 +3,5 @@
 package cpu
 
 func ropeNormalFast(x, y, cache []float32, rows, size, dims int) bool { return false }
+
+func ropeNeoXFast(x, y, cache []float32, rows, size, dims int) bool { return false }

@@ -85,13 +85,22 @@ func TestRoPESharedTable(t *testing.T) {
 	}
 }
 
-// TestRoPENormalKernel: the normal mode's vector kernel (ropeNormalFast, where the CPU has one) rotates every
-// row as ropeStep.rotate does, bit for bit, and leaves the elements past Dims alone, for heads of 8 to 128
-// values with full and partial rotation.
-func TestRoPENormalKernel(t *testing.T) {
+// TestRoPEKernels: the vector kernels (ropeStep.fast, where the CPU has them) rotate every row as
+// ropeStep.rotate does, bit for bit, in the normal and the NeoX modes, and leave the elements past Dims alone,
+// for heads of 8 to 128 values with full and partial rotation.
+func TestRoPEKernels(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, c := range []struct{ rows, size, dims int }{{1, 8, 8}, {8, 8, 8}, {3, 64, 64}, {4, 128, 64}, {2, 24, 16}} {
-		s := &ropeStep{p: accel.RoPEParams{Mode: accel.RoPENormal, Dims: c.dims}}
+	cases := []struct {
+		mode             accel.RoPEMode
+		rows, size, dims int
+	}{
+		{accel.RoPENormal, 1, 8, 8}, {accel.RoPENormal, 8, 8, 8}, {accel.RoPENormal, 3, 64, 64},
+		{accel.RoPENormal, 4, 128, 64}, {accel.RoPENormal, 2, 24, 16},
+		{accel.RoPENeoX, 1, 16, 16}, {accel.RoPENeoX, 5, 128, 128}, {accel.RoPENeoX, 3, 80, 32},
+		{accel.RoPENeoX, 2, 256, 96}, {accel.RoPENeoX, 2, 64, 48},
+	}
+	for _, c := range cases {
+		s := &ropeStep{p: accel.RoPEParams{Mode: c.mode, Dims: c.dims}, size: c.size}
 		x := make([]float32, c.rows*c.size)
 		cache := make([]float32, c.dims)
 		for i := range x {
@@ -104,7 +113,7 @@ func TestRoPENormalKernel(t *testing.T) {
 		for i := range got {
 			got[i] = -1
 		}
-		if !ropeNormalFast(x, got, cache, c.rows, c.size, c.dims) {
+		if !s.fast(x, got, cache, c.rows, c.dims) {
 			t.Skip("no vector kernel on this CPU")
 		}
 		want := make([]float32, len(x))
