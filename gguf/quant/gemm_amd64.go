@@ -217,8 +217,8 @@ func gemmIQ4_XS() {
 
 // mulIQ4_XSL multiplies one packed IQ4_XSL group (gemm_iq4l.go) with the columns four at a time with AVX-512
 // VNNI (iq4lLane4), three with AVX2 only (mulIQ4_XSL3); a last partial step repeats its last column: each
-// lane's accumulators, then each (row, column)'s eight added as hsum_float_8 (iq4lHsum). Mul has checked the
-// bounds.
+// lane's accumulators, then each (row, column)'s eight added as hsum_float_8 (iq4lHsum; the AVX2 kernel adds
+// them itself). Mul has checked the bounds.
 func mulIQ4_XSL(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 	var lanes [8][4 * GemmRows]float32
 	var sums [4 * GemmRows]float32
@@ -237,11 +237,11 @@ func mulIQ4_XSL(nb int, p, a []byte, aStride, cols int, out []float32, outStride
 			for m := range lanes {
 				iq4lLane4(nb, &p[m*nb*ix4lLane], dt, col[0], col[1], col[2], col[3], 4+64*m, &lanes[m][0])
 			}
+			iq4lHsum(&lanes[0][0], &sums[0])
 		} else {
 			mulIQ4_XSL3(nb, p, a, [3]int{min(c, cols-1) * aStride, min(c+1, cols-1) * aStride,
-				min(c+2, cols-1) * aStride}, &lanes, &dy)
+				min(c+2, cols-1) * aStride}, &lanes, &dy, &sums)
 		}
-		iq4lHsum(&lanes[0][0], &sums[0])
 		for k := 0; k < step && c+k < cols; k++ {
 			copy(out[(c+k)*outStride:(c+k)*outStride+rows], sums[GemmRows*k:GemmRows*k+rows])
 		}
@@ -251,16 +251,20 @@ func mulIQ4_XSL(nb int, p, a []byte, aStride, cols int, out []float32, outStride
 // ix4lDYBlocks is how many super-blocks mulIQ4_XSL3 takes at a time (its products d·yd fill 3 KiB).
 const ix4lDYBlocks = 16
 
-// mulIQ4_XSL3 sets lanes[m][16c + r] to lane m's accumulator of row r and column c < 3 (the Q8_KL row at
-// a[col[c]:]) with AVX2: the rows' d times each column's yd once for the eight lanes (iq4lDY3), then the lanes
-// (iq4lLanes3AVX2), ix4lDYBlocks super-blocks at a time.
-func mulIQ4_XSL3(nb int, p, a []byte, col [3]int, lanes *[8][4 * GemmRows]float32, dy *[ix4lDYBlocks * 3 * GemmRows]float32) {
+// mulIQ4_XSL3 sets sums[16c + r] to the dot product of row r and column c < 3 (the Q8_KL row at a[col[c]:])
+// with AVX2 (iq4lLanes3AVX2, its lanes' accumulators in lanes and the products d·yd in dy), ix4lDYBlocks
+// super-blocks at a time.
+func mulIQ4_XSL3(nb int, p, a []byte, col [3]int, lanes *[8][4 * GemmRows]float32, dy *[ix4lDYBlocks * 3 * GemmRows]float32, sums *[4 * GemmRows]float32) {
 	for i := 0; i < nb; i += ix4lDYBlocks {
 		n, off := min(ix4lDYBlocks, nb-i), i*q8klBlock+292
 		a0, a1, a2 := &a[col[0]+off], &a[col[1]+off], &a[col[2]+off]
-		iq4lDY3(n, &p[8*nb*ix4lLane+i*4*GemmRows], a0, a1, a2, &dy[0])
-		_ = p[(7*nb+i+n)*ix4lLane-1] // lane 7's last super-block
-		iq4lLanes3AVX2(n, &p[i*ix4lLane], nb*ix4lLane, &dy[0], a0, a1, a2, &lanes[0][0], i)
+		_ = p[(7*nb+i+n)*ix4lLane-1]            // lane 7's last super-block
+		_ = p[8*nb*ix4lLane+(i+n)*4*GemmRows-1] // the rows' last d
+		var s *float32
+		if i+n == nb {
+			s = &sums[0]
+		}
+		iq4lLanes3AVX2(n, &p[i*ix4lLane], nb*ix4lLane, &p[8*nb*ix4lLane+i*4*GemmRows], &dy[0], a0, a1, a2, &lanes[0][0], i, s)
 	}
 }
 
@@ -285,13 +289,8 @@ func iq4lLane4(nb int, p, d *byte, a0, a1, a2, a3 *byte, off int, acc *float32)
 func iq4lHsum(lanes, out *float32)
 
 // iq4lLanes3AVX2 (gemm_iq4l_amd64.s) is iq4lLane4 with AVX2 only for the eight lanes (lane m's super-blocks
-// stride bytes after lane m−1's) and three columns (acc[64m+16c+r], c < 3, added to unless add is 0), with the
-// products d·yd of iq4lDY3.
+// stride bytes after lane m−1's) and three columns (acc[64m+16c+r], c < 3, added to unless add is 0), with
+// the products d·yd it writes to dy first, and, where sums is not nil, the lanes then added into sums[16c+r].
 //
 //go:noescape
-func iq4lLanes3AVX2(nb int, p *byte, stride int, dy *float32, a0, a1, a2 *byte, acc *float32, add int)
-
-// iq4lDY3 (gemm_iq4l_amd64.s) writes dy[48i + 16c + r] = d·yd of row r, column c < 3 and super-block i < nb.
-//
-//go:noescape
-func iq4lDY3(nb int, d, a0, a1, a2 *byte, dy *float32)
+func iq4lLanes3AVX2(nb int, p *byte, stride int, d *byte, dy *float32, a0, a1, a2 *byte, acc *float32, add int, sums *float32)

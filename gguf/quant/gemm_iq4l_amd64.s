@@ -112,32 +112,78 @@ iq4lblock:
 	VCVTDQ2PS    HI, HI              \
 	VFMADD231PS  DY+32(DI), HI, AHI
 
-// func iq4lLanes3AVX2(nb int, p *byte, stride int, dy *float32, a0, a1, a2 *byte, acc *float32, add int)
+// IQ4LDY stores d·yd of the column at R (yd at (R)) for rows 0…7 (d in Y0) and 8…15 (Y1) at DY(DX).
+#define IQ4LDY(R, DY) \
+	VBROADCASTSS (R), Y2        \
+	VMULPS       Y2, Y0, Y3     \
+	VMULPS       Y2, Y1, Y4     \
+	VMOVUPS      Y3, DY(DX)     \
+	VMOVUPS      Y4, DY+32(DX)
+
+// IQ4LSUM8Y sets 32·k(DI) to hsum_float_8 of the eight lanes' 8 floats at m·256 + 32·k(SI), m = 0…7.
+#define IQ4LSUM8Y(k) \
+	VMOVUPS 32*k(SI), Y0          \
+	VADDPS  1024+32*k(SI), Y0, Y0 \
+	VMOVUPS 256+32*k(SI), Y1      \
+	VADDPS  1280+32*k(SI), Y1, Y1 \
+	VMOVUPS 512+32*k(SI), Y2      \
+	VADDPS  1536+32*k(SI), Y2, Y2 \
+	VMOVUPS 768+32*k(SI), Y3      \
+	VADDPS  1792+32*k(SI), Y3, Y3 \
+	VADDPS  Y2, Y0, Y0            \
+	VADDPS  Y3, Y1, Y1            \
+	VADDPS  Y1, Y0, Y0            \
+	VMOVUPS Y0, 32*k(DI)
+
+// func iq4lLanes3AVX2(nb int, p *byte, stride int, d *byte, dy *float32, a0, a1, a2 *byte, acc *float32, add int, sums *float32)
 //
 // iq4lLane4 with AVX2 only and three columns, for the eight lanes in turn (lane m's super-blocks from p +
 // m·stride, its pairs at 4 + 64m into the columns' lane sections, its accumulators acc[64m + 16c + r] for
 // c < 3): per lane the integer sums (two registers of eight rows a column) and float32 accumulators fill the
-// 16 registers with the lane's pair and a broadcast activation pair. dy holds each super-block's products d·yd
-// of the rows' d and the columns' (iq4lDY3), which the eight lanes share. The accumulators are added to, or
-// start from zero where add is 0 (the first call of a row group: zeroing them in Go before cost 5% of an
-// IQ4_XS prefill, the 32-byte loads waiting on the 16-byte stores). One call for the eight lanes: a call a
-// lane cost ~10% of a 1024-column product (four super-blocks a lane). (Four columns with the float32
+// 16 registers with the lane's pair and a broadcast activation pair. First the products d·yd of the rows' d
+// (at d, 64 bytes a super-block) and each column's yd, which the eight lanes share, are written to dy
+// (dy[48i + 16c + r], one multiply each). The accumulators are added to, or start from zero where add is 0
+// (the first call of a row group: zeroing them in Go before cost 5% of an IQ4_XS prefill, the 32-byte loads
+// waiting on the 16-byte stores); where sums is not nil (the last call) each (column, row)'s eight lanes are
+// then added as hsum_float_8 into sums[16c + r]. One call for the eight lanes, the products and the sums: a
+// call a lane cost ~10% of a 1024-column product (four super-blocks a lane). (Four columns with the float32
 // accumulators in memory ran 57 GMAC/s in L1, this 64; six, 61 against 63.)
-TEXT ·iq4lLanes3AVX2(SB), NOSPLIT, $0-72
+TEXT ·iq4lLanes3AVX2(SB), NOSPLIT, $0-88
+	MOVQ nb+0(FP), CX
+	MOVQ d+24(FP), DI
+	MOVQ a0+40(FP), R8
+	MOVQ a1+48(FP), R9
+	MOVQ a2+56(FP), R10
+	MOVQ dy+32(FP), DX
+
+iq4ldy:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	IQ4LDY(R8, 0)
+	IQ4LDY(R9, 64)
+	IQ4LDY(R10, 128)
+	ADDQ    $64, DI
+	ADDQ    $const_q8klBlock, R8
+	ADDQ    $const_q8klBlock, R9
+	ADDQ    $const_q8klBlock, R10
+	ADDQ    $192, DX
+	DECQ    CX
+	JNZ     iq4ldy
+
 	MOVQ p+8(FP), R12
 	MOVQ stride+16(FP), R13
-	MOVQ acc+56(FP), AX
-	MOVQ add+64(FP), DX
+	MOVQ acc+64(FP), AX
+	MOVQ add+72(FP), DX
 	MOVQ $4, BX
 	MOVQ $8, R11
 
 iq4lylane:
 	MOVQ    nb+0(FP), CX
 	MOVQ    R12, SI
-	MOVQ    dy+24(FP), DI
-	MOVQ    a0+32(FP), R8
-	MOVQ    a1+40(FP), R9
-	MOVQ    a2+48(FP), R10
+	MOVQ    dy+32(FP), DI
+	MOVQ    a0+40(FP), R8
+	MOVQ    a1+48(FP), R9
+	MOVQ    a2+56(FP), R10
 	TESTQ   DX, DX
 	JZ      iq4lyzero
 	VMOVUPS (AX), Y6
@@ -199,59 +245,21 @@ iq4lyblock:
 	ADDQ    $256, AX
 	DECQ    R11
 	JNZ     iq4lylane
+
+	MOVQ  sums+80(FP), DI
+	TESTQ DI, DI
+	JZ    iq4lydone
+	MOVQ  acc+64(FP), SI
+	IQ4LSUM8Y(0)
+	IQ4LSUM8Y(1)
+	IQ4LSUM8Y(2)
+	IQ4LSUM8Y(3)
+	IQ4LSUM8Y(4)
+	IQ4LSUM8Y(5)
+
+iq4lydone:
 	VZEROUPPER
 	RET
-
-// IQ4LDY stores d·yd of the column at R (yd at (R)) for rows 0…7 (d in Y0) and 8…15 (Y1) at DY(DX).
-#define IQ4LDY(R, DY) \
-	VBROADCASTSS (R), Y2        \
-	VMULPS       Y2, Y0, Y3     \
-	VMULPS       Y2, Y1, Y4     \
-	VMOVUPS      Y3, DY(DX)     \
-	VMOVUPS      Y4, DY+32(DX)
-
-// func iq4lDY3(nb int, d, a0, a1, a2 *byte, dy *float32)
-//
-// dy[192i + 64c + 4r] = d_r·yd_c of super-block i (d the rows' d, 64 bytes a super-block; a0…a2 the columns'
-// lane sections, yd first, q8klBlock bytes a super-block): iq4lLanes3AVX2's products, one multiply each.
-TEXT ·iq4lDY3(SB), NOSPLIT, $0-48
-	MOVQ nb+0(FP), CX
-	MOVQ d+8(FP), DI
-	MOVQ a0+16(FP), R8
-	MOVQ a1+24(FP), R9
-	MOVQ a2+32(FP), R10
-	MOVQ dy+40(FP), DX
-
-iq4ldy:
-	VMOVUPS (DI), Y0
-	VMOVUPS 32(DI), Y1
-	IQ4LDY(R8, 0)
-	IQ4LDY(R9, 64)
-	IQ4LDY(R10, 128)
-	ADDQ    $64, DI
-	ADDQ    $const_q8klBlock, R8
-	ADDQ    $const_q8klBlock, R9
-	ADDQ    $const_q8klBlock, R10
-	ADDQ    $192, DX
-	DECQ    CX
-	JNZ     iq4ldy
-	VZEROUPPER
-	RET
-
-// IQ4LSUM8Y sets 32·k(DI) to hsum_float_8 of the eight lanes' 8 floats at m·256 + 32·k(SI), m = 0…7.
-#define IQ4LSUM8Y(k) \
-	VMOVUPS 32*k(SI), Y0          \
-	VADDPS  1024+32*k(SI), Y0, Y0 \
-	VMOVUPS 256+32*k(SI), Y1      \
-	VADDPS  1280+32*k(SI), Y1, Y1 \
-	VMOVUPS 512+32*k(SI), Y2      \
-	VADDPS  1536+32*k(SI), Y2, Y2 \
-	VMOVUPS 768+32*k(SI), Y3      \
-	VADDPS  1792+32*k(SI), Y3, Y3 \
-	VADDPS  Y2, Y0, Y0            \
-	VADDPS  Y3, Y1, Y1            \
-	VADDPS  Y1, Y0, Y0            \
-	VMOVUPS Y0, 32*k(DI)
 
 // func iq4lHsum(lanes, out *float32)
 //
