@@ -216,9 +216,8 @@ func gemmIQ4_XS() {
 }
 
 // mulIQ4_XSL multiplies one packed IQ4_XSL group (gemm_iq4l.go) with the columns four at a time with AVX-512
-// VNNI (iq4lLane4), three with AVX2 only (mulIQ4_XSL3); a last partial step repeats its last column: each
-// lane's accumulators, then each (row, column)'s eight added as hsum_float_8 (iq4lHsum; the AVX2 kernel adds
-// them itself). Mul has checked the bounds.
+// VNNI (iq4lLanes4), three with AVX2 only (mulIQ4_XSL3); a last partial step repeats its last column: each
+// lane's accumulators, then each (row, column)'s eight added as hsum_float_8. Mul has checked the bounds.
 func mulIQ4_XSL(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 	var lanes [8][4 * GemmRows]float32
 	var sums [4 * GemmRows]float32
@@ -234,10 +233,7 @@ func mulIQ4_XSL(nb int, p, a []byte, aStride, cols int, out []float32, outStride
 			col[k] = &a[min(c+k, cols-1)*aStride+292]
 		}
 		if hasVNNI {
-			for m := range lanes {
-				iq4lLane4(nb, &p[m*nb*ix4lLane], dt, col[0], col[1], col[2], col[3], 4+64*m, &lanes[m][0])
-			}
-			iq4lHsum(&lanes[0][0], &sums[0])
+			iq4lLanes4(nb, &p[0], nb*ix4lLane, dt, col[0], col[1], col[2], col[3], &lanes[0][0], &sums[0])
 		} else {
 			mulIQ4_XSL3(nb, p, a, [3]int{min(c, cols-1) * aStride, min(c+1, cols-1) * aStride,
 				min(c+2, cols-1) * aStride}, &lanes, &dy, &sums)
@@ -276,19 +272,14 @@ func gemvIQ4_XSL(nb int, w []byte, wStride, rows int, a []byte, out []float32) {
 	}
 }
 
-// iq4lLane4 (gemm_iq4l_amd64.s) computes lane m of 16 rows of one packed IQ4_XSL group against four Q8_KL
-// columns' lane sections: acc[16c+r].
+// iq4lLanes4 (gemm_iq4l_amd64.s) computes the eight lanes (lane m's super-blocks stride bytes after lane
+// m−1's) of 16 rows of one packed IQ4_XSL group against four Q8_KL columns' lane sections with AVX-512 VNNI:
+// acc[64m+16c+r], then their hsum_float_8 in sums[16c+r].
 //
 //go:noescape
-func iq4lLane4(nb int, p, d *byte, a0, a1, a2, a3 *byte, off int, acc *float32)
+func iq4lLanes4(nb int, p *byte, stride int, d *byte, a0, a1, a2, a3 *byte, acc, sums *float32)
 
-// iq4lHsum (gemm_iq4l_amd64.s) adds the eight lanes' accumulators of 64 (column, row) slots as hsum_float_8:
-// out[j] from lanes[m·64 + j].
-//
-//go:noescape
-func iq4lHsum(lanes, out *float32)
-
-// iq4lLanes3AVX2 (gemm_iq4l_amd64.s) is iq4lLane4 with AVX2 only for the eight lanes (lane m's super-blocks
+// iq4lLanes3AVX2 (gemm_iq4l_amd64.s) is iq4lLanes4 with AVX2 only for the eight lanes (lane m's super-blocks
 // stride bytes after lane m−1's) and three columns (acc[64m+16c+r], c < 3, added to unless add is 0), with
 // the products d·yd it writes to dy first, and, where sums is not nil, the lanes then added into sums[16c+r].
 //

@@ -3,6 +3,21 @@
 #include "go_asm.h"
 #include "textflag.h"
 
+// IQ4LSUM8Y sets 32·k(DI) to hsum_float_8 of the eight lanes' 8 floats at m·256 + 32·k(SI), m = 0…7.
+#define IQ4LSUM8Y(k) \
+	VMOVUPS 32*k(SI), Y0          \
+	VADDPS  1024+32*k(SI), Y0, Y0 \
+	VMOVUPS 256+32*k(SI), Y1      \
+	VADDPS  1280+32*k(SI), Y1, Y1 \
+	VMOVUPS 512+32*k(SI), Y2      \
+	VADDPS  1536+32*k(SI), Y2, Y2 \
+	VMOVUPS 768+32*k(SI), Y3      \
+	VADDPS  1792+32*k(SI), Y3, Y3 \
+	VADDPS  Y2, Y0, Y0            \
+	VADDPS  Y3, Y1, Y1            \
+	VADDPS  Y1, Y0, Y0            \
+	VMOVUPS Y0, 32*k(DI)
+
 // IQ4LPAIR adds pair j of the lane (16 rows' int16 pairs at j·64(SI)) times each column's broadcast pair
 // (j·4 past R8…R11 plus BX) into the columns' integer sums Z0…Z3.
 #define IQ4LPAIR(j) \
@@ -18,21 +33,29 @@
 	VMULPS.BCST    (R), Z9, Z10  \
 	VFMADD231PS    Z10, S, ACC
 
-// func iq4lLane4(nb int, p, d *byte, a0, a1, a2, a3 *byte, off int, acc *float32)
+// func iq4lLanes4(nb int, p *byte, stride int, d *byte, a0, a1, a2, a3 *byte, acc, sums *float32)
 //
-// Lane m of DotIQ4_XSQ8_K for the 16 rows of one packed IQ4_XSL group and four Q8_KL columns: p is the lane's
-// first super-block (1024 bytes each), d the rows' d (64 bytes a super-block), a0…a3 each column's first lane
-// section (292 bytes into its first Q8_KL block, q8klBlock bytes a super-block, d_y first), off = 4 + 64m the lane's pairs within it. acc[16c + r]
-// is the lane's float32 accumulator of column c, row r, after the nb super-blocks.
-TEXT ·iq4lLane4(SB), NOSPLIT, $0-72
+// DotIQ4_XSQ8_K for the 16 rows of one packed IQ4_XSL group and four Q8_KL columns, lane by lane: lane m's
+// first super-block is at p + m·stride (1024 bytes each), d the rows' d (64 bytes a super-block), a0…a3 each
+// column's first lane section (292 bytes into its first Q8_KL block, q8klBlock bytes a super-block, d_y
+// first), the lane's pairs 4 + 64m into it; acc[64m + 16c + r] is lane m's float32 accumulator of column c,
+// row r, after the nb super-blocks, and then sums[16c + r] their hsum_float_8. One call for the eight lanes
+// and the sums (as the AVX2 kernel).
+TEXT ·iq4lLanes4(SB), NOSPLIT, $0-80
+	MOVQ p+8(FP), R12
+	MOVQ stride+16(FP), R13
+	MOVQ acc+64(FP), AX
+	MOVQ $4, BX
+	MOVQ $8, DX
+
+iq4llane:
 	MOVQ   nb+0(FP), CX
-	MOVQ   p+8(FP), SI
-	MOVQ   d+16(FP), DI
-	MOVQ   a0+24(FP), R8
-	MOVQ   a1+32(FP), R9
-	MOVQ   a2+40(FP), R10
-	MOVQ   a3+48(FP), R11
-	MOVQ   off+56(FP), BX
+	MOVQ   R12, SI
+	MOVQ   d+24(FP), DI
+	MOVQ   a0+32(FP), R8
+	MOVQ   a1+40(FP), R9
+	MOVQ   a2+48(FP), R10
+	MOVQ   a3+56(FP), R11
 	VPXORD Z16, Z16, Z16
 	VPXORD Z17, Z17, Z17
 	VPXORD Z18, Z18, Z18
@@ -73,11 +96,26 @@ iq4lblock:
 	DECQ      CX
 	JNZ       iq4lblock
 
-	MOVQ    acc+64(FP), AX
 	VMOVUPS Z16, (AX)
 	VMOVUPS Z17, 64(AX)
 	VMOVUPS Z18, 128(AX)
 	VMOVUPS Z19, 192(AX)
+	ADDQ    R13, R12
+	ADDQ    $64, BX
+	ADDQ    $256, AX
+	DECQ    DX
+	JNZ     iq4llane
+
+	MOVQ acc+64(FP), SI
+	MOVQ sums+72(FP), DI
+	IQ4LSUM8Y(0)
+	IQ4LSUM8Y(1)
+	IQ4LSUM8Y(2)
+	IQ4LSUM8Y(3)
+	IQ4LSUM8Y(4)
+	IQ4LSUM8Y(5)
+	IQ4LSUM8Y(6)
+	IQ4LSUM8Y(7)
 	VZEROUPPER
 	RET
 
@@ -120,24 +158,9 @@ iq4lblock:
 	VMOVUPS      Y3, DY(DX)     \
 	VMOVUPS      Y4, DY+32(DX)
 
-// IQ4LSUM8Y sets 32·k(DI) to hsum_float_8 of the eight lanes' 8 floats at m·256 + 32·k(SI), m = 0…7.
-#define IQ4LSUM8Y(k) \
-	VMOVUPS 32*k(SI), Y0          \
-	VADDPS  1024+32*k(SI), Y0, Y0 \
-	VMOVUPS 256+32*k(SI), Y1      \
-	VADDPS  1280+32*k(SI), Y1, Y1 \
-	VMOVUPS 512+32*k(SI), Y2      \
-	VADDPS  1536+32*k(SI), Y2, Y2 \
-	VMOVUPS 768+32*k(SI), Y3      \
-	VADDPS  1792+32*k(SI), Y3, Y3 \
-	VADDPS  Y2, Y0, Y0            \
-	VADDPS  Y3, Y1, Y1            \
-	VADDPS  Y1, Y0, Y0            \
-	VMOVUPS Y0, 32*k(DI)
-
 // func iq4lLanes3AVX2(nb int, p *byte, stride int, d *byte, dy *float32, a0, a1, a2 *byte, acc *float32, add int, sums *float32)
 //
-// iq4lLane4 with AVX2 only and three columns, for the eight lanes in turn (lane m's super-blocks from p +
+// iq4lLanes4 with AVX2 only and three columns, for the eight lanes in turn (lane m's super-blocks from p +
 // m·stride, its pairs at 4 + 64m into the columns' lane sections, its accumulators acc[64m + 16c + r] for
 // c < 3): per lane the integer sums (two registers of eight rows a column) and float32 accumulators fill the
 // 16 registers with the lane's pair and a broadcast activation pair. First the products d·yd of the rows' d
@@ -261,20 +284,3 @@ iq4lydone:
 	VZEROUPPER
 	RET
 
-// func iq4lHsum(lanes, out *float32)
-//
-// out[j] = hsum_float_8(lanes[m·64 + j] for m = 0…7), j < 64: ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7)), in
-// 256-bit registers for both the VNNI and the AVX2 kernels (each output is added alone).
-TEXT ·iq4lHsum(SB), NOSPLIT, $0-16
-	MOVQ lanes+0(FP), SI
-	MOVQ out+8(FP), DI
-	IQ4LSUM8Y(0)
-	IQ4LSUM8Y(1)
-	IQ4LSUM8Y(2)
-	IQ4LSUM8Y(3)
-	IQ4LSUM8Y(4)
-	IQ4LSUM8Y(5)
-	IQ4LSUM8Y(6)
-	IQ4LSUM8Y(7)
-	VZEROUPPER
-	RET
