@@ -107,3 +107,85 @@ done:
 	MOVQ AX, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// EXPFSTEPY: Y1 = Y1·r + C[k] (Horner), r in Y2.
+#define EXPFSTEPY(k) \
+	VBROADCASTSD expfC<>+k(SB), Y4 \
+	VFMADD213PD  Y4, Y2, Y1
+
+// func expfVecAVX2(n int, x, y *float32) int
+//
+// expfVecAVX512 with AVX2 and FMA, four lanes at a time in float64: the same operations (VROUNDPD for
+// VRNDSCALEPD, k through int32 for VCVTPD2QQ: |k| ≤ 174 where x ≤ 0), so the same values and the same lanes
+// left to the caller as NaN (counted in the return value). n is a multiple of 4.
+TEXT ·expfVecAVX2(SB), NOSPLIT, $0-32
+	MOVQ         n+0(FP), CX
+	MOVQ         x+8(FP), SI
+	MOVQ         y+16(FP), DI
+	XORQ         AX, AX
+	VBROADCASTSD expfLog2e<>(SB), Y10
+	VBROADCASTSD expfLn2Hi<>(SB), Y11
+	VBROADCASTSD expfLn2Lo<>(SB), Y12
+	VBROADCASTSD expfFloor<>(SB), Y13
+	VBROADCASTSD expfUp<>(SB), Y14
+	VBROADCASTSD expfDown<>(SB), Y15
+	VXORPS       X9, X9, X9
+	MOVQ         $1023, DX
+	MOVQ         DX, X8
+	VPBROADCASTQ X8, Y8
+	MOVL         $0x7fc00000, DX
+	MOVQ         DX, X7
+	VPBROADCASTD X7, X7 // a float32 NaN
+
+loop2:
+	TESTQ        CX, CX
+	JZ           done2
+	VMOVUPS      (SI), X6
+	VCVTPS2PD    X6, Y0
+	VCMPPS       $6, X9, X6, X6 // not (x ≤ 0): above 0 or NaN (NLE_UQ)
+	VMAXPD       Y13, Y0, Y0
+	VMULPD       Y10, Y0, Y3
+	VROUNDPD     $0, Y3, Y3     // k, to nearest
+	VMOVAPD      Y0, Y2
+	VFNMADD231PD Y11, Y3, Y2    // r = x − k·hi
+	VFNMADD231PD Y12, Y3, Y2    // r −= k·lo
+	VBROADCASTSD expfC<>+0(SB), Y1
+	EXPFSTEPY(8)
+	EXPFSTEPY(16)
+	EXPFSTEPY(24)
+	EXPFSTEPY(32)
+	EXPFSTEPY(40)
+	EXPFSTEPY(48)
+	EXPFSTEPY(56)
+	EXPFSTEPY(64)
+	EXPFSTEPY(72)
+	EXPFSTEPY(80)
+	EXPFSTEPY(88)
+	EXPFSTEPY(96)
+	VCVTPD2DQY   Y3, X3
+	VPMOVSXDQ    X3, Y3
+	VPADDQ       Y8, Y3, Y3
+	VPSLLQ       $52, Y3, Y3    // 2^k
+	VMULPD       Y3, Y1, Y1
+	VMULPD       Y14, Y1, Y4
+	VMULPD       Y15, Y1, Y5
+	VCVTPD2PSY   Y1, X1
+	VCVTPD2PSY   Y4, X4
+	VCVTPD2PSY   Y5, X5
+	VPCMPEQD     X5, X4, X4     // the two roundings agree
+	VPANDN       X4, X6, X4     // and x ≤ 0: the lanes kept
+	VBLENDVPS    X4, X1, X7, X1 // the others NaN
+	VMOVUPS      X1, (DI)
+	VMOVMSKPS    X4, DX
+	POPCNTL      DX, DX
+	ADDQ         $4, AX
+	SUBQ         DX, AX
+	ADDQ         $16, SI
+	ADDQ         $16, DI
+	SUBQ         $4, CX
+	JMP          loop2
+
+done2:
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET

@@ -125,15 +125,15 @@ func addAVX2(n int, a, b, y *float32)
 //go:noescape
 func mulAVX2(n int, a, b, y *float32)
 
-// expfVecFast sets y[i] = expf(x[i]) for the first len(x)&^7 elements with AVX-512 (expfVecAVX512) and
-// returns how many; the few lanes the kernel leaves to expf are done here.
+// expfVecFast sets y[i] = expf(x[i]) for the first len(x)&^7 elements with AVX-512 (expfVecAVX512) or AVX2
+// (expfVecAVX2) and returns how many; the few lanes the kernels leave to expf are done here.
 func expfVecFast(x, y []float32) int {
 	n := len(x) &^ 7
-	if !hasAVX512 || n == 0 {
+	if !hasAVX2 || n == 0 {
 		return 0
 	}
 	_ = y[n-1]
-	if expfVecAVX512(n, &x[0], &y[0]) > 0 {
+	if expfVecKernel(n, &x[0], &y[0]) > 0 {
 		for i, v := range y[:n] {
 			if v != v {
 				y[i] = expf(x[i])
@@ -143,14 +143,25 @@ func expfVecFast(x, y []float32) int {
 	return n
 }
 
+// expfVecKernel is expfVecAVX512 where the CPU has AVX-512, else expfVecAVX2.
+func expfVecKernel(n int, x, y *float32) int {
+	if hasAVX512 {
+		return expfVecAVX512(n, x, y)
+	}
+	return expfVecAVX2(n, x, y)
+}
+
 //go:noescape
 func expfVecAVX512(n int, x, y *float32) int
+
+//go:noescape
+func expfVecAVX2(n int, x, y *float32) int
 
 // expfVecLeft runs the vector path of expfVec on x (len(x) a multiple of 8) and returns how many lanes it left
 // to expf; -1 without it. For tests.
 func expfVecLeft(x, y []float32) int {
-	if !hasAVX512 {
+	if !hasAVX2 {
 		return -1
 	}
-	return expfVecAVX512(len(x), &x[0], &y[0])
+	return expfVecKernel(len(x), &x[0], &y[0])
 }
