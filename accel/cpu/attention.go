@@ -201,7 +201,7 @@ func (s *attnStep) head(i, h int, q, out []float32, pos, g int, scores, qh, acc 
 			sc = scores[j]
 		} else {
 			off := (s.row(i, first+j)*s.kvHeads + g) * s.size
-			sc = quant.VecDotF32(q, f32s(s.k)[off:off+s.size])
+			sc = quant.VecDotF32s(q, f32s(s.k)[off:off+s.size])
 		}
 		if s.p.SoftCap > 0 {
 			sc = float32(math.Tanh(float64(float32(sc*capInv)))) * s.p.SoftCap
@@ -280,7 +280,8 @@ func softmaxExp(scores []float32, first int, m float32) float64 {
 
 // valueF32 is out = Σ_c p_c·v_c over the cells of kv head g with p_c = probs[c-first]·inv, in tinyBLAS's
 // order: one 16-lane accumulator per output, cell c fused into lane c mod 16, reduced as
-// _mm512_reduce_add_ps. acc holds vsize×16 floats.
+// _mm512_reduce_add_ps. The accumulators lie lane by lane (acc[l·vsize + d], vsize×16 floats), so that a
+// cell's values are one axpy into its lane's row (vector code where the CPU has it).
 func (s *attnStep) valueF32(i int, out, probs []float32, first, g int, inv float32, acc []float32) {
 	v := f32s(s.v)
 	vs := s.vsize
@@ -288,14 +289,15 @@ func (s *attnStep) valueF32(i int, out, probs []float32, first, g int, inv float
 	clear(lanes)
 	for j, e := range probs {
 		c := first + j
-		p, l := e*inv, c%f32Lanes
-		row := v[(s.row(i, c)*s.kvHeads+g)*s.vstride:][:vs]
-		for d, x := range row {
-			lanes[d*f32Lanes+l] = fma32(p, x, lanes[d*f32Lanes+l])
-		}
+		l := c % f32Lanes
+		axpy(v[(s.row(i, c)*s.kvHeads+g)*s.vstride:][:vs], lanes[l*vs:(l+1)*vs], e*inv, false)
 	}
+	var col [f32Lanes]float32
 	for d := range out {
-		out[d] = quant.Reduce16((*[f32Lanes]float32)(lanes[d*f32Lanes:]))
+		for l := range col {
+			col[l] = lanes[l*vs+d]
+		}
+		out[d] = quant.Reduce16(&col)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/forma-llm/forma/gguf/quant"
 )
@@ -137,6 +138,49 @@ func assertBits(t *testing.T, what string, got, want []float32) {
 	for j := range want {
 		if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
 			t.Fatalf("%s %d = %v, reference %v", what, j, got[j], want[j])
+		}
+	}
+}
+
+// TestValueF32: the F32 cache's value sum (attnStep.valueF32, whose accumulators lie lane by lane for vector
+// axpys) is tinyBLAS's order written out: per output, cell c fused into lane c mod 16 in cell order, the lanes
+// added as _mm512_reduce_add_ps; for a range of cells not starting at 0, KV head 1 of 2, head sizes with and
+// without a vector tail.
+func TestValueF32(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, vs := range []int{8, 24, 128} {
+		const kvHeads, g, first, n = 2, 1, 5, 70
+		v := make([]float32, (first+n)*kvHeads*vs)
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		probs := make([]float32, n)
+		for i := range probs {
+			probs[i] = float32(r.Float64())
+		}
+		inv := float32(0.37)
+		s := &attnStep{v: unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)), vsize: vs, vstride: vs, kvHeads: kvHeads}
+		got := make([]float32, vs)
+		s.valueF32(0, got, probs, first, g, inv, make([]float32, vs*f32Lanes))
+		for d := 0; d < vs; d++ {
+			var lanes [f32Lanes]float32
+			for j, e := range probs {
+				c := first + j
+				x := v[(c*kvHeads+g)*vs+d]
+				lanes[c%f32Lanes] = float32(math.FMA(float64(e*inv), float64(x), float64(lanes[c%f32Lanes])))
+			}
+			var h [8]float32
+			for l := range h {
+				h[l] = lanes[l] + lanes[l+8]
+			}
+			for w := 4; w >= 1; w /= 2 {
+				for l := 0; l < w; l++ {
+					h[l] += h[l+w]
+				}
+			}
+			if math.Float32bits(got[d]) != math.Float32bits(h[0]) {
+				t.Fatalf("vsize %d, output %d: %g, want %g", vs, d, got[d], h[0])
+			}
 		}
 	}
 }
