@@ -6,6 +6,33 @@
 // a register: the same operations per element (one fused multiply-add, the F16 roundings, the dequantized
 // values rounded to float32 first), so the results are the same bits. n is a multiple of 8.
 
+// LOAD4Y and STORE4Y move 32 floats at DI to and from Y4…Y7; LOAD8Y and STORE8Y 64 to and from Y4…Y11.
+#define LOAD4Y \
+	VMOVUPS (DI), Y4   \
+	VMOVUPS 32(DI), Y5 \
+	VMOVUPS 64(DI), Y6 \
+	VMOVUPS 96(DI), Y7
+
+#define STORE4Y \
+	VMOVUPS Y4, (DI)   \
+	VMOVUPS Y5, 32(DI) \
+	VMOVUPS Y6, 64(DI) \
+	VMOVUPS Y7, 96(DI)
+
+#define LOAD8Y \
+	LOAD4Y              \
+	VMOVUPS 128(DI), Y8  \
+	VMOVUPS 160(DI), Y9  \
+	VMOVUPS 192(DI), Y10 \
+	VMOVUPS 224(DI), Y11
+
+#define STORE8Y \
+	STORE4Y              \
+	VMOVUPS Y8, 128(DI)  \
+	VMOVUPS Y9, 160(DI)  \
+	VMOVUPS Y10, 192(DI) \
+	VMOVUPS Y11, 224(DI)
+
 // func axpyAVX2(n int, x, y *float32, a float32)
 TEXT ·axpyAVX2(SB), NOSPLIT, $0-28
 	MOVQ         n+0(FP), CX
@@ -95,18 +122,12 @@ TEXT ·axpyQ8AVX2(SB), NOSPLIT, $0-28
 
 aq2loop:
 	Q8D2(0)
-	VMOVUPS (DI), Y4
-	VMOVUPS 32(DI), Y5
-	VMOVUPS 64(DI), Y6
-	VMOVUPS 96(DI), Y7
+	LOAD4Y
 	Q8Y2(2, Y4)
 	Q8Y2(10, Y5)
 	Q8Y2(18, Y6)
 	Q8Y2(26, Y7)
-	VMOVUPS Y4, (DI)
-	VMOVUPS Y5, 32(DI)
-	VMOVUPS Y6, 64(DI)
-	VMOVUPS Y7, 96(DI)
+	STORE4Y
 	ADDQ    $34, SI
 	ADDQ    $128, DI
 	DECQ    CX
@@ -173,14 +194,7 @@ TEXT ·axpyQ8RowsAVX2(SB), NOSPLIT, $0-48
 aq2rchunk:
 	CMPQ    CX, $2
 	JLT     aq2rone
-	VMOVUPS (DI), Y4
-	VMOVUPS 32(DI), Y5
-	VMOVUPS 64(DI), Y6
-	VMOVUPS 96(DI), Y7
-	VMOVUPS 128(DI), Y8
-	VMOVUPS 160(DI), Y9
-	VMOVUPS 192(DI), Y10
-	VMOVUPS 224(DI), Y11
+	LOAD8Y
 	MOVQ    R8, SI
 	MOVQ    w+32(FP), DX
 	MOVQ    rows+24(FP), BX
@@ -201,14 +215,7 @@ aq2r2:
 	ADDQ         $4, DX
 	DECQ         BX
 	JNZ          aq2r2
-	VMOVUPS Y4, (DI)
-	VMOVUPS Y5, 32(DI)
-	VMOVUPS Y6, 64(DI)
-	VMOVUPS Y7, 96(DI)
-	VMOVUPS Y8, 128(DI)
-	VMOVUPS Y9, 160(DI)
-	VMOVUPS Y10, 192(DI)
-	VMOVUPS Y11, 224(DI)
+	STORE8Y
 	ADDQ    $68, R8
 	ADDQ    $256, DI
 	SUBQ    $2, CX
@@ -217,10 +224,7 @@ aq2r2:
 aq2rone:
 	TESTQ   CX, CX
 	JZ      aq2rdone
-	VMOVUPS (DI), Y4
-	VMOVUPS 32(DI), Y5
-	VMOVUPS 64(DI), Y6
-	VMOVUPS 96(DI), Y7
+	LOAD4Y
 	MOVQ    R8, SI
 	MOVQ    w+32(FP), DX
 	MOVQ    rows+24(FP), BX
@@ -236,10 +240,7 @@ aq2r1:
 	ADDQ         $4, DX
 	DECQ         BX
 	JNZ          aq2r1
-	VMOVUPS Y4, (DI)
-	VMOVUPS Y5, 32(DI)
-	VMOVUPS Y6, 64(DI)
-	VMOVUPS Y7, 96(DI)
+	STORE4Y
 
 aq2rdone:
 	VZEROUPPER
@@ -266,14 +267,7 @@ TEXT ·axpyHRowsAVX2(SB), NOSPLIT, $0-48
 ah2rchunk:
 	CMPQ    CX, $64
 	JLT     ah2rone
-	VMOVUPS (DI), Y4
-	VMOVUPS 32(DI), Y5
-	VMOVUPS 64(DI), Y6
-	VMOVUPS 96(DI), Y7
-	VMOVUPS 128(DI), Y8
-	VMOVUPS 160(DI), Y9
-	VMOVUPS 192(DI), Y10
-	VMOVUPS 224(DI), Y11
+	LOAD8Y
 	MOVQ    R8, SI
 	MOVQ    w+32(FP), DX
 	MOVQ    rows+24(FP), BX
@@ -292,14 +286,7 @@ ah2r8:
 	ADDQ         $4, DX
 	DECQ         BX
 	JNZ          ah2r8
-	VMOVUPS Y4, (DI)
-	VMOVUPS Y5, 32(DI)
-	VMOVUPS Y6, 64(DI)
-	VMOVUPS Y7, 96(DI)
-	VMOVUPS Y8, 128(DI)
-	VMOVUPS Y9, 160(DI)
-	VMOVUPS Y10, 192(DI)
-	VMOVUPS Y11, 224(DI)
+	STORE8Y
 	ADDQ    $128, R8
 	ADDQ    $256, DI
 	SUBQ    $64, CX
