@@ -147,6 +147,11 @@ func clearRows(out []float32, rows, m, outRow int) {
 	}
 }
 
+// dotF16RowsVecAVX2 is dotF16VecAVX2 for rows rows wRow bytes apart, into out (dotf_amd64.s).
+//
+//go:noescape
+func dotF16RowsVecAVX2(n int, w *byte, wRow, rows int, a *byte, out *float32)
+
 //go:noescape
 func dotQ8_0Q8_0RowsVNNI(nb int, w *byte, wStride, rows int, a *byte, out *float32)
 

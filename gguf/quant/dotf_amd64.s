@@ -87,57 +87,95 @@ f32vloop:
 	MOVSS X0, ret+24(FP)
 	RET
 
+// F16VSTEP adds one step of 64 halves at SI and DI to the four 16-lane accumulators Y0…Y7 (as DotF16F16:
+// products of the widened halves, fused) and moves on.
+#define F16VSTEP \
+	PREFETCHT0  PFD(SI)     \
+	PREFETCHT0  PFD+64(SI)  \
+	VCVTPH2PS   0(SI), Y8   \
+	VCVTPH2PS   16(SI), Y9  \
+	VCVTPH2PS   32(SI), Y10 \
+	VCVTPH2PS   48(SI), Y11 \
+	VCVTPH2PS   0(DI), Y12  \
+	VCVTPH2PS   16(DI), Y13 \
+	VCVTPH2PS   32(DI), Y14 \
+	VCVTPH2PS   48(DI), Y15 \
+	VFMADD231PS Y12, Y8, Y0 \
+	VFMADD231PS Y13, Y9, Y1 \
+	VFMADD231PS Y14, Y10, Y2 \
+	VFMADD231PS Y15, Y11, Y3 \
+	VCVTPH2PS   64(SI), Y8  \
+	VCVTPH2PS   80(SI), Y9  \
+	VCVTPH2PS   96(SI), Y10 \
+	VCVTPH2PS   112(SI), Y11 \
+	VCVTPH2PS   64(DI), Y12 \
+	VCVTPH2PS   80(DI), Y13 \
+	VCVTPH2PS   96(DI), Y14 \
+	VCVTPH2PS   112(DI), Y15 \
+	VFMADD231PS Y12, Y8, Y4 \
+	VFMADD231PS Y13, Y9, Y5 \
+	VFMADD231PS Y14, Y10, Y6 \
+	VFMADD231PS Y15, Y11, Y7 \
+	ADDQ        $128, SI    \
+	ADDQ        $128, DI
+
+// ZERO8F clears the accumulators Y0…Y7.
+#define ZERO8F \
+	VXORPS Y0, Y0, Y0 \
+	VXORPS Y1, Y1, Y1 \
+	VXORPS Y2, Y2, Y2 \
+	VXORPS Y3, Y3, Y3 \
+	VXORPS Y4, Y4, Y4 \
+	VXORPS Y5, Y5, Y5 \
+	VXORPS Y6, Y6, Y6 \
+	VXORPS Y7, Y7, Y7
+
 // func dotF16VecAVX2(n int, w, a *byte) float32
 //
 // Reference: DotF16F16's vector part (n a positive multiple of 64), as dotF32VecAVX2 on widened halves.
 TEXT ·dotF16VecAVX2(SB), NOSPLIT, $0-28
-	MOVQ   n+0(FP), CX
-	MOVQ   w+8(FP), SI
-	MOVQ   a+16(FP), DI
-	SHRQ   $6, CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	MOVQ n+0(FP), CX
+	MOVQ w+8(FP), SI
+	MOVQ a+16(FP), DI
+	SHRQ $6, CX
+	ZERO8F
 
 f16vloop:
-	PREFETCHT0  PFD(SI)
-	PREFETCHT0  PFD+64(SI)
-	VCVTPH2PS   0(SI), Y8
-	VCVTPH2PS   16(SI), Y9
-	VCVTPH2PS   32(SI), Y10
-	VCVTPH2PS   48(SI), Y11
-	VCVTPH2PS   0(DI), Y12
-	VCVTPH2PS   16(DI), Y13
-	VCVTPH2PS   32(DI), Y14
-	VCVTPH2PS   48(DI), Y15
-	VFMADD231PS Y12, Y8, Y0
-	VFMADD231PS Y13, Y9, Y1
-	VFMADD231PS Y14, Y10, Y2
-	VFMADD231PS Y15, Y11, Y3
-	VCVTPH2PS   64(SI), Y8
-	VCVTPH2PS   80(SI), Y9
-	VCVTPH2PS   96(SI), Y10
-	VCVTPH2PS   112(SI), Y11
-	VCVTPH2PS   64(DI), Y12
-	VCVTPH2PS   80(DI), Y13
-	VCVTPH2PS   96(DI), Y14
-	VCVTPH2PS   112(DI), Y15
-	VFMADD231PS Y12, Y8, Y4
-	VFMADD231PS Y13, Y9, Y5
-	VFMADD231PS Y14, Y10, Y6
-	VFMADD231PS Y15, Y11, Y7
-	ADDQ        $128, SI
-	ADDQ        $128, DI
-	DECQ        CX
-	JNZ         f16vloop
+	F16VSTEP
+	DECQ CX
+	JNZ  f16vloop
 	FOLD4
 	VZEROUPPER
 	MOVSS X0, ret+24(FP)
+	RET
+
+// func dotF16RowsVecAVX2(n int, w *byte, wRow, rows int, a *byte, out *float32)
+//
+// dotF16VecAVX2 of rows rows of n halves (a positive multiple of 64), wRow bytes apart, with a: out[r].
+TEXT ·dotF16RowsVecAVX2(SB), NOSPLIT, $0-48
+	MOVQ w+8(FP), R8
+	MOVQ wRow+16(FP), R11
+	MOVQ rows+24(FP), R9
+	MOVQ out+40(FP), R10
+
+f16rrow:
+	MOVQ n+0(FP), CX
+	MOVQ R8, SI
+	MOVQ a+32(FP), DI
+	SHRQ $6, CX
+	ZERO8F
+
+f16rloop:
+	F16VSTEP
+	DECQ CX
+	JNZ  f16rloop
+	FOLD4
+	MOVSS X0, (R10)
+	ADDQ  $4, R10
+	ADDQ  R11, R8
+	DECQ  R9
+	JNZ   f16rrow
+	VZEROUPPER
 	RET
 
 // func dotF32TiledAVX2(n int, w, a *byte) float32
