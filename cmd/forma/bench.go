@@ -97,7 +97,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		return benchParallel(m, path, be, *parallel, *nPrompt, *nGen, *reps, *asJSON, stdout)
 	}
-	s, err := m.NewSession(runtime.SessionOptions{Ctx: *depth + max(*nPrompt, *nGen, 1), KV: be.kvType, Batch: max(*nPrompt, 1)})
+	// Passes of the prompt's size, and at least of llama-bench's 512 for the -d context (a generation test alone
+	// would otherwise evaluate it one token a pass).
+	batch := max(*nPrompt, min(*depth, 512), 1)
+	s, err := m.NewSession(runtime.SessionOptions{Ctx: *depth + max(*nPrompt, *nGen, 1), KV: be.kvType, Batch: batch})
 	if err != nil {
 		return err
 	}
