@@ -30,6 +30,9 @@ type laneKernels struct {
 	value16T func(n int, p *float32, v *byte, vStride int, accT *float32, vbuf *float32)
 	// untranspose16T sets acc[8l + d] = accT[16d + l]: value16T's accumulators back to rows (with value16T)
 	untranspose16T func(accT, acc *float32)
+	// value2 sums two lanes (rows of lw lanes), converting each value row once for both: the lanes a block's
+	// tiles leave (a decode step's two heads of one KV head); nil where the width has none
+	value2 func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
 }
 
 // useLanes reports whether the step takes the lane kernels.
@@ -174,6 +177,15 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 			} else {
 				kern.value4(e-c, p, v, vStride, s.vsize, &acc[l*s.vsize])
 			}
+			c = e
+		}
+	}
+	for ; l+2 <= nl && kern.value2 != nil; l += 2 { // pairs over the union of their ranges, as the tiles
+		c1 := int(max(hi[l], hi[l+1]))
+		for c := int(min(lo[l], lo[l+1])); c < c1; {
+			e := s.pageEnd(qi, c, c1)
+			kern.value2(e-c, &sc[(c-cmin)*lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
+				s.vsize, &acc[l*s.vsize])
 			c = e
 		}
 	}

@@ -55,6 +55,9 @@ func attnSoftmaxF16AVX2(n int, s *float32, c0 int, lohi *int32, scale float32, t
 //go:noescape
 func attnValue4F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
 
+//go:noescape
+func attnValue2F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+
 // attnValue8F16 is the value sum of eight lanes, rows of pStride lanes, vsize a multiple of 8 (AVX2, FMA and
 // F16C: any lane width): eight chains where attnValue4F16 has four, for heads whose values are one chunk of 8.
 //

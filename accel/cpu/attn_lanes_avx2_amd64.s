@@ -476,3 +476,105 @@ v8store:
 v8done:
 	VZEROUPPER
 	RET
+
+// func attnValue2F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+//
+// attnValue4F16AVX2 for lanes j < 2 (p[8c + j]): acc[j·vsize + d] += p[8c + j]·V_c[d] for c in order, each
+// value row converted once for both lanes (two lanes one at a time converted it twice). vsize is a positive
+// multiple of 8: chunks of 32, then of 8.
+TEXT ·attnValue2F16AVX2(SB), NOSPLIT, $0-48
+	MOVQ vsize+32(FP), BX
+	MOVQ acc+40(FP), DI
+	MOVQ vStride+24(FP), R13
+	SHLQ $2, BX          // acc row bytes
+	XORQ R10, R10        // chunk offset (bytes of float32)
+
+v2x32:
+	LEAQ    128(R10), AX
+	CMPQ    AX, BX
+	JGT     v2x8
+	LEAQ    (DI)(R10*1), R8
+	VMOVUPS (R8), Y0
+	VMOVUPS 32(R8), Y1
+	VMOVUPS 64(R8), Y2
+	VMOVUPS 96(R8), Y3
+	VMOVUPS (R8)(BX*1), Y4
+	VMOVUPS 32(R8)(BX*1), Y5
+	VMOVUPS 64(R8)(BX*1), Y6
+	VMOVUPS 96(R8)(BX*1), Y7
+	MOVQ    p+8(FP), SI
+	MOVQ    v+16(FP), R9
+	MOVQ    R10, AX
+	SHRQ    $1, AX
+	ADDQ    AX, R9
+	MOVQ    n+0(FP), CX
+	TESTQ   CX, CX
+	JZ      v2x32store
+
+v2x32cell:
+	VBROADCASTSS (SI), Y14
+	VBROADCASTSS 4(SI), Y15
+	VCVTPH2PS    (R9), Y8
+	VCVTPH2PS    16(R9), Y9
+	VCVTPH2PS    32(R9), Y10
+	VCVTPH2PS    48(R9), Y11
+	VFMADD231PS  Y14, Y8, Y0
+	VFMADD231PS  Y14, Y9, Y1
+	VFMADD231PS  Y14, Y10, Y2
+	VFMADD231PS  Y14, Y11, Y3
+	VFMADD231PS  Y15, Y8, Y4
+	VFMADD231PS  Y15, Y9, Y5
+	VFMADD231PS  Y15, Y10, Y6
+	VFMADD231PS  Y15, Y11, Y7
+	ADDQ         $32, SI
+	ADDQ         R13, R9
+	DECQ         CX
+	JNZ          v2x32cell
+
+v2x32store:
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y1, 32(R8)
+	VMOVUPS Y2, 64(R8)
+	VMOVUPS Y3, 96(R8)
+	VMOVUPS Y4, (R8)(BX*1)
+	VMOVUPS Y5, 32(R8)(BX*1)
+	VMOVUPS Y6, 64(R8)(BX*1)
+	VMOVUPS Y7, 96(R8)(BX*1)
+	ADDQ    $128, R10
+	JMP     v2x32
+
+v2x8:
+	CMPQ    R10, BX
+	JGE     v2done
+	LEAQ    (DI)(R10*1), R8
+	VMOVUPS (R8), Y0
+	VMOVUPS (R8)(BX*1), Y4
+	MOVQ    p+8(FP), SI
+	MOVQ    v+16(FP), R9
+	MOVQ    R10, AX
+	SHRQ    $1, AX
+	ADDQ    AX, R9
+	MOVQ    n+0(FP), CX
+	TESTQ   CX, CX
+	JZ      v2x8store
+
+v2x8cell:
+	VBROADCASTSS (SI), Y14
+	VBROADCASTSS 4(SI), Y15
+	VCVTPH2PS    (R9), Y8
+	VFMADD231PS  Y14, Y8, Y0
+	VFMADD231PS  Y15, Y8, Y4
+	ADDQ         $32, SI
+	ADDQ         R13, R9
+	DECQ         CX
+	JNZ          v2x8cell
+
+v2x8store:
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y4, (R8)(BX*1)
+	ADDQ    $32, R10
+	JMP     v2x8
+
+v2done:
+	VZEROUPPER
+	RET
