@@ -9,6 +9,18 @@
 // operations of attnStep.head for its (query, head) pair, in the same order, so the results are
 // bit-identical.
 
+// VCHUNK starts a value kernel's pass over the cells for the chunk at float byte R10: SI = p, R9 = the chunk's
+// halves in the first value row, CX = n; with no cells it goes to store.
+#define VCHUNK(store) \
+	MOVQ  p+8(FP), SI  \
+	MOVQ  v+16(FP), R9 \
+	MOVQ  R10, AX      \
+	SHRQ  $1, AX       \
+	ADDQ  AX, R9       \
+	MOVQ  n+0(FP), CX  \
+	TESTQ CX, CX       \
+	JZ    store
+
 DATA lanesBias<>+0(SB)/8, $1023
 GLOBL lanesBias<>(SB), RODATA|NOPTR, $8
 
@@ -317,14 +329,7 @@ v4x16:
 	VMOVUPS 32(R8)(BX*2), Y5
 	VMOVUPS (R8)(R11*1), Y6
 	VMOVUPS 32(R8)(R11*1), Y7
-	MOVQ    p+8(FP), SI
-	MOVQ    v+16(FP), R9
-	MOVQ    R10, AX
-	SHRQ    $1, AX
-	ADDQ    AX, R9
-	MOVQ    n+0(FP), CX
-	TESTQ   CX, CX
-	JZ      v4x16store
+	VCHUNK(v4x16store)
 
 v4x16cell:
 	VCVTPH2PS    (R9), Y8
@@ -366,14 +371,7 @@ v4x8:
 	VMOVUPS (R8)(BX*1), Y2
 	VMOVUPS (R8)(BX*2), Y4
 	VMOVUPS (R8)(R11*1), Y6
-	MOVQ    p+8(FP), SI
-	MOVQ    v+16(FP), R9
-	MOVQ    R10, AX
-	SHRQ    $1, AX
-	ADDQ    AX, R9
-	MOVQ    n+0(FP), CX
-	TESTQ   CX, CX
-	JZ      v4x8store
+	VCHUNK(v4x8store)
 
 v4x8cell:
 	VCVTPH2PS    (R9), Y8
@@ -502,14 +500,7 @@ v2x32:
 	VMOVUPS 32(R8)(BX*1), Y5
 	VMOVUPS 64(R8)(BX*1), Y6
 	VMOVUPS 96(R8)(BX*1), Y7
-	MOVQ    p+8(FP), SI
-	MOVQ    v+16(FP), R9
-	MOVQ    R10, AX
-	SHRQ    $1, AX
-	ADDQ    AX, R9
-	MOVQ    n+0(FP), CX
-	TESTQ   CX, CX
-	JZ      v2x32store
+	VCHUNK(v2x32store)
 
 v2x32cell:
 	VBROADCASTSS (SI), Y14
@@ -549,14 +540,7 @@ v2x8:
 	LEAQ    (DI)(R10*1), R8
 	VMOVUPS (R8), Y0
 	VMOVUPS (R8)(BX*1), Y4
-	MOVQ    p+8(FP), SI
-	MOVQ    v+16(FP), R9
-	MOVQ    R10, AX
-	SHRQ    $1, AX
-	ADDQ    AX, R9
-	MOVQ    n+0(FP), CX
-	TESTQ   CX, CX
-	JZ      v2x8store
+	VCHUNK(v2x8store)
 
 v2x8cell:
 	VBROADCASTSS (SI), Y14
