@@ -1,6 +1,7 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
+#include "zero_amd64.h"
 
 // Float dot products in the reference build's lanes (dot_float.go), AVX2 + FMA + F16C. A 16-float AVX-512
 // vector of the reference is two 8-float registers here (lanes 0…7 and 8…15), which changes nothing: every
@@ -48,14 +49,7 @@ TEXT ·dotF32VecAVX2(SB), NOSPLIT, $0-28
 	MOVQ   w+8(FP), SI
 	MOVQ   a+16(FP), DI
 	SHRQ   $6, CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
+	ZERO8Y(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 
 f32vloop:
 	PREFETCHT0  PFD(SI)
@@ -119,17 +113,6 @@ f32vloop:
 	ADDQ        $128, SI    \
 	ADDQ        $128, DI
 
-// ZERO8F clears the accumulators Y0…Y7.
-#define ZERO8F \
-	VXORPS Y0, Y0, Y0 \
-	VXORPS Y1, Y1, Y1 \
-	VXORPS Y2, Y2, Y2 \
-	VXORPS Y3, Y3, Y3 \
-	VXORPS Y4, Y4, Y4 \
-	VXORPS Y5, Y5, Y5 \
-	VXORPS Y6, Y6, Y6 \
-	VXORPS Y7, Y7, Y7
-
 // func dotF16VecAVX2(n int, w, a *byte) float32
 //
 // Reference: DotF16F16's vector part (n a positive multiple of 64), as dotF32VecAVX2 on widened halves.
@@ -138,7 +121,7 @@ TEXT ·dotF16VecAVX2(SB), NOSPLIT, $0-28
 	MOVQ w+8(FP), SI
 	MOVQ a+16(FP), DI
 	SHRQ $6, CX
-	ZERO8F
+	ZERO8Y(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 
 f16vloop:
 	F16VSTEP
@@ -163,7 +146,7 @@ f16rrow:
 	MOVQ R8, SI
 	MOVQ a+32(FP), DI
 	SHRQ $6, CX
-	ZERO8F
+	ZERO8Y(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 
 f16rloop:
 	F16VSTEP

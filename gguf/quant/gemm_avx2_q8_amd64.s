@@ -186,14 +186,7 @@ q8sdot:
 	LEAQ   qoff(R14), BX   \
 	MOVQ   R9, R8          \
 	LEAQ   (R9)(AX*1), DX  \
-	VXORPS Y0, Y0, Y0      \
-	VXORPS Y1, Y1, Y1      \
-	VXORPS Y2, Y2, Y2      \
-	VXORPS Y3, Y3, Y3      \
-	VXORPS Y4, Y4, Y4      \
-	VXORPS Y5, Y5, Y5      \
-	VXORPS Y6, Y6, Y6      \
-	VXORPS Y7, Y7, Y7
+	ZERO8Y(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 
 // Q8X2PFD is the prefetch distance of the pair kernel's quant lines: 4 blocks.
 #define Q8X2PFD 2176
