@@ -17,11 +17,14 @@ import (
 // below is the same for both widths; laneKernelsFor picks the kernels.
 
 // laneKernels are the kernels of one lane width: score rows, lane ranges and probabilities hold lw floats.
+//
+// The scores and value kernels prefetch the rows pf bytes on (prefetch_amd64.h): lanePrefetch cells' worth where
+// a block alone reads its KV head's rows, 0 (the row at hand) where the other blocks of its queries read them too.
 type laneKernels struct {
-	scores  func(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32)
+	scores  func(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32, pf int)
 	softmax func(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
-	value4  func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
-	value1  func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+	value4  func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
+	value1  func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
 	// value8 sums eight lanes (rows of pStride lanes) for heads of 8 values, whose one chunk leaves value4's
 	// four chains waiting on the fused multiply-add's latency
 	value8 func(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32)
@@ -32,7 +35,21 @@ type laneKernels struct {
 	untranspose16T func(accT, acc *float32)
 	// value2 sums two lanes (rows of lw lanes), converting each value row once for both: the lanes a block's
 	// tiles leave (a decode step's two heads of one KV head); nil where the width has none
-	value2 func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+	value2 func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
+}
+
+// lanePrefetch is the distance in cells of the lane kernels' prefetches where a block alone reads its rows.
+const lanePrefetch = 16
+
+// alone reports whether block b is the only block of its queries' sequence (and so the only one to read its
+// rows of the cache in this pass).
+func (s *attnStep) alone(b int) bool {
+	nb, group := s.laneBlocks(), s.heads/s.kvHeads
+	if s.seq == nil {
+		return nb == 1
+	}
+	seq := func(b int) int32 { return s.seq[int(s.blocks[2*b])/group] }
+	return (b == 0 || seq(b-1) != seq(b)) && (b == nb-1 || seq(b+1) != seq(b))
 }
 
 // useLanes reports whether the step takes the lane kernels.
@@ -81,7 +98,9 @@ func (s *attnStep) accFloats() int {
 	return s.lw * s.vsize
 }
 
-// runLanes takes every nw-th unit (KV head, block) starting at w.
+// runLanes takes every nw-th unit (KV head, block) starting at w, the units of one KV head after another: the
+// workers go through one KV head's blocks together, so that its keys and values (rows of one head among the
+// cache's heads, which the prefetchers follow poorly) are read from the caches by all but the first block.
 func (s *attnStep) runLanes(w, nw int) {
 	ws := s.ws[w*s.perShare() : (w+1)*s.perShare()]
 	lw := s.lw
@@ -93,7 +112,7 @@ func (s *attnStep) runLanes(w, nw int) {
 	lohi := unsafe.Slice((*int32)(unsafe.Pointer(&ws[0])), 2*lw) // the floats' memory as int32
 	nb := s.laneBlocks()
 	for u := w; u < s.kvHeads*nb; u += nw {
-		s.lanes(u%s.kvHeads, u/s.kvHeads, qT, kbuf, scores, tmp, acc, lohi)
+		s.lanes(u/nb, u%nb, qT, kbuf, scores, tmp, acc, lohi)
 	}
 }
 
@@ -132,10 +151,14 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 	n := cmax - cmin + 1
 	sc := scores[:n*lw]
 	kStride, vStride := 2*s.kvHeads*s.size, 2*s.kvHeads*s.vsize
+	kpf, vpf := 0, 0
+	if s.alone(b) {
+		kpf, vpf = lanePrefetch*kStride, lanePrefetch*vStride
+	}
 	kern := laneKernelsFor(lw, nl)
 	for c := cmin; c <= cmax; {
 		e := s.pageEnd(qi, c, cmax+1)
-		kern.scores(s.size, &qT[0], &s.k[(s.row(qi, c)*s.kvHeads+g)*2*s.size], kStride, e-c, &sc[(c-cmin)*lw], &kbuf[0])
+		kern.scores(s.size, &qT[0], &s.k[(s.row(qi, c)*s.kvHeads+g)*2*s.size], kStride, e-c, &sc[(c-cmin)*lw], &kbuf[0], kpf)
 		c = e
 	}
 	if s.p.SoftCap > 0 {
@@ -175,7 +198,7 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 			if tile == 8 {
 				kern.value8(e-c, p, lw, v, vStride, s.vsize, &acc[l*s.vsize])
 			} else {
-				kern.value4(e-c, p, v, vStride, s.vsize, &acc[l*s.vsize])
+				kern.value4(e-c, p, v, vStride, s.vsize, &acc[l*s.vsize], vpf)
 			}
 			c = e
 		}
@@ -185,12 +208,12 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		for c := int(min(lo[l], lo[l+1])); c < c1; {
 			e := s.pageEnd(qi, c, c1)
 			kern.value2(e-c, &sc[(c-cmin)*lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
-				s.vsize, &acc[l*s.vsize])
+				s.vsize, &acc[l*s.vsize], vpf)
 			c = e
 		}
 	}
 	for ; l < nl; l++ {
-		s.valueOne(kern, qi, g, l, cmin, int(lo[l]), int(hi[l]), sc, acc)
+		s.valueOne(kern, qi, g, l, cmin, int(lo[l]), int(hi[l]), sc, acc, vpf)
 	}
 	for l := 0; l < nl; l++ {
 		i, h := (l0+l)/group, g*group+(l0+l)%group
@@ -215,12 +238,13 @@ func (s *attnStep) value16(kern *laneKernels, qi, g, cmin, c0, c1 int, sc, acc [
 }
 
 // valueOne adds the values of cells [c0, c1) of KV head g (of query qi's sequence) weighted by lane l's
-// probabilities (score rows from cell cmin) to the lane's accumulator, page by page in cell order.
-func (s *attnStep) valueOne(kern *laneKernels, qi, g, l, cmin, c0, c1 int, sc, acc []float32) {
+// probabilities (score rows from cell cmin) to the lane's accumulator, page by page in cell order, prefetching
+// pf bytes on.
+func (s *attnStep) valueOne(kern *laneKernels, qi, g, l, cmin, c0, c1 int, sc, acc []float32, pf int) {
 	for c := c0; c < c1; {
 		e := s.pageEnd(qi, c, c1)
 		kern.value1(e-c, &sc[(c-cmin)*s.lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
-			s.vsize, &acc[l*s.vsize])
+			s.vsize, &acc[l*s.vsize], pf)
 		c = e
 	}
 }

@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "vexp_amd64.h"
+#include "prefetch_amd64.h"
 
 // Attention over an F16 KV cache with 16 query lanes (AVX-512, hand-written): lane l of every vector is one
 // (query, head) pair, and each lane performs exactly the float operations of attnStep.head for its pair, in
@@ -44,7 +45,8 @@ masked:                                    \
 done:
 
 // SCSETUP loads the arguments: BX = size, SI = k, R13 = kStride, K2 = the lanes of a partial last chunk,
-// CX = n, DI = s, R12 = bytes of a converted row, R11 = 3 rows.
+// CX = n, DI = s, R12 = bytes of a converted row, R11 = 3 rows, R14 = bytes of a key row, R15 = the
+// prefetch distance.
 #define SCSETUP \
 	MOVQ  size+0(FP), BX     \
 	MOVQ  k+16(FP), SI       \
@@ -59,7 +61,9 @@ done:
 	MOVQ  s+40(FP), DI       \
 	MOVQ  BX, R12            \
 	SHLQ  $2, R12            \
-	LEAQ  (R12)(R12*2), R11
+	LEAQ  (R12)(R12*2), R11  \
+	LEAQ  (BX)(BX*1), R14    \
+	MOVQ  pf+56(FP), R15
 
 // SCD8 adds element d of the 8 converted cells (rows at R8 and R9 = R8 + 4 rows) times q's lanes (Q, from
 // R10) into the cells' lanes V0…V7, for every d.
@@ -105,25 +109,27 @@ loop:                                  \
 	JNZ              loop          \
 	VMOVUPS          V0, (DI)
 
-// CONV8 converts the 8 cells from SI into kbuf rows 0…7.
-#define CONV8(next, loop, tail, masked, done) \
+// CONV8 converts the 8 cells from SI into kbuf rows 0…7, prefetching the rows 16 cells on.
+#define CONV8(next, pfloop, loop, tail, masked, done) \
 	MOVQ kbuf+48(FP), R8              \
 	MOVQ SI, R9                       \
 	MOVQ $8, DX                       \
 next:                                     \
+	LEAQ (R9)(R15*1), R10             \
+	PREFETCHROW(R10, R14, AX, pfloop) \
 	KCONVROW(R9, loop, tail, masked, done) \
 	ADDQ R13, R9                      \
 	ADDQ R12, R8                      \
 	DECQ DX                           \
 	JNZ  next
 
-TEXT ·attnScoresF16(SB), NOSPLIT, $0-56
+TEXT ·attnScoresF16(SB), NOSPLIT, $0-64
 	SCSETUP
 
 sc8:
 	CMPQ   CX, $8
 	JLT    sc1
-	CONV8(scconv, scconvrow, scconvtail, scconvmask, scconvnext)
+	CONV8(scconv, scpf, scconvrow, scconvtail, scconvmask, scconvnext)
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -160,13 +166,13 @@ scdone:
 // attnScoresF16 for lanes 0…7 only (s rows keep their 16 floats; lanes 8…15 are not written): the
 // multiply-adds in 256-bit registers, for blocks of at most 8 lanes (a decode step's heads of one KV head),
 // where Zen 4 runs them at twice the rate of 512-bit ones. The keys are converted as there.
-TEXT ·attnScoresF16Y(SB), NOSPLIT, $0-56
+TEXT ·attnScoresF16Y(SB), NOSPLIT, $0-64
 	SCSETUP
 
 ysc8:
 	CMPQ   CX, $8
 	JLT    ysc1
-	CONV8(yscconv, yscconvrow, yscconvtail, yscconvmask, yscconvnext)
+	CONV8(yscconv, yscpf, yscconvrow, yscconvtail, yscconvmask, yscconvnext)
 	VPXORD Y0, Y0, Y0
 	VPXORD Y1, Y1, Y1
 	VPXORD Y2, Y2, Y2
@@ -404,13 +410,14 @@ sybig:
 // For lanes j < 4: acc[j·vsize + d] += p[16c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize halves
 // at v + c·vStride; the products of F16 values are exact, so each step is one fused multiply-add). vsize is
 // positive; a partial last chunk of 16 is masked.
-TEXT ·attnValue4F16(SB), NOSPLIT, $0-48
+TEXT ·attnValue4F16(SB), NOSPLIT, $0-56
 	MOVQ vsize+32(FP), BX
 	MOVQ acc+40(FP), DI
 	MOVQ vStride+24(FP), R13
 	SHLQ $2, BX            // acc row bytes
 	LEAQ (BX)(BX*2), R11   // 3 rows
 	XORQ R10, R10          // chunk offset (bytes of float32)
+	MOVQ pf+48(FP), R12
 
 v4chunk:
 	CMPQ      R10, BX
@@ -431,6 +438,7 @@ v4chunk:
 	JZ      v4store
 
 v4cell:
+	PREFETCHT0       (R9)(R12*1)
 	VCVTPH2PS.Z      (R9), K1, Z4
 	VFMADD231PS.BCST 0(SI), Z4, Z0
 	VFMADD231PS.BCST 4(SI), Z4, Z1
@@ -456,12 +464,13 @@ v4done:
 // func attnValue1F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
 //
 // attnValue4F16 for one lane (p[16c]), four chunks of 16 at a time where there are four.
-TEXT ·attnValue1F16(SB), NOSPLIT, $0-48
+TEXT ·attnValue1F16(SB), NOSPLIT, $0-56
 	MOVQ vsize+32(FP), BX
 	MOVQ acc+40(FP), DI
 	MOVQ vStride+24(FP), R13
 	SHLQ $2, BX
 	XORQ R10, R10
+	MOVQ pf+48(FP), R12
 
 v1chunk4:
 	LEAQ    256(R10), AX
@@ -481,6 +490,7 @@ v1chunk4:
 	JZ      v1store4
 
 v1cell4:
+	PREFETCHT0   (R9)(R12*1)
 	VBROADCASTSS (SI), Z8
 	VCVTPH2PS    (R9), Z4
 	VCVTPH2PS    32(R9), Z5
@@ -518,6 +528,7 @@ v1chunk1:
 	JZ      v1store1
 
 v1cell1:
+	PREFETCHT0       (R9)(R12*1)
 	VCVTPH2PS.Z      (R9), K1, Z4
 	VFMADD231PS.BCST (SI), Z4, Z0
 	ADDQ             $64, SI

@@ -2,6 +2,7 @@
 
 #include "textflag.h"
 #include "vexp_amd64.h"
+#include "prefetch_amd64.h"
 
 // The lane kernels of attention_lanes.go for CPUs with AVX2, FMA and F16C but not AVX-512: 8 query lanes in
 // 256-bit registers. They are attn_amd64.s's kernels with rows of 8 floats (score rows, lane ranges, q
@@ -32,7 +33,7 @@ GLOBL lanesOneD<>(SB), RODATA|NOPTR, $8
 // s[8c + l] = Σ_d qT[8d + l]·K_c[d] for c < n, the sum in order of d starting from 0 (the products of F16
 // values are exact, so each step is one fused multiply-add), K_c the size halves at k + c·kStride. size is a
 // positive multiple of 8; kbuf holds 8·size floats (cells converted to float32).
-TEXT ·attnScoresF16AVX2(SB), NOSPLIT, $0-56
+TEXT ·attnScoresF16AVX2(SB), NOSPLIT, $0-64
 	MOVQ size+0(FP), BX
 	MOVQ k+16(FP), SI
 	MOVQ kStride+24(FP), R13
@@ -42,6 +43,7 @@ TEXT ·attnScoresF16AVX2(SB), NOSPLIT, $0-56
 	SHLQ $2, R12           // bytes of a converted row
 	LEAQ (R12)(R12*2), R11 // 3 rows
 	LEAQ (BX)(BX*1), R14   // bytes of a key row
+	MOVQ pf+56(FP), R15
 
 ksc8:
 	CMPQ CX, $8
@@ -53,6 +55,8 @@ ksc8:
 	MOVQ $8, DX
 
 ksc8row:
+	LEAQ (R9)(R15*1), R10
+	PREFETCHROW(R10, R14, AX, ksc8pf)
 	XORQ AX, AX
 
 ksc8conv:
@@ -308,13 +312,14 @@ sm8done:
 // For lanes j < 4: acc[j·vsize + d] += p[8c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize halves
 // at v + c·vStride; the products of F16 values are exact, so each step is one fused multiply-add). vsize is a
 // positive multiple of 8: chunks of 16, then one of 8.
-TEXT ·attnValue4F16AVX2(SB), NOSPLIT, $0-48
+TEXT ·attnValue4F16AVX2(SB), NOSPLIT, $0-56
 	MOVQ vsize+32(FP), BX
 	MOVQ acc+40(FP), DI
 	MOVQ vStride+24(FP), R13
 	SHLQ $2, BX          // acc row bytes
 	LEAQ (BX)(BX*2), R11 // 3 rows
 	XORQ R10, R10        // chunk offset (bytes of float32)
+	MOVQ pf+48(FP), R12
 
 v4x16:
 	LEAQ    64(R10), AX
@@ -332,6 +337,7 @@ v4x16:
 	VCHUNK(v4x16store)
 
 v4x16cell:
+	PREFETCHT0   (R9)(R12*1)
 	VCVTPH2PS    (R9), Y8
 	VCVTPH2PS    16(R9), Y9
 	VBROADCASTSS (SI), Y10
@@ -374,6 +380,7 @@ v4x8:
 	VCHUNK(v4x8store)
 
 v4x8cell:
+	PREFETCHT0   (R9)(R12*1)
 	VCVTPH2PS    (R9), Y8
 	VBROADCASTSS (SI), Y10
 	VFMADD231PS  Y10, Y8, Y0
@@ -480,12 +487,13 @@ v8done:
 // attnValue4F16AVX2 for lanes j < 2 (p[8c + j]): acc[j·vsize + d] += p[8c + j]·V_c[d] for c in order, each
 // value row converted once for both lanes (two lanes one at a time converted it twice). vsize is a positive
 // multiple of 8: chunks of 32, then of 8.
-TEXT ·attnValue2F16AVX2(SB), NOSPLIT, $0-48
+TEXT ·attnValue2F16AVX2(SB), NOSPLIT, $0-56
 	MOVQ vsize+32(FP), BX
 	MOVQ acc+40(FP), DI
 	MOVQ vStride+24(FP), R13
 	SHLQ $2, BX          // acc row bytes
 	XORQ R10, R10        // chunk offset (bytes of float32)
+	MOVQ pf+48(FP), R12
 
 v2x32:
 	LEAQ    128(R10), AX
@@ -503,6 +511,7 @@ v2x32:
 	VCHUNK(v2x32store)
 
 v2x32cell:
+	PREFETCHT0   (R9)(R12*1)
 	VBROADCASTSS (SI), Y14
 	VBROADCASTSS 4(SI), Y15
 	VCVTPH2PS    (R9), Y8
@@ -543,6 +552,7 @@ v2x8:
 	VCHUNK(v2x8store)
 
 v2x8cell:
+	PREFETCHT0   (R9)(R12*1)
 	VBROADCASTSS (SI), Y14
 	VBROADCASTSS 4(SI), Y15
 	VCVTPH2PS    (R9), Y8

@@ -163,6 +163,55 @@ func BenchmarkAttention(b *testing.B) {
 	}
 }
 
+// BenchmarkAttentionDepth is the attention of a decode step (1q) and of a prefill pass (64q) at 4608 cells in
+// qwen3-0.6b's shape (16 heads of 128, 8 KV heads), over six layers' caches (113 MB, more than the caches hold,
+// as a model's layers are): the rows of one KV head lie 2 KiB apart, which the lane kernels' unit order and
+// prefetches are for. Bytes are the cells' keys and values read.
+func BenchmarkAttentionDepth(b *testing.B) {
+	be, err := New(Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	const heads, kvHeads, size, ctx, layers = 16, 8, 128, 4608, 6
+	rng := rand.New(rand.NewPCG(5, 6))
+	var kbs, vbs []accel.Buffer
+	for range layers {
+		kb, err := be.NewBuffer(accel.TensorDesc{Name: "k", Type: quant.F16, Shape: []int{ctx, kvHeads, size}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		vb, err := be.NewBuffer(accel.TensorDesc{Name: "v", Type: quant.F16, Shape: []int{ctx, kvHeads, size}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		copy(kb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1.5))
+		copy(vb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1))
+		kbs, vbs = append(kbs, kb), append(vbs, vb)
+	}
+	for _, n := range []int{1, 64} {
+		b.Run(fmt.Sprintf("%dq", n), func(b *testing.B) {
+			qs := make([]float32, n*heads*size)
+			for i := range qs {
+				qs[i] = float32(rng.NormFloat64())
+			}
+			progs := make([]accel.Program, layers)
+			for l := range progs {
+				progs[l] = attnProgram(b, be, kbs[l], vbs[l], heads, size, ctx-n, qs, accel.AttentionParams{Scale: 0.088})
+				defer progs[l].Close()
+			}
+			b.SetBytes(layers * ctx * kvHeads * 2 * size * 2)
+			for b.Loop() {
+				for _, prog := range progs {
+					if err := prog.Run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkAttentionLanes is a pass's attention for 1 to 8 queries of one sequence at 600 cells, in the
 // lane kernels' heads of 8 (stories260K's: 8 heads, 4 KV heads, one thread): 1–4 queries fill a block of 8
 // lanes, 5–8 one of 16, whose values' sums value16T takes in one pass where value8 took two.
