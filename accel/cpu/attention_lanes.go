@@ -18,24 +18,24 @@ import (
 
 // laneKernels are the kernels of one lane width: score rows, lane ranges and probabilities hold lw floats.
 //
-// The scores and value kernels prefetch the rows pf bytes on (prefetch_amd64.h): lanePrefetch cells' worth where
-// a block alone reads its KV head's rows, 0 (the row at hand) where the other blocks of its queries read them too.
+// The scores kernel and convert prefetch the rows pf bytes on (prefetch_amd64.h): lanePrefetch cells' worth
+// where a block alone reads its KV head's rows, 0 (the row at hand) where the other blocks of its queries read
+// them too.
 type laneKernels struct {
 	scores  func(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32, pf int)
 	softmax func(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
-	value4  func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
-	value1  func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
-	// value8 sums eight lanes (rows of pStride lanes) for heads of 8 values, whose one chunk leaves value4's
-	// four chains waiting on the fused multiply-add's latency
+	// convert writes n value rows (vsize halves, vStride bytes apart) as float32 rows one after another
+	convert func(n int, v *byte, vStride int, vsize int, dst *float32, pf int)
+	// value4F32 adds four lanes' (rows of lw lanes) probabilities times convert's rows to their accumulators
+	value4F32 func(n int, p *float32, vbuf *float32, vsize int, acc *float32)
+	// value8 sums eight lanes (rows of pStride lanes) for heads of 8 values, whose one chunk leaves a tile of
+	// four's chains waiting on the fused multiply-add's latency
 	value8 func(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32)
 	// value16T sums sixteen lanes (rows of 16) for heads of 8 values into accumulators transposed, a row of
 	// 16 lanes per value, in one pass where value8 takes two; nil where the width has no such kernel
 	value16T func(n int, p *float32, v *byte, vStride int, accT *float32, vbuf *float32)
 	// untranspose16T sets acc[8l + d] = accT[16d + l]: value16T's accumulators back to rows (with value16T)
 	untranspose16T func(accT, acc *float32)
-	// value2 sums two lanes (rows of lw lanes), converting each value row once for both: the lanes a block's
-	// tiles leave (a decode step's two heads of one KV head); nil where the width has none
-	value2 func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
 }
 
 // lanePrefetch is the distance in cells of the lane kernels' prefetches where a block alone reads its rows.
@@ -89,13 +89,13 @@ func (s *attnStep) lanesPerShare() int {
 	return lw*s.size + 8*s.size + lw*s.cells() + (f32Lanes+2)*lw + s.accFloats() + 2*lw
 }
 
-// accFloats is the value accumulators' workspace: a row per lane, and for heads of 8 values (which value16T
-// may take) its transposed accumulators and its converted cells after them.
+// accFloats is the value accumulators' workspace: a row per lane, then valueBlocks' converted rows, or for
+// heads of 8 values (which value16T may take) value16T's transposed accumulators and converted cells.
 func (s *attnStep) accFloats() int {
 	if s.vsize == 8 {
 		return 2*s.lw*8 + value16Buf
 	}
-	return s.lw * s.vsize
+	return s.lw*s.vsize + max(valueBlock, s.vsize)
 }
 
 // runLanes takes every nw-th unit (KV head, block) starting at w, the units of one KV head after another: the
@@ -168,22 +168,34 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		}
 	}
 	kern.softmax(n, &sc[0], cmin, &lohi[0], s.p.Scale, &tmp[0])
-	clear(acc)
-	// value sums: tiles of lanes over the cells any of the tile's lanes sees, in cell order; a lane's
-	// probability of a cell outside its range is +0 (the softmax), whose product adds nothing to its sum (acc
-	// starts at +0 and a sum of products is never −0), so each lane's sum is its own range's, with one call
-	// a tile where the cells outside some lane's range took a call per lane. As in ggml's product of the probabilities with every cell's values, an infinite value in a
-	// cell masked for a lane makes that lane's sums NaN. Tiles of four lanes, whole ones; for heads of 8
-	// values tiles of eight, the last one filled with lanes past the block's, whose sums are not used.
-	tile := 4
-	if s.vsize == 8 {
-		tile = 8
-		if nl > 8 && kern.value16T != nil {
-			tile = 16
-		}
+	// value sums, in cell order: a lane's probability of a cell outside its range is +0 (the softmax), whose
+	// product adds nothing to its sum (the sums start at +0 and a sum of products is never −0), so each lane's
+	// sum is its own range's, over the cells any lane of the block sees. As in ggml's product of the
+	// probabilities with every cell's values, an infinite value in a cell masked for a lane makes that lane's
+	// sums NaN.
+	if s.vsize != 8 {
+		clear(acc[:lw*s.vsize])
+		s.valueBlocks(kern, qi, g, cmin, cmax, nl, sc, acc[:lw*s.vsize], acc[lw*s.vsize:], vpf)
+	} else {
+		s.value8s(kern, qi, g, cmin, nl, lo, hi, sc, acc)
 	}
-	l := 0
-	for ; l+4 <= nl || tile >= 8 && l < nl; l += tile {
+	for l := 0; l < nl; l++ {
+		i, h := (l0+l)/group, g*group+(l0+l)%group
+		copy(s.y[(i*s.heads+h)*s.vsize:][:s.vsize], acc[l*s.vsize:(l+1)*s.vsize])
+	}
+}
+
+// value8s sets the accumulators of the block's lanes (acc) to their sums of the values of KV head g, heads of 8
+// values: tiles of eight lanes over the cells any of the tile's lanes sees (the last tile filled with lanes
+// past the block's, whose sums are not used), or all sixteen in one pass (value16T).
+func (s *attnStep) value8s(kern *laneKernels, qi, g, cmin, nl int, lo, hi []int32, sc, acc []float32) {
+	clear(acc)
+	vStride := 2 * s.kvHeads * 8
+	tile := 8
+	if nl > 8 && kern.value16T != nil {
+		tile = 16
+	}
+	for l := 0; l < nl; l += tile {
 		end := min(l+tile, nl)
 		jlo, jhi := lo[l], hi[l]
 		for t := l + 1; t < end; t++ {
@@ -192,32 +204,34 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		if tile == 16 {
 			s.value16(kern, qi, g, cmin, int(jlo), int(jhi), sc, acc)
 		}
-		for c := int(jlo); c < int(jhi) && tile < 16; {
+		for c := int(jlo); c < int(jhi) && tile == 8; {
 			e := s.pageEnd(qi, c, int(jhi))
-			p, v := &sc[(c-cmin)*lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize]
-			if tile == 8 {
-				kern.value8(e-c, p, lw, v, vStride, s.vsize, &acc[l*s.vsize])
-			} else {
-				kern.value4(e-c, p, v, vStride, s.vsize, &acc[l*s.vsize], vpf)
-			}
+			kern.value8(e-c, &sc[(c-cmin)*s.lw+l], s.lw, &s.v[(s.row(qi, c)*s.kvHeads+g)*2*8], vStride, 8, &acc[l*8])
 			c = e
 		}
 	}
-	for ; l+2 <= nl && kern.value2 != nil; l += 2 { // pairs over the union of their ranges, as the tiles
-		c1 := int(max(hi[l], hi[l+1]))
-		for c := int(min(lo[l], lo[l+1])); c < c1; {
-			e := s.pageEnd(qi, c, c1)
-			kern.value2(e-c, &sc[(c-cmin)*lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
-				s.vsize, &acc[l*s.vsize], vpf)
-			c = e
+}
+
+// valueBlock is the value sums' buffer of converted value rows in floats (16 KiB: with a block's score rows and
+// accumulators, within L1).
+const valueBlock = 4096
+
+// valueBlocks adds to the accumulators of the block's lanes (acc, a row of vsize a lane) the values of cells
+// [cmin, cmax] of KV head g weighted by the lanes' probabilities: valueBlock floats of rows at a time converted
+// into vbuf (prefetching pf bytes on), then every tile of four lanes' sums over them (the last tile's lanes
+// past nl unused), so that each value row is read once. Tiles reading the rows a 16-value chunk at a time
+// had read them again from the caches for every chunk and tile, rows 2 KiB apart (eight heads of 128): a
+// prefill's value sums ran at a quarter of the FMA ports' rate.
+func (s *attnStep) valueBlocks(kern *laneKernels, qi, g, cmin, cmax, nl int, sc, acc, vbuf []float32, pf int) {
+	cb := len(vbuf) / s.vsize
+	vStride := 2 * s.kvHeads * s.vsize
+	for c := cmin; c <= cmax; {
+		e := min(s.pageEnd(qi, c, cmax+1), c+cb)
+		kern.convert(e-c, &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride, s.vsize, &vbuf[0], pf)
+		for l := 0; l < nl; l += 4 {
+			kern.value4F32(e-c, &sc[(c-cmin)*s.lw+l], &vbuf[0], s.vsize, &acc[l*s.vsize])
 		}
-	}
-	for ; l < nl; l++ {
-		s.valueOne(kern, qi, g, l, cmin, int(lo[l]), int(hi[l]), sc, acc, vpf)
-	}
-	for l := 0; l < nl; l++ {
-		i, h := (l0+l)/group, g*group+(l0+l)%group
-		copy(s.y[(i*s.heads+h)*s.vsize:][:s.vsize], acc[l*s.vsize:(l+1)*s.vsize])
+		c = e
 	}
 }
 
@@ -235,16 +249,4 @@ func (s *attnStep) value16(kern *laneKernels, qi, g, cmin, c0, c1 int, sc, acc [
 		c = e
 	}
 	kern.untranspose16T(&accT[0], &a[0])
-}
-
-// valueOne adds the values of cells [c0, c1) of KV head g (of query qi's sequence) weighted by lane l's
-// probabilities (score rows from cell cmin) to the lane's accumulator, page by page in cell order, prefetching
-// pf bytes on.
-func (s *attnStep) valueOne(kern *laneKernels, qi, g, l, cmin, c0, c1 int, sc, acc []float32, pf int) {
-	for c := c0; c < c1; {
-		e := s.pageEnd(qi, c, c1)
-		kern.value1(e-c, &sc[(c-cmin)*s.lw+l], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], 2*s.kvHeads*s.vsize,
-			s.vsize, &acc[l*s.vsize], pf)
-		c = e
-	}
 }

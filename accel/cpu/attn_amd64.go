@@ -28,11 +28,10 @@ func laneWidths() []int {
 }
 
 var (
-	lanes16 = laneKernels{attnScoresF16, attnSoftmaxF16, attnValue4F16, attnValue1F16, attnValue8F16, attnValue16T,
-		attnUntranspose16T, nil}
-	lanes16Y = laneKernels{attnScoresF16Y, attnSoftmaxF16Y, attnValue4F16, attnValue1F16, attnValue8F16, nil, nil, nil}
-	lanes8   = laneKernels{attnScoresF16AVX2, attnSoftmaxF16AVX2, attnValue4F16AVX2, attnValue1F16AVX2, attnValue8F16,
-		nil, nil, attnValue2F16AVX2}
+	lanes16 = laneKernels{attnScoresF16, attnSoftmaxF16, cvtRowsF16, attnValue4F32, attnValue8F16, attnValue16T,
+		attnUntranspose16T}
+	lanes16Y = laneKernels{attnScoresF16Y, attnSoftmaxF16Y, cvtRowsF16, attnValue4F32, attnValue8F16, nil, nil}
+	lanes8   = laneKernels{attnScoresF16AVX2, attnSoftmaxF16AVX2, cvtRowsF16, attnValue4F32AVX2, attnValue8F16, nil, nil}
 )
 
 // laneKernelsFor returns the kernels of lane width lw for a block of nl lanes.
@@ -53,16 +52,13 @@ func attnScoresF16(size int, qT *float32, k *byte, kStride int, n int, s *float3
 func attnSoftmaxF16(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
 
 //go:noescape
-func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
+func attnValue4F32(n int, p *float32, vbuf *float32, vsize int, acc *float32)
 
 //go:noescape
 func attnValue16T(n int, p *float32, v *byte, vStride int, accT *float32, vbuf *float32)
 
 //go:noescape
 func attnUntranspose16T(accT, acc *float32)
-
-//go:noescape
-func attnValue1F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
 
 // attnScoresF16Y and attnSoftmaxF16Y are the two above for lanes 0…7 only, in 256-bit registers: the lane
 // kernels for blocks of at most 8 lanes.

@@ -405,147 +405,6 @@ sybig:
 	DECQ  AX        \
 	KMOVW AX, K1
 
-// func attnValue4F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
-//
-// For lanes j < 4: acc[j·vsize + d] += p[16c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize halves
-// at v + c·vStride; the products of F16 values are exact, so each step is one fused multiply-add). vsize is
-// positive; a partial last chunk of 16 is masked.
-TEXT ·attnValue4F16(SB), NOSPLIT, $0-56
-	MOVQ vsize+32(FP), BX
-	MOVQ acc+40(FP), DI
-	MOVQ vStride+24(FP), R13
-	SHLQ $2, BX            // acc row bytes
-	LEAQ (BX)(BX*2), R11   // 3 rows
-	XORQ R10, R10          // chunk offset (bytes of float32)
-	MOVQ pf+48(FP), R12
-
-v4chunk:
-	CMPQ      R10, BX
-	JGE       v4done
-	CHUNKMASK
-	LEAQ      (DI)(R10*1), R8
-	VMOVUPS.Z (R8), K1, Z0
-	VMOVUPS.Z (R8)(BX*1), K1, Z1
-	VMOVUPS.Z (R8)(BX*2), K1, Z2
-	VMOVUPS.Z (R8)(R11*1), K1, Z3
-	MOVQ    p+8(FP), SI
-	MOVQ    v+16(FP), R9
-	MOVQ    R10, AX
-	SHRQ    $1, AX
-	ADDQ    AX, R9
-	MOVQ    n+0(FP), CX
-	TESTQ   CX, CX
-	JZ      v4store
-
-v4cell:
-	PREFETCHT0       (R9)(R12*1)
-	VCVTPH2PS.Z      (R9), K1, Z4
-	VFMADD231PS.BCST 0(SI), Z4, Z0
-	VFMADD231PS.BCST 4(SI), Z4, Z1
-	VFMADD231PS.BCST 8(SI), Z4, Z2
-	VFMADD231PS.BCST 12(SI), Z4, Z3
-	ADDQ             $64, SI
-	ADDQ             R13, R9
-	DECQ             CX
-	JNZ              v4cell
-
-v4store:
-	VMOVUPS Z0, K1, (R8)
-	VMOVUPS Z1, K1, (R8)(BX*1)
-	VMOVUPS Z2, K1, (R8)(BX*2)
-	VMOVUPS Z3, K1, (R8)(R11*1)
-	ADDQ    $64, R10
-	JMP     v4chunk
-
-v4done:
-	VZEROUPPER
-	RET
-
-// func attnValue1F16(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
-//
-// attnValue4F16 for one lane (p[16c]), four chunks of 16 at a time where there are four.
-TEXT ·attnValue1F16(SB), NOSPLIT, $0-56
-	MOVQ vsize+32(FP), BX
-	MOVQ acc+40(FP), DI
-	MOVQ vStride+24(FP), R13
-	SHLQ $2, BX
-	XORQ R10, R10
-	MOVQ pf+48(FP), R12
-
-v1chunk4:
-	LEAQ    256(R10), AX
-	CMPQ    AX, BX
-	JGT     v1chunk1
-	VMOVUPS (DI)(R10*1), Z0
-	VMOVUPS 64(DI)(R10*1), Z1
-	VMOVUPS 128(DI)(R10*1), Z2
-	VMOVUPS 192(DI)(R10*1), Z3
-	MOVQ    p+8(FP), SI
-	MOVQ    v+16(FP), R9
-	MOVQ    R10, AX
-	SHRQ    $1, AX
-	ADDQ    AX, R9
-	MOVQ    n+0(FP), CX
-	TESTQ   CX, CX
-	JZ      v1store4
-
-v1cell4:
-	PREFETCHT0   (R9)(R12*1)
-	VBROADCASTSS (SI), Z8
-	VCVTPH2PS    (R9), Z4
-	VCVTPH2PS    32(R9), Z5
-	VCVTPH2PS    64(R9), Z6
-	VCVTPH2PS    96(R9), Z7
-	VFMADD231PS  Z8, Z4, Z0
-	VFMADD231PS  Z8, Z5, Z1
-	VFMADD231PS  Z8, Z6, Z2
-	VFMADD231PS  Z8, Z7, Z3
-	ADDQ         $64, SI
-	ADDQ         R13, R9
-	DECQ         CX
-	JNZ          v1cell4
-
-v1store4:
-	VMOVUPS Z0, (DI)(R10*1)
-	VMOVUPS Z1, 64(DI)(R10*1)
-	VMOVUPS Z2, 128(DI)(R10*1)
-	VMOVUPS Z3, 192(DI)(R10*1)
-	ADDQ    $256, R10
-	JMP     v1chunk4
-
-v1chunk1:
-	CMPQ      R10, BX
-	JGE       v1done
-	CHUNKMASK
-	VMOVUPS.Z (DI)(R10*1), K1, Z0
-	MOVQ    p+8(FP), SI
-	MOVQ    v+16(FP), R9
-	MOVQ    R10, AX
-	SHRQ    $1, AX
-	ADDQ    AX, R9
-	MOVQ    n+0(FP), CX
-	TESTQ   CX, CX
-	JZ      v1store1
-
-v1cell1:
-	PREFETCHT0       (R9)(R12*1)
-	VCVTPH2PS.Z      (R9), K1, Z4
-	VFMADD231PS.BCST (SI), Z4, Z0
-	ADDQ             $64, SI
-	ADDQ             R13, R9
-	DECQ             CX
-	JNZ              v1cell1
-
-v1store1:
-	VMOVUPS Z0, K1, (DI)(R10*1)
-	ADDQ    $64, R10
-	JMP     v1chunk1
-
-v1done:
-	VZEROUPPER
-	RET
-
-
 // func attnValue16T(n int, p *float32, v *byte, vStride int, accT *float32, vbuf *float32)
 //
 // For lanes j < 16 and values d < 8: accT[16d + j] += p[16c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the
@@ -681,5 +540,55 @@ TEXT ·attnUntranspose16T(SB), NOSPLIT, $0-16
 	VEXTRACTF32X8 $1, Z13, 448(DI)
 	VMOVUPS       Y15, 224(DI)
 	VEXTRACTF32X8 $1, Z15, 480(DI)
+	VZEROUPPER
+	RET
+
+// func attnValue4F32(n int, p *float32, vbuf *float32, vsize int, acc *float32)
+//
+// attnValue4F16 on values already converted (cvtRowsF16): acc[j·vsize + d] += p[16c + j]·vbuf[c·vsize + d] for
+// lanes j < 4 and c = 0, 1, …, n−1 in order. vsize is positive; a partial last chunk of 16 is masked.
+TEXT ·attnValue4F32(SB), NOSPLIT, $0-40
+	MOVQ vsize+24(FP), BX
+	MOVQ acc+32(FP), DI
+	SHLQ $2, BX            // acc and vbuf row bytes
+	LEAQ (BX)(BX*2), R11   // 3 rows
+	XORQ R10, R10          // chunk offset (bytes)
+
+f4chunk:
+	CMPQ      R10, BX
+	JGE       f4done
+	CHUNKMASK
+	LEAQ      (DI)(R10*1), R8
+	VMOVUPS.Z (R8), K1, Z0
+	VMOVUPS.Z (R8)(BX*1), K1, Z1
+	VMOVUPS.Z (R8)(BX*2), K1, Z2
+	VMOVUPS.Z (R8)(R11*1), K1, Z3
+	MOVQ      p+8(FP), SI
+	MOVQ      vbuf+16(FP), R9
+	ADDQ      R10, R9
+	MOVQ      n+0(FP), CX
+	TESTQ     CX, CX
+	JZ        f4store
+
+f4cell:
+	VMOVUPS.Z        (R9), K1, Z4
+	VFMADD231PS.BCST 0(SI), Z4, Z0
+	VFMADD231PS.BCST 4(SI), Z4, Z1
+	VFMADD231PS.BCST 8(SI), Z4, Z2
+	VFMADD231PS.BCST 12(SI), Z4, Z3
+	ADDQ             $64, SI
+	ADDQ             BX, R9
+	DECQ             CX
+	JNZ              f4cell
+
+f4store:
+	VMOVUPS Z0, K1, (R8)
+	VMOVUPS Z1, K1, (R8)(BX*1)
+	VMOVUPS Z2, K1, (R8)(BX*2)
+	VMOVUPS Z3, K1, (R8)(R11*1)
+	ADDQ    $64, R10
+	JMP     f4chunk
+
+f4done:
 	VZEROUPPER
 	RET

@@ -32,7 +32,7 @@ func valueF16Fast(out, p []float32, v []uint16, stride int) bool {
 		return false
 	}
 	_ = v[(len(p)-1)*stride+len(out)-1]
-	attnValueF16(len(p), &p[0], 4, (*byte)(unsafe.Pointer(&v[0])), 2*stride, len(out), &out[0], 0)
+	attnValueF16(len(p), &p[0], 4, (*byte)(unsafe.Pointer(&v[0])), 2*stride, len(out), &out[0])
 	return true
 }
 
@@ -40,11 +40,11 @@ func valueF16Fast(out, p []float32, v []uint16, stride int) bool {
 func attnDots8F16(size int, q *float32, k *byte, kStride, n8 int, out *float32)
 
 //go:noescape
-func attnValueF16(n int, p *float32, pStride int, v *byte, vStride, vsize int, out *float32, pf int)
+func attnValueF16(n int, p *float32, pStride int, v *byte, vStride, vsize int, out *float32)
 
-// The lane kernels of width 8 (attn_lanes_avx2_amd64.s): attnScoresF16, attnSoftmaxF16, attnValue4F16 and
-// attnValue1F16 (attn_amd64.s) with rows of 8 lanes in 256-bit registers, for head sizes that are multiples
-// of 8; each lane's float operations are the same.
+// The lane kernels of width 8 (attn_lanes_avx2_amd64.s): attnScoresF16, attnSoftmaxF16 and attnValue4F32
+// (attn_amd64.s) with rows of 8 lanes in 256-bit registers, for head sizes that are multiples of 8; each lane's
+// float operations are the same.
 
 //go:noescape
 func attnScoresF16AVX2(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32, pf int)
@@ -53,18 +53,16 @@ func attnScoresF16AVX2(size int, qT *float32, k *byte, kStride int, n int, s *fl
 func attnSoftmaxF16AVX2(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
 
 //go:noescape
-func attnValue4F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
+func attnValue4F32AVX2(n int, p *float32, vbuf *float32, vsize int, acc *float32)
 
+// cvtRowsF16 converts n rows of vsize halves (a multiple of 8), vStride bytes apart, to float32 rows one after
+// another at dst, prefetching the rows pf bytes on (AVX2 and F16C: either lane width).
+//
 //go:noescape
-func attnValue2F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
+func cvtRowsF16(n int, v *byte, vStride int, vsize int, dst *float32, pf int)
 
 // attnValue8F16 is the value sum of eight lanes, rows of pStride lanes, vsize a multiple of 8 (AVX2, FMA and
-// F16C: any lane width): eight chains where attnValue4F16 has four, for heads whose values are one chunk of 8.
+// F16C: any lane width): eight chains where a tile of four has four, for heads whose values are one chunk of 8.
 //
 //go:noescape
 func attnValue8F16(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32)
-
-// attnValue1F16AVX2 is attnValue4F16AVX2 for one lane (p[8c]): the per-head value sum with the lanes' stride.
-func attnValue1F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int) {
-	attnValueF16(n, p, 8*4, v, vStride, vsize, acc, pf)
-}

@@ -1,7 +1,6 @@
 //go:build amd64 && !noasm
 
 #include "textflag.h"
-#include "prefetch_amd64.h"
 
 // AVX2 helpers of attnStep.head (attention.go) over an F16 KV cache, for CPUs without the AVX-512 lane
 // kernels (attn_amd64.s). Each computes exactly the float operations of head's loops, in their order.
@@ -144,13 +143,12 @@ dotdone:
 // pStride bytes apart, and the values F16, so each product is exact and each step one fused multiply-add),
 // the F16 value rows at v, vStride bytes apart. out holds vsize floats (a multiple of 8): 64 of them stay in
 // registers over all the cells, then 8. With pStride 32 it is also the lane kernels' one-lane value sum.
-TEXT ·attnValueF16(SB), NOSPLIT, $0-64
+TEXT ·attnValueF16(SB), NOSPLIT, $0-56
 	MOVQ vsize+40(FP), R11
 	MOVQ out+48(FP), DI
 	MOVQ v+24(FP), DX
 	MOVQ vStride+32(FP), BX
 	MOVQ pStride+16(FP), R12
-	MOVQ pf+56(FP), R13
 	CMPQ n+0(FP), $0
 	JEQ  valdone
 
@@ -170,7 +168,6 @@ val64:
 	MOVQ    DX, SI
 
 val64cell:
-	PREFETCHT0   (SI)(R13*1)
 	VBROADCASTSS (AX), Y15
 	VCVTPH2PS    (SI), Y8
 	VFMADD231PS  Y15, Y8, Y0
@@ -215,7 +212,6 @@ val8:
 	MOVQ    DX, SI
 
 val8cell:
-	PREFETCHT0   (SI)(R13*1)
 	VBROADCASTSS (AX), Y15
 	VCVTPH2PS    (SI), Y8
 	VFMADD231PS  Y15, Y8, Y0

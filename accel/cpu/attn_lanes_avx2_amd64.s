@@ -10,18 +10,6 @@
 // operations of attnStep.head for its (query, head) pair, in the same order, so the results are
 // bit-identical.
 
-// VCHUNK starts a value kernel's pass over the cells for the chunk at float byte R10: SI = p, R9 = the chunk's
-// halves in the first value row, CX = n; with no cells it goes to store.
-#define VCHUNK(store) \
-	MOVQ  p+8(FP), SI  \
-	MOVQ  v+16(FP), R9 \
-	MOVQ  R10, AX      \
-	SHRQ  $1, AX       \
-	ADDQ  AX, R9       \
-	MOVQ  n+0(FP), CX  \
-	TESTQ CX, CX       \
-	JZ    store
-
 DATA lanesBias<>+0(SB)/8, $1023
 GLOBL lanesBias<>(SB), RODATA|NOPTR, $8
 
@@ -307,104 +295,6 @@ sm8done:
 	VZEROUPPER
 	RET
 
-// func attnValue4F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
-//
-// For lanes j < 4: acc[j·vsize + d] += p[8c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize halves
-// at v + c·vStride; the products of F16 values are exact, so each step is one fused multiply-add). vsize is a
-// positive multiple of 8: chunks of 16, then one of 8.
-TEXT ·attnValue4F16AVX2(SB), NOSPLIT, $0-56
-	MOVQ vsize+32(FP), BX
-	MOVQ acc+40(FP), DI
-	MOVQ vStride+24(FP), R13
-	SHLQ $2, BX          // acc row bytes
-	LEAQ (BX)(BX*2), R11 // 3 rows
-	XORQ R10, R10        // chunk offset (bytes of float32)
-	MOVQ pf+48(FP), R12
-
-v4x16:
-	LEAQ    64(R10), AX
-	CMPQ    AX, BX
-	JGT     v4x8
-	LEAQ    (DI)(R10*1), R8
-	VMOVUPS (R8), Y0
-	VMOVUPS 32(R8), Y1
-	VMOVUPS (R8)(BX*1), Y2
-	VMOVUPS 32(R8)(BX*1), Y3
-	VMOVUPS (R8)(BX*2), Y4
-	VMOVUPS 32(R8)(BX*2), Y5
-	VMOVUPS (R8)(R11*1), Y6
-	VMOVUPS 32(R8)(R11*1), Y7
-	VCHUNK(v4x16store)
-
-v4x16cell:
-	PREFETCHT0   (R9)(R12*1)
-	VCVTPH2PS    (R9), Y8
-	VCVTPH2PS    16(R9), Y9
-	VBROADCASTSS (SI), Y10
-	VFMADD231PS  Y10, Y8, Y0
-	VFMADD231PS  Y10, Y9, Y1
-	VBROADCASTSS 4(SI), Y11
-	VFMADD231PS  Y11, Y8, Y2
-	VFMADD231PS  Y11, Y9, Y3
-	VBROADCASTSS 8(SI), Y12
-	VFMADD231PS  Y12, Y8, Y4
-	VFMADD231PS  Y12, Y9, Y5
-	VBROADCASTSS 12(SI), Y13
-	VFMADD231PS  Y13, Y8, Y6
-	VFMADD231PS  Y13, Y9, Y7
-	ADDQ         $32, SI
-	ADDQ         R13, R9
-	DECQ         CX
-	JNZ          v4x16cell
-
-v4x16store:
-	VMOVUPS Y0, (R8)
-	VMOVUPS Y1, 32(R8)
-	VMOVUPS Y2, (R8)(BX*1)
-	VMOVUPS Y3, 32(R8)(BX*1)
-	VMOVUPS Y4, (R8)(BX*2)
-	VMOVUPS Y5, 32(R8)(BX*2)
-	VMOVUPS Y6, (R8)(R11*1)
-	VMOVUPS Y7, 32(R8)(R11*1)
-	ADDQ    $64, R10
-	JMP     v4x16
-
-v4x8:
-	CMPQ    R10, BX
-	JGE     v4done
-	LEAQ    (DI)(R10*1), R8
-	VMOVUPS (R8), Y0
-	VMOVUPS (R8)(BX*1), Y2
-	VMOVUPS (R8)(BX*2), Y4
-	VMOVUPS (R8)(R11*1), Y6
-	VCHUNK(v4x8store)
-
-v4x8cell:
-	PREFETCHT0   (R9)(R12*1)
-	VCVTPH2PS    (R9), Y8
-	VBROADCASTSS (SI), Y10
-	VFMADD231PS  Y10, Y8, Y0
-	VBROADCASTSS 4(SI), Y11
-	VFMADD231PS  Y11, Y8, Y2
-	VBROADCASTSS 8(SI), Y12
-	VFMADD231PS  Y12, Y8, Y4
-	VBROADCASTSS 12(SI), Y13
-	VFMADD231PS  Y13, Y8, Y6
-	ADDQ         $32, SI
-	ADDQ         R13, R9
-	DECQ         CX
-	JNZ          v4x8cell
-
-v4x8store:
-	VMOVUPS Y0, (R8)
-	VMOVUPS Y2, (R8)(BX*1)
-	VMOVUPS Y4, (R8)(BX*2)
-	VMOVUPS Y6, (R8)(R11*1)
-
-v4done:
-	VZEROUPPER
-	RET
-
 // func attnValue8F16(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32)
 //
 // For lanes j < 8: acc[j·vsize + d] += p[pStride·c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize
@@ -482,93 +372,140 @@ v8done:
 	VZEROUPPER
 	RET
 
-// func attnValue2F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32)
+// func attnValue4F32AVX2(n int, p *float32, vbuf *float32, vsize int, acc *float32)
 //
-// attnValue4F16AVX2 for lanes j < 2 (p[8c + j]): acc[j·vsize + d] += p[8c + j]·V_c[d] for c in order, each
-// value row converted once for both lanes (two lanes one at a time converted it twice). vsize is a positive
-// multiple of 8: chunks of 32, then of 8.
-TEXT ·attnValue2F16AVX2(SB), NOSPLIT, $0-56
-	MOVQ vsize+32(FP), BX
-	MOVQ acc+40(FP), DI
-	MOVQ vStride+24(FP), R13
-	SHLQ $2, BX          // acc row bytes
-	XORQ R10, R10        // chunk offset (bytes of float32)
-	MOVQ pf+48(FP), R12
+// attnValue4F16AVX2 on values already converted (cvtRowsF16): acc[j·vsize + d] += p[8c + j]·vbuf[c·vsize + d]
+// for lanes j < 4 and c = 0, 1, …, n−1 in order. vsize is a positive multiple of 8: chunks of 16, then of 8.
+TEXT ·attnValue4F32AVX2(SB), NOSPLIT, $0-40
+	MOVQ vsize+24(FP), BX
+	MOVQ acc+32(FP), DI
+	SHLQ $2, BX          // acc and vbuf row bytes
+	LEAQ (BX)(BX*2), R11 // 3 rows
+	XORQ R10, R10        // chunk offset (bytes)
 
-v2x32:
-	LEAQ    128(R10), AX
+f4x16:
+	LEAQ    64(R10), AX
 	CMPQ    AX, BX
-	JGT     v2x8
+	JGT     f4x8
 	LEAQ    (DI)(R10*1), R8
 	VMOVUPS (R8), Y0
 	VMOVUPS 32(R8), Y1
-	VMOVUPS 64(R8), Y2
-	VMOVUPS 96(R8), Y3
-	VMOVUPS (R8)(BX*1), Y4
-	VMOVUPS 32(R8)(BX*1), Y5
-	VMOVUPS 64(R8)(BX*1), Y6
-	VMOVUPS 96(R8)(BX*1), Y7
-	VCHUNK(v2x32store)
+	VMOVUPS (R8)(BX*1), Y2
+	VMOVUPS 32(R8)(BX*1), Y3
+	VMOVUPS (R8)(BX*2), Y4
+	VMOVUPS 32(R8)(BX*2), Y5
+	VMOVUPS (R8)(R11*1), Y6
+	VMOVUPS 32(R8)(R11*1), Y7
+	MOVQ    p+8(FP), SI
+	MOVQ    vbuf+16(FP), R9
+	ADDQ    R10, R9
+	MOVQ    n+0(FP), CX
+	TESTQ   CX, CX
+	JZ      f4x16store
 
-v2x32cell:
-	PREFETCHT0   (R9)(R12*1)
-	VBROADCASTSS (SI), Y14
-	VBROADCASTSS 4(SI), Y15
-	VCVTPH2PS    (R9), Y8
-	VCVTPH2PS    16(R9), Y9
-	VCVTPH2PS    32(R9), Y10
-	VCVTPH2PS    48(R9), Y11
-	VFMADD231PS  Y14, Y8, Y0
-	VFMADD231PS  Y14, Y9, Y1
-	VFMADD231PS  Y14, Y10, Y2
-	VFMADD231PS  Y14, Y11, Y3
-	VFMADD231PS  Y15, Y8, Y4
-	VFMADD231PS  Y15, Y9, Y5
-	VFMADD231PS  Y15, Y10, Y6
-	VFMADD231PS  Y15, Y11, Y7
+f4x16cell:
+	VMOVUPS      (R9), Y8
+	VMOVUPS      32(R9), Y9
+	VBROADCASTSS (SI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VFMADD231PS  Y10, Y9, Y1
+	VBROADCASTSS 4(SI), Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VFMADD231PS  Y11, Y9, Y3
+	VBROADCASTSS 8(SI), Y12
+	VFMADD231PS  Y12, Y8, Y4
+	VFMADD231PS  Y12, Y9, Y5
+	VBROADCASTSS 12(SI), Y13
+	VFMADD231PS  Y13, Y8, Y6
+	VFMADD231PS  Y13, Y9, Y7
 	ADDQ         $32, SI
-	ADDQ         R13, R9
+	ADDQ         BX, R9
 	DECQ         CX
-	JNZ          v2x32cell
+	JNZ          f4x16cell
 
-v2x32store:
+f4x16store:
 	VMOVUPS Y0, (R8)
 	VMOVUPS Y1, 32(R8)
-	VMOVUPS Y2, 64(R8)
-	VMOVUPS Y3, 96(R8)
-	VMOVUPS Y4, (R8)(BX*1)
-	VMOVUPS Y5, 32(R8)(BX*1)
-	VMOVUPS Y6, 64(R8)(BX*1)
-	VMOVUPS Y7, 96(R8)(BX*1)
-	ADDQ    $128, R10
-	JMP     v2x32
+	VMOVUPS Y2, (R8)(BX*1)
+	VMOVUPS Y3, 32(R8)(BX*1)
+	VMOVUPS Y4, (R8)(BX*2)
+	VMOVUPS Y5, 32(R8)(BX*2)
+	VMOVUPS Y6, (R8)(R11*1)
+	VMOVUPS Y7, 32(R8)(R11*1)
+	ADDQ $64, R10
+	JMP  f4x16
 
-v2x8:
+f4x8:
 	CMPQ    R10, BX
-	JGE     v2done
+	JGE     f4done
 	LEAQ    (DI)(R10*1), R8
 	VMOVUPS (R8), Y0
-	VMOVUPS (R8)(BX*1), Y4
-	VCHUNK(v2x8store)
+	VMOVUPS (R8)(BX*1), Y2
+	VMOVUPS (R8)(BX*2), Y4
+	VMOVUPS (R8)(R11*1), Y6
+	MOVQ    p+8(FP), SI
+	MOVQ    vbuf+16(FP), R9
+	ADDQ    R10, R9
+	MOVQ    n+0(FP), CX
+	TESTQ   CX, CX
+	JZ      f4x8store
 
-v2x8cell:
-	PREFETCHT0   (R9)(R12*1)
-	VBROADCASTSS (SI), Y14
-	VBROADCASTSS 4(SI), Y15
-	VCVTPH2PS    (R9), Y8
-	VFMADD231PS  Y14, Y8, Y0
-	VFMADD231PS  Y15, Y8, Y4
+f4x8cell:
+	VMOVUPS      (R9), Y8
+	VBROADCASTSS (SI), Y10
+	VFMADD231PS  Y10, Y8, Y0
+	VBROADCASTSS 4(SI), Y11
+	VFMADD231PS  Y11, Y8, Y2
+	VBROADCASTSS 8(SI), Y12
+	VFMADD231PS  Y12, Y8, Y4
+	VBROADCASTSS 12(SI), Y13
+	VFMADD231PS  Y13, Y8, Y6
 	ADDQ         $32, SI
-	ADDQ         R13, R9
+	ADDQ         BX, R9
 	DECQ         CX
-	JNZ          v2x8cell
+	JNZ          f4x8cell
 
-v2x8store:
+f4x8store:
 	VMOVUPS Y0, (R8)
-	VMOVUPS Y4, (R8)(BX*1)
-	ADDQ    $32, R10
-	JMP     v2x8
+	VMOVUPS Y2, (R8)(BX*1)
+	VMOVUPS Y4, (R8)(BX*2)
+	VMOVUPS Y6, (R8)(R11*1)
 
-v2done:
+f4done:
+	VZEROUPPER
+	RET
+
+// func cvtRowsF16(n int, v *byte, vStride int, vsize int, dst *float32, pf int)
+//
+// dst[c·vsize + d] = V_c[d] for c < n and d < vsize (V_c the vsize halves at v + c·vStride), prefetching each
+// row's successor pf bytes on (prefetch_amd64.h). vsize is a positive multiple of 8. AVX2 and F16C.
+TEXT ·cvtRowsF16(SB), NOSPLIT, $0-48
+	MOVQ  n+0(FP), CX
+	MOVQ  v+8(FP), SI
+	MOVQ  vStride+16(FP), R13
+	MOVQ  vsize+24(FP), BX
+	MOVQ  dst+32(FP), DI
+	MOVQ  pf+40(FP), R12
+	SHLQ  $1, BX // row bytes
+	TESTQ CX, CX
+	JZ    cvdone
+
+cvrow:
+	LEAQ (SI)(R12*1), R10
+	PREFETCHROW(R10, BX, AX, cvpf)
+	XORQ AX, AX
+
+cvconv:
+	VCVTPH2PS (SI)(AX*1), Y0
+	VMOVUPS   Y0, (DI)(AX*2)
+	ADDQ      $16, AX
+	CMPQ      AX, BX
+	JLT       cvconv
+	ADDQ      R13, SI
+	LEAQ      (DI)(BX*2), DI
+	DECQ      CX
+	JNZ       cvrow
+
+cvdone:
 	VZEROUPPER
 	RET
