@@ -545,8 +545,9 @@ TEXT ·attnUntranspose16T(SB), NOSPLIT, $0-16
 
 // func attnValue4F32(n int, p *float32, vbuf *float32, vsize int, acc *float32)
 //
-// attnValue4F16 on values already converted (cvtRowsF16): acc[j·vsize + d] += p[16c + j]·vbuf[c·vsize + d] for
-// lanes j < 4 and c = 0, 1, …, n−1 in order. vsize is positive; a partial last chunk of 16 is masked.
+// For lanes j < 4: acc[j·vsize + d] += p[16c + j]·vbuf[c·vsize + d] for c = 0, 1, …, n−1 in order, vbuf the
+// value rows converted to float32 (cvtRowsF16; the products of F16 values are exact, so each step is one fused
+// multiply-add). vsize is positive; a partial last chunk of 16 is masked.
 TEXT ·attnValue4F32(SB), NOSPLIT, $0-40
 	MOVQ vsize+24(FP), BX
 	MOVQ acc+32(FP), DI

@@ -374,8 +374,8 @@ v8done:
 
 // func attnValue4F32AVX2(n int, p *float32, vbuf *float32, vsize int, acc *float32)
 //
-// attnValue4F16AVX2 on values already converted (cvtRowsF16): acc[j·vsize + d] += p[8c + j]·vbuf[c·vsize + d]
-// for lanes j < 4 and c = 0, 1, …, n−1 in order. vsize is a positive multiple of 8: chunks of 16, then of 8.
+// attnValue4F32 (attn_amd64.s) with rows of 8 lanes: acc[j·vsize + d] += p[8c + j]·vbuf[c·vsize + d] for lanes
+// j < 4 and c = 0, 1, …, n−1 in order. vsize is a positive multiple of 8: chunks of 16, then of 8.
 TEXT ·attnValue4F32AVX2(SB), NOSPLIT, $0-40
 	MOVQ vsize+24(FP), BX
 	MOVQ acc+32(FP), DI
