@@ -139,7 +139,7 @@ func (s *attnStep) cells() int { return s.maxPages * s.pageSize }
 func (s *attnStep) exec(p *pool) {
 	units := len(s.pos) * s.heads
 	if s.useLanes() {
-		units = s.kvHeads * s.laneBlocks()
+		units = s.laneUnits()
 	}
 	work := 0
 	for _, q := range s.pos {

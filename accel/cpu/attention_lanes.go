@@ -22,7 +22,10 @@ import (
 // where a block alone reads its KV head's rows, 0 (the row at hand) where the other blocks of its queries read
 // them too.
 type laneKernels struct {
-	scores  func(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32, pf int)
+	scores func(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32, pf int)
+	// scores2 is scores for two blocks (q in rows of 2·lw lanes, score rows s0 and s1); nil where the width
+	// has none
+	scores2 func(size int, qT *float32, k *byte, kStride int, n int, s0, s1 *float32, kbuf *float32, pf int)
 	softmax func(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
 	// convert writes n value rows (vsize halves, vStride bytes apart) as float32 rows one after another
 	convert func(n int, v *byte, vStride int, vsize int, dst *float32, pf int)
@@ -85,17 +88,40 @@ func (s *attnStep) formBlocks() {
 // softmax's rows of a group of 16 cells and its float64 sums, the value accumulators (accFloats) and the
 // lanes' cell ranges.
 func (s *attnStep) lanesPerShare() int {
-	lw := s.lw
-	return lw*s.size + 8*s.size + lw*s.cells() + (f32Lanes+2)*lw + s.accFloats() + 2*lw
+	lw, np := s.lw, s.pairLanes()
+	return np*lw*s.size + 8*s.size + np*lw*s.cells() + (f32Lanes+2)*lw + s.accFloats() + np*2*lw
 }
 
-// accFloats is the value accumulators' workspace: a row per lane, then valueBlocks' converted rows, or for
+// pairLanes is 2 where the width's scores kernel takes two blocks at a time (scores2), else 1.
+func (s *attnStep) pairLanes() int {
+	if s.lw == 8 && laneKernelsFor(8, 8).scores2 != nil {
+		return 2
+	}
+	return 1
+}
+
+// laneUnits is the number of units (KV head, block or pair of blocks) of the pass.
+func (s *attnStep) laneUnits() int {
+	np := s.pairLanes()
+	return s.kvHeads * ((s.laneBlocks() + np - 1) / np)
+}
+
+// laneWS is a worker's workspace for the lane kernels: q transposed (rows of lw lanes, or 2·lw for a pair of
+// blocks), converted keys, the score rows of each block, the softmax's scratch, the value accumulators and the
+// lanes' cell ranges (lo, then hi, for each block).
+type laneWS struct {
+	qT, kbuf, scores, tmp, acc []float32
+	lohi                       []int32
+}
+
+// accFloats is the value accumulators' workspace: a row per lane (of a pair of blocks where they are paired),
+// then valueBlocks' converted rows, or for
 // heads of 8 values (which value16T may take) value16T's transposed accumulators and converted cells.
 func (s *attnStep) accFloats() int {
 	if s.vsize == 8 {
 		return 2*s.lw*8 + value16Buf
 	}
-	return s.lw*s.vsize + max(valueBlock, s.vsize)
+	return s.pairLanes()*s.lw*s.vsize + max(valueBlock, s.vsize)
 }
 
 // runLanes takes every nw-th unit (KV head, block) starting at w, the units of one KV head after another: the
@@ -103,30 +129,104 @@ func (s *attnStep) accFloats() int {
 // cache's heads, which the prefetchers follow poorly) are read from the caches by all but the first block.
 func (s *attnStep) runLanes(w, nw int) {
 	ws := s.ws[w*s.perShare() : (w+1)*s.perShare()]
-	lw := s.lw
-	qT, ws := ws[:lw*s.size], ws[lw*s.size:]
-	kbuf, ws := ws[:8*s.size], ws[8*s.size:]
-	scores, ws := ws[:lw*s.cells()], ws[lw*s.cells():]
-	tmp, ws := ws[:(f32Lanes+2)*lw], ws[(f32Lanes+2)*lw:]
-	acc, ws := ws[:s.accFloats()], ws[s.accFloats():]
-	lohi := unsafe.Slice((*int32)(unsafe.Pointer(&ws[0])), 2*lw) // the floats' memory as int32
+	lw, np := s.lw, s.pairLanes()
+	var l laneWS
+	l.qT, ws = ws[:np*lw*s.size], ws[np*lw*s.size:]
+	l.kbuf, ws = ws[:8*s.size], ws[8*s.size:]
+	l.scores, ws = ws[:np*lw*s.cells()], ws[np*lw*s.cells():]
+	l.tmp, ws = ws[:(f32Lanes+2)*lw], ws[(f32Lanes+2)*lw:]
+	l.acc, ws = ws[:s.accFloats()], ws[s.accFloats():]
+	l.lohi = unsafe.Slice((*int32)(unsafe.Pointer(&ws[0])), np*2*lw) // the floats' memory as int32
 	nb := s.laneBlocks()
-	for u := w; u < s.kvHeads*nb; u += nw {
-		s.lanes(u/nb, u%nb, qT, kbuf, scores, tmp, acc, lohi)
+	nu := (nb + np - 1) / np // units per KV head
+	group := s.heads / s.kvHeads
+	for u := w; u < s.kvHeads*nu; u += nw {
+		g, b := u/nu, u%nu*np
+		switch {
+		case np == 1 || b+1 == nb:
+			s.lanes(g, b, 1, &l)
+		case s.seq != nil && s.seq[int(s.blocks[2*b])/group] != s.seq[int(s.blocks[2*b+2])/group]:
+			s.lanes(g, b, 1, &l) // blocks of two sequences read different rows
+			s.lanes(g, b+1, 1, &l)
+		default:
+			s.lanes(g, b, 2, &l)
+		}
 	}
 }
 
-// lanes computes block b of KV head g.
-func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []int32) {
+// lanes computes blocks b … b+nbk−1 of KV head g (nbk = 2: two blocks of one sequence, whose scores one call
+// of scores2 computes over the cells either sees).
+func (s *attnStep) lanes(g, b, nbk int, l *laneWS) {
 	group, lw := s.heads/s.kvHeads, s.lw
-	l0, nl := int(s.blocks[2*b]), int(s.blocks[2*b+1])
-	qi := l0 / group // a query of the block: they all belong to one sequence
-	lo, hi := lohi[:lw], lohi[lw:2*lw]
+	qi := int(s.blocks[2*b]) / group // a query of the blocks: they all belong to one sequence
+	stride := nbk * lw
+	var nl [2]int
 	cmin, cmax := math.MaxInt, -1
-	for l := 0; l < lw; l++ {
+	for k := range nbk {
+		lohi := l.lohi[2*lw*k : 2*lw*(k+1)]
+		n, c0, c1 := s.laneQueries(g, b+k, l.qT[k*lw:], stride, lohi[:lw], lohi[lw:])
+		nl[k], cmin, cmax = n, min(cmin, c0), max(cmax, c1)
+	}
+	roundF16Vec(l.qT[:stride*s.size]) // ggml converts q to the cache type before the F16 dot product
+	n := cmax - cmin + 1
+	kStride, vStride := 2*s.kvHeads*s.size, 2*s.kvHeads*s.vsize
+	kpf, vpf := 0, 0
+	if nbk == 1 && s.alone(b) {
+		kpf, vpf = lanePrefetch*kStride, lanePrefetch*vStride
+	}
+	kern := laneKernelsFor(lw, nl[0])
+	sc0, sc1 := l.scores[:n*lw], l.scores[(nbk-1)*lw*s.cells():][:n*lw] // sc1 = sc0 for one block
+	for c := cmin; c <= cmax; {
+		e := s.pageEnd(qi, c, cmax+1)
+		k := &s.k[(s.row(qi, c)*s.kvHeads+g)*2*s.size]
+		if nbk == 2 {
+			kern.scores2(s.size, &l.qT[0], k, kStride, e-c, &sc0[(c-cmin)*lw], &sc1[(c-cmin)*lw], &l.kbuf[0], kpf)
+		} else {
+			kern.scores(s.size, &l.qT[0], k, kStride, e-c, &sc0[(c-cmin)*lw], &l.kbuf[0], kpf)
+		}
+		c = e
+	}
+	sc := [2][]float32{sc0, sc1}
+	for k := range nbk {
+		if s.p.SoftCap > 0 {
+			capInv := 1 / s.p.SoftCap
+			for j, v := range sc[k] {
+				sc[k][j] = float32(math.Tanh(float64(float32(v*capInv)))) * s.p.SoftCap
+			}
+		}
+		kern.softmax(n, &sc[k][0], cmin, &l.lohi[2*lw*k], s.p.Scale, &l.tmp[0])
+	}
+	// value sums, in cell order: a lane's probability of a cell outside its range is +0 (the softmax), whose
+	// product adds nothing to its sum (the sums start at +0 and a sum of products is never −0), so each lane's
+	// sum is its own range's, over the cells any lane of the blocks sees. As in ggml's product of the
+	// probabilities with every cell's values, an infinite value in a cell masked for a lane makes that lane's
+	// sums NaN.
+	if s.vsize != 8 {
+		acc := l.acc[:nbk*lw*s.vsize]
+		clear(acc)
+		s.valueBlocks(kern, qi, g, cmin, cmax, nl[:nbk], sc[:nbk], acc, l.acc[s.pairLanes()*lw*s.vsize:], vpf)
+		for k := range nbk {
+			s.laneOutputs(g, b+k, nl[k], acc[k*lw*s.vsize:])
+		}
+		return
+	}
+	for k := range nbk {
+		lohi := l.lohi[2*lw*k : 2*lw*(k+1)]
+		s.value8s(kern, qi, g, cmin, nl[k], lohi[:lw], lohi[lw:], sc[k], l.acc)
+		s.laneOutputs(g, b+k, nl[k], l.acc)
+	}
+}
+
+// laneQueries sets the lanes of block b of KV head g in qT (rows of stride floats: q transposed) and their cell
+// ranges lo, hi, and returns the block's lanes and the first and last cells they see.
+func (s *attnStep) laneQueries(g, b int, qT []float32, stride int, lo, hi []int32) (nl, cmin, cmax int) {
+	group := s.heads / s.kvHeads
+	l0 := int(s.blocks[2*b])
+	nl, cmin, cmax = int(s.blocks[2*b+1]), math.MaxInt, -1
+	for l := range s.lw {
 		if l >= nl {
 			for d := 0; d < s.size; d++ {
-				qT[d*lw+l] = 0
+				qT[d*stride+l] = 0
 			}
 			continue
 		}
@@ -139,46 +239,20 @@ func (s *attnStep) lanes(g, b int, qT, kbuf, scores, tmp, acc []float32, lohi []
 		lo[l], hi[l] = int32(first), int32(pos+1)
 		cmin, cmax = min(cmin, first), max(cmax, pos)
 		for d, v := range s.q[(i*s.heads+h)*s.size:][:s.size] {
-			qT[d*lw+l] = v
+			qT[d*stride+l] = v
 		}
 	}
-	roundF16Vec(qT[:lw*s.size]) // ggml converts q to the cache type before the F16 dot product
-	for l := nl; l < lw; l++ {
+	for l := nl; l < s.lw; l++ {
 		// Lanes past the block's see one cell (their scores 0, unused): a lane that saw none would keep a
 		// maximum of −Inf, and every exponential of its row would take the softmax's slow path.
 		lo[l], hi[l] = int32(cmin), int32(cmin+1)
 	}
-	n := cmax - cmin + 1
-	sc := scores[:n*lw]
-	kStride, vStride := 2*s.kvHeads*s.size, 2*s.kvHeads*s.vsize
-	kpf, vpf := 0, 0
-	if s.alone(b) {
-		kpf, vpf = lanePrefetch*kStride, lanePrefetch*vStride
-	}
-	kern := laneKernelsFor(lw, nl)
-	for c := cmin; c <= cmax; {
-		e := s.pageEnd(qi, c, cmax+1)
-		kern.scores(s.size, &qT[0], &s.k[(s.row(qi, c)*s.kvHeads+g)*2*s.size], kStride, e-c, &sc[(c-cmin)*lw], &kbuf[0], kpf)
-		c = e
-	}
-	if s.p.SoftCap > 0 {
-		capInv := 1 / s.p.SoftCap
-		for j, v := range sc {
-			sc[j] = float32(math.Tanh(float64(float32(v*capInv)))) * s.p.SoftCap
-		}
-	}
-	kern.softmax(n, &sc[0], cmin, &lohi[0], s.p.Scale, &tmp[0])
-	// value sums, in cell order: a lane's probability of a cell outside its range is +0 (the softmax), whose
-	// product adds nothing to its sum (the sums start at +0 and a sum of products is never −0), so each lane's
-	// sum is its own range's, over the cells any lane of the block sees. As in ggml's product of the
-	// probabilities with every cell's values, an infinite value in a cell masked for a lane makes that lane's
-	// sums NaN.
-	if s.vsize != 8 {
-		clear(acc[:lw*s.vsize])
-		s.valueBlocks(kern, qi, g, cmin, cmax, nl, sc, acc[:lw*s.vsize], acc[lw*s.vsize:], vpf)
-	} else {
-		s.value8s(kern, qi, g, cmin, nl, lo, hi, sc, acc)
-	}
+	return nl, cmin, cmax
+}
+
+// laneOutputs copies the sums of block b's nl lanes (acc, a row of vsize a lane) to the step's output.
+func (s *attnStep) laneOutputs(g, b, nl int, acc []float32) {
+	group, l0 := s.heads/s.kvHeads, int(s.blocks[2*b])
 	for l := 0; l < nl; l++ {
 		i, h := (l0+l)/group, g*group+(l0+l)%group
 		copy(s.y[(i*s.heads+h)*s.vsize:][:s.vsize], acc[l*s.vsize:(l+1)*s.vsize])
@@ -216,20 +290,24 @@ func (s *attnStep) value8s(kern *laneKernels, qi, g, cmin, nl int, lo, hi []int3
 // accumulators, within L1).
 const valueBlock = 4096
 
-// valueBlocks adds to the accumulators of the block's lanes (acc, a row of vsize a lane) the values of cells
-// [cmin, cmax] of KV head g weighted by the lanes' probabilities: valueBlock floats of rows at a time converted
-// into vbuf (prefetching pf bytes on), then every tile of four lanes' sums over them (the last tile's lanes
-// past nl unused), so that each value row is read once. Tiles reading the rows a 16-value chunk at a time
-// had read them again from the caches for every chunk and tile, rows 2 KiB apart (eight heads of 128): a
-// prefill's value sums ran at a quarter of the FMA ports' rate.
-func (s *attnStep) valueBlocks(kern *laneKernels, qi, g, cmin, cmax, nl int, sc, acc, vbuf []float32, pf int) {
+// valueBlocks adds to the accumulators of the lanes of one or two blocks (acc: a row of vsize a lane, lw rows a
+// block) the values of cells [cmin, cmax] of KV head g weighted by the lanes' probabilities (the blocks' score
+// rows sc): valueBlock floats of rows at a time converted into vbuf (prefetching pf bytes on), then every tile
+// of four lanes' sums over them (the last tile's lanes past a block's nl unused), so that each value row is
+// read once for both blocks. Tiles reading the rows a 16-value chunk at a time had read them again from the
+// caches for every chunk and tile, rows 2 KiB apart (eight heads of 128): a prefill's value sums ran at a
+// quarter of the FMA ports' rate.
+func (s *attnStep) valueBlocks(kern *laneKernels, qi, g, cmin, cmax int, nl []int, sc [][]float32, acc, vbuf []float32,
+	pf int) {
 	cb := len(vbuf) / s.vsize
-	vStride := 2 * s.kvHeads * s.vsize
+	vStride, blk := 2*s.kvHeads*s.vsize, s.lw*s.vsize
 	for c := cmin; c <= cmax; {
 		e := min(s.pageEnd(qi, c, cmax+1), c+cb)
 		kern.convert(e-c, &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride, s.vsize, &vbuf[0], pf)
-		for l := 0; l < nl; l += 4 {
-			kern.value4F32(e-c, &sc[(c-cmin)*s.lw+l], &vbuf[0], s.vsize, &acc[l*s.vsize])
+		for k, n := range nl {
+			for l := 0; l < n; l += 4 {
+				kern.value4F32(e-c, &sc[k][(c-cmin)*s.lw+l], &vbuf[0], s.vsize, &acc[k*blk+l*s.vsize])
+			}
 		}
 		c = e
 	}

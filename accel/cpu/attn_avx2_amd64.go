@@ -49,6 +49,11 @@ func attnValueF16(n int, p *float32, pStride int, v *byte, vStride, vsize int, o
 //go:noescape
 func attnScoresF16AVX2(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32, pf int)
 
+// attnScores2F16AVX2 is attnScoresF16AVX2 for two blocks of 8 lanes over the same keys (q in rows of 16).
+//
+//go:noescape
+func attnScores2F16AVX2(size int, qT *float32, k *byte, kStride int, n int, s0, s1 *float32, kbuf *float32, pf int)
+
 //go:noescape
 func attnSoftmaxF16AVX2(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
 

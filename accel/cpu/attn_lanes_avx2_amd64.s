@@ -143,6 +143,151 @@ kscdone:
 	VZEROUPPER
 	RET
 
+// func attnScores2F16AVX2(size int, qT *float32, k *byte, kStride int, n int, s0, s1 *float32, kbuf *float32, pf int)
+//
+// attnScoresF16AVX2 for two blocks of 8 lanes over the same keys, q transposed in rows of 16 (the first block's
+// lanes, then the second's): s0[8c + l] = Σ_d qT[16d + l]·K_c[d] and s1[8c + l] = Σ_d qT[16d + 8 + l]·K_c[d]
+// for c < n, each sum in order of d from 0 as there. Six cells a step: each key element broadcast once for
+// both blocks' lanes (two multiply-adds a broadcast, where one block has one), each key row converted once.
+// kbuf holds 6·size floats.
+TEXT ·attnScores2F16AVX2(SB), NOSPLIT, $0-72
+	MOVQ size+0(FP), BX
+	MOVQ k+16(FP), SI
+	MOVQ kStride+24(FP), R13
+	MOVQ n+32(FP), CX
+	MOVQ s0+40(FP), DI
+	MOVQ s1+48(FP), R11
+	MOVQ pf+64(FP), R15
+	MOVQ BX, R12
+	SHLQ $2, R12           // bytes of a converted row
+	LEAQ (BX)(BX*1), R14   // bytes of a key row
+
+k2sc6:
+	CMPQ CX, $6
+	JLT  k2sc1
+	MOVQ kbuf+56(FP), R8
+	MOVQ SI, R9
+	MOVQ $6, DX
+
+k2sc6row:
+	LEAQ (R9)(R15*1), R10
+	PREFETCHROW(R10, R14, AX, k2sc6pf)
+	XORQ AX, AX
+
+k2sc6conv:
+	VCVTPH2PS (R9)(AX*1), Y0
+	VMOVUPS   Y0, (R8)(AX*2)
+	ADDQ      $16, AX
+	CMPQ      AX, R14
+	JLT       k2sc6conv
+	ADDQ      R13, R9
+	ADDQ      R12, R8
+	DECQ      DX
+	JNZ       k2sc6row
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	MOVQ   kbuf+56(FP), R8
+	LEAQ   (R12)(R12*2), R9
+	ADDQ   R8, R9          // rows 3…5
+	MOVQ   qT+8(FP), R10
+	MOVQ   BX, DX
+
+k2sc6d:
+	VMOVUPS      (R10), Y12
+	VMOVUPS      32(R10), Y13
+	VBROADCASTSS (R8), Y14
+	VFMADD231PS  Y14, Y12, Y0
+	VFMADD231PS  Y14, Y13, Y1
+	VBROADCASTSS (R8)(R12*1), Y15
+	VFMADD231PS  Y15, Y12, Y2
+	VFMADD231PS  Y15, Y13, Y3
+	VBROADCASTSS (R8)(R12*2), Y14
+	VFMADD231PS  Y14, Y12, Y4
+	VFMADD231PS  Y14, Y13, Y5
+	VBROADCASTSS (R9), Y15
+	VFMADD231PS  Y15, Y12, Y6
+	VFMADD231PS  Y15, Y13, Y7
+	VBROADCASTSS (R9)(R12*1), Y14
+	VFMADD231PS  Y14, Y12, Y8
+	VFMADD231PS  Y14, Y13, Y9
+	VBROADCASTSS (R9)(R12*2), Y15
+	VFMADD231PS  Y15, Y12, Y10
+	VFMADD231PS  Y15, Y13, Y11
+	ADDQ         $64, R10
+	ADDQ         $4, R8
+	ADDQ         $4, R9
+	DECQ         DX
+	JNZ          k2sc6d
+
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y2, 32(DI)
+	VMOVUPS Y4, 64(DI)
+	VMOVUPS Y6, 96(DI)
+	VMOVUPS Y8, 128(DI)
+	VMOVUPS Y10, 160(DI)
+	VMOVUPS Y1, (R11)
+	VMOVUPS Y3, 32(R11)
+	VMOVUPS Y5, 64(R11)
+	VMOVUPS Y7, 96(R11)
+	VMOVUPS Y9, 128(R11)
+	VMOVUPS Y11, 160(R11)
+	ADDQ    $192, DI
+	ADDQ    $192, R11
+	LEAQ    (R13)(R13*2), AX
+	LEAQ    (SI)(AX*2), SI
+	SUBQ    $6, CX
+	JMP     k2sc6
+
+k2sc1:
+	TESTQ CX, CX
+	JZ    k2scdone
+	MOVQ  kbuf+56(FP), R8
+	XORQ  AX, AX
+
+k2sc1conv:
+	VCVTPH2PS (SI)(AX*1), Y0
+	VMOVUPS   Y0, (R8)(AX*2)
+	ADDQ      $16, AX
+	CMPQ      AX, R14
+	JLT       k2sc1conv
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ   qT+8(FP), R10
+	MOVQ   BX, DX
+
+k2sc1d:
+	VBROADCASTSS (R8), Y9
+	VFMADD231PS  (R10), Y9, Y0
+	VFMADD231PS  32(R10), Y9, Y1
+	ADDQ         $64, R10
+	ADDQ         $4, R8
+	DECQ         DX
+	JNZ          k2sc1d
+
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (R11)
+	ADDQ    $32, DI
+	ADDQ    $32, R11
+	ADDQ    R13, SI
+	DECQ    CX
+	JMP     k2sc1
+
+k2scdone:
+	VZEROUPPER
+	RET
+
 // LANEMASK8 sets M to the lanes (all ones) whose range [LO, HI) holds cell R (a general register); T is
 // clobbered.
 #define LANEMASK8(R, XM, M, LO, HI, T) \
