@@ -39,6 +39,10 @@ type laneKernels struct {
 	value16T func(n int, p *float32, v *byte, vStride int, accT *float32, vbuf *float32)
 	// untranspose16T sets acc[8l + d] = accT[16d + l]: value16T's accumulators back to rows (with value16T)
 	untranspose16T func(accT, acc *float32)
+	// value2 sums two lanes' values straight from the cache rows, prefetching pf bytes on: the value sums of a
+	// block alone on its rows with at most two lanes (a decode step's heads of one KV head); nil where the
+	// width has none
+	value2 func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
 }
 
 // lanePrefetch is the distance in cells of the lane kernels' prefetches where a block alone reads its rows.
@@ -201,6 +205,17 @@ func (s *attnStep) lanes(g, b, nbk int, l *laneWS) {
 	// sum is its own range's, over the cells any lane of the blocks sees. As in ggml's product of the
 	// probabilities with every cell's values, an infinite value in a cell masked for a lane makes that lane's
 	// sums NaN.
+	if s.vsize != 8 && vpf > 0 && nl[0] <= 2 && kern.value2 != nil {
+		acc := l.acc[:2*s.vsize]
+		clear(acc)
+		for c := cmin; c <= cmax; {
+			e := s.pageEnd(qi, c, cmax+1)
+			kern.value2(e-c, &sc0[(c-cmin)*lw], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride, s.vsize, &acc[0], vpf)
+			c = e
+		}
+		s.laneOutputs(g, b, nl[0], acc)
+		return
+	}
 	if s.vsize != 8 {
 		acc := l.acc[:nbk*lw*s.vsize]
 		clear(acc)

@@ -29,10 +29,10 @@ func laneWidths() []int {
 
 var (
 	lanes16 = laneKernels{attnScoresF16, nil, attnSoftmaxF16, cvtRowsF16, attnValue4F32, attnValue8F16, attnValue16T,
-		attnUntranspose16T}
-	lanes16Y = laneKernels{attnScoresF16Y, nil, attnSoftmaxF16Y, cvtRowsF16, attnValue4F32, attnValue8F16, nil, nil}
+		attnUntranspose16T, nil}
+	lanes16Y = laneKernels{attnScoresF16Y, nil, attnSoftmaxF16Y, cvtRowsF16, attnValue4F32, attnValue8F16, nil, nil, nil}
 	lanes8   = laneKernels{attnScoresF16AVX2, attnScores2F16AVX2, attnSoftmaxF16AVX2, cvtRowsF16, attnValue4F32AVX2,
-		attnValue8F16, nil, nil}
+		attnValue8F16, nil, nil, attnValue2F16AVX2}
 )
 
 // laneKernelsFor returns the kernels of lane width lw for a block of nl lanes.
