@@ -10,6 +10,27 @@
 // operations of attnStep.head for its (query, head) pair, in the same order, so the results are
 // bit-identical.
 
+// KROWS converts N key rows (R14 bytes each, R13 bytes apart) from SI to float32 rows from R8 on (R12 bytes
+// apart), prefetching each row R15 bytes on (prefetch_amd64.h). It advances R8 past them and clobbers R9, R10,
+// AX, DX and Y0.
+#define KROWS(N, row, pf, conv) \
+	MOVQ      SI, R9                \
+	MOVQ      N, DX                 \
+row:                                    \
+	LEAQ      (R9)(R15*1), R10      \
+	PREFETCHROW(R10, R14, AX, pf)   \
+	XORQ      AX, AX                \
+conv:                                   \
+	VCVTPH2PS (R9)(AX*1), Y0        \
+	VMOVUPS   Y0, (R8)(AX*2)        \
+	ADDQ      $16, AX               \
+	CMPQ      AX, R14               \
+	JLT       conv                  \
+	ADDQ      R13, R9               \
+	ADDQ      R12, R8               \
+	DECQ      DX                    \
+	JNZ       row
+
 DATA lanesBias<>+0(SB)/8, $1023
 GLOBL lanesBias<>(SB), RODATA|NOPTR, $8
 
@@ -37,26 +58,8 @@ ksc8:
 	CMPQ CX, $8
 	JLT  ksc1
 
-	// the 8 cells from SI into kbuf rows 0…7
-	MOVQ kbuf+48(FP), R8
-	MOVQ SI, R9
-	MOVQ $8, DX
-
-ksc8row:
-	LEAQ (R9)(R15*1), R10
-	PREFETCHROW(R10, R14, AX, ksc8pf)
-	XORQ AX, AX
-
-ksc8conv:
-	VCVTPH2PS (R9)(AX*1), Y0
-	VMOVUPS   Y0, (R8)(AX*2)
-	ADDQ      $16, AX
-	CMPQ      AX, R14
-	JLT       ksc8conv
-	ADDQ      R13, R9
-	ADDQ      R12, R8
-	DECQ      DX
-	JNZ       ksc8row
+	MOVQ kbuf+48(FP), R8 // the 8 cells from SI into kbuf rows 0…7
+	KROWS($8, ksc8row, ksc8pf, ksc8conv)
 
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -112,15 +115,8 @@ ksc1:
 	TESTQ CX, CX
 	JZ    kscdone
 	MOVQ  kbuf+48(FP), R8
-	XORQ  AX, AX
-
-ksc1conv:
-	VCVTPH2PS (SI)(AX*1), Y0
-	VMOVUPS   Y0, (R8)(AX*2)
-	ADDQ      $16, AX
-	CMPQ      AX, R14
-	JLT       ksc1conv
-
+	KROWS($1, ksc1row, ksc1pf, ksc1conv)
+	MOVQ  kbuf+48(FP), R8
 	VXORPS Y0, Y0, Y0
 	MOVQ   qT+8(FP), R10
 	MOVQ   BX, DX
@@ -166,24 +162,7 @@ k2sc6:
 	CMPQ CX, $6
 	JLT  k2sc1
 	MOVQ kbuf+56(FP), R8
-	MOVQ SI, R9
-	MOVQ $6, DX
-
-k2sc6row:
-	LEAQ (R9)(R15*1), R10
-	PREFETCHROW(R10, R14, AX, k2sc6pf)
-	XORQ AX, AX
-
-k2sc6conv:
-	VCVTPH2PS (R9)(AX*1), Y0
-	VMOVUPS   Y0, (R8)(AX*2)
-	ADDQ      $16, AX
-	CMPQ      AX, R14
-	JLT       k2sc6conv
-	ADDQ      R13, R9
-	ADDQ      R12, R8
-	DECQ      DX
-	JNZ       k2sc6row
+	KROWS($6, k2sc6row, k2sc6pf, k2sc6conv)
 
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -253,15 +232,8 @@ k2sc1:
 	TESTQ CX, CX
 	JZ    k2scdone
 	MOVQ  kbuf+56(FP), R8
-	XORQ  AX, AX
-
-k2sc1conv:
-	VCVTPH2PS (SI)(AX*1), Y0
-	VMOVUPS   Y0, (R8)(AX*2)
-	ADDQ      $16, AX
-	CMPQ      AX, R14
-	JLT       k2sc1conv
-
+	KROWS($1, k2sc1row, k2sc1pf, k2sc1conv)
+	MOVQ  kbuf+56(FP), R8
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	MOVQ   qT+8(FP), R10

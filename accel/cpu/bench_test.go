@@ -177,16 +177,7 @@ func BenchmarkAttentionDepth(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var kbs, vbs []accel.Buffer
 	for range layers {
-		kb, err := be.NewBuffer(accel.TensorDesc{Name: "k", Type: quant.F16, Shape: []int{ctx, kvHeads, size}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		vb, err := be.NewBuffer(accel.TensorDesc{Name: "v", Type: quant.F16, Shape: []int{ctx, kvHeads, size}})
-		if err != nil {
-			b.Fatal(err)
-		}
-		copy(kb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1.5))
-		copy(vb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1))
+		kb, vb := f16Cache(b, be, rng, ctx, kvHeads, size)
 		kbs, vbs = append(kbs, kb), append(vbs, vb)
 	}
 	for _, n := range []int{1, 64} {
@@ -223,16 +214,7 @@ func BenchmarkAttentionLanes(b *testing.B) {
 	defer be.Close()
 	const heads, kvHeads, size, ctx, at = 8, 4, 8, 1024, 600
 	rng := rand.New(rand.NewPCG(5, 6))
-	kb, err := be.NewBuffer(accel.TensorDesc{Name: "k", Type: quant.F16, Shape: []int{ctx, kvHeads, size}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	vb, err := be.NewBuffer(accel.TensorDesc{Name: "v", Type: quant.F16, Shape: []int{ctx, kvHeads, size}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	copy(kb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1.5))
-	copy(vb.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1))
+	kb, vb := f16Cache(b, be, rng, ctx, kvHeads, size)
 	for _, n := range []int{1, 2, 4, 5, 8, 9, 12, 16} {
 		b.Run(fmt.Sprintf("%dq", n), func(b *testing.B) {
 			qs := make([]float32, n*heads*size)
@@ -249,6 +231,21 @@ func BenchmarkAttentionLanes(b *testing.B) {
 			}
 		})
 	}
+}
+
+// f16Cache returns F16 key and value caches of ctx cells of kvHeads heads of size, filled with random values.
+func f16Cache(b *testing.B, be *Backend, rng *rand.Rand, ctx, kvHeads, size int) (k, v accel.Buffer) {
+	k, err := be.NewBuffer(accel.TensorDesc{Name: "k", Type: quant.F16, Shape: []int{ctx, kvHeads, size}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, err = be.NewBuffer(accel.TensorDesc{Name: "v", Type: quant.F16, Shape: []int{ctx, kvHeads, size}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	copy(k.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1.5))
+	copy(v.(*buffer).mem, randF16Bytes(rng, ctx*kvHeads*size, 1))
+	return k, v
 }
 
 // attnProgram compiles the attention of len(q)/(heads·size) queries at positions first, first+1, … over the
