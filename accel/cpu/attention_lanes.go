@@ -39,10 +39,10 @@ type laneKernels struct {
 	value16T func(n int, p *float32, v *byte, vStride int, accT *float32, vbuf *float32)
 	// untranspose16T sets acc[8l + d] = accT[16d + l]: value16T's accumulators back to rows (with value16T)
 	untranspose16T func(accT, acc *float32)
-	// value2 sums two lanes' values straight from the cache rows, prefetching pf bytes on: the value sums of a
-	// block alone on its rows with at most two lanes (a decode step's heads of one KV head); nil where the
-	// width has none
-	value2 func(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
+	// value2 sums two lanes' values (rows of pStride lanes) straight from the cache rows, prefetching pf bytes
+	// on: the value sums of a block alone on its rows with at most two lanes (a decode step's heads of one KV
+	// head); nil where the kernels have none
+	value2 func(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32, pf int)
 }
 
 // lanePrefetch is the distance in cells of the lane kernels' prefetches where a block alone reads its rows.
@@ -210,7 +210,8 @@ func (s *attnStep) lanes(g, b, nbk int, l *laneWS) {
 		clear(acc)
 		for c := cmin; c <= cmax; {
 			e := s.pageEnd(qi, c, cmax+1)
-			kern.value2(e-c, &sc0[(c-cmin)*lw], &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride, s.vsize, &acc[0], vpf)
+			kern.value2(e-c, &sc0[(c-cmin)*lw], lw, &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride, s.vsize, &acc[0],
+				vpf)
 			c = e
 		}
 		s.laneOutputs(g, b, nl[0], acc)

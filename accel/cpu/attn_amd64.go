@@ -30,8 +30,9 @@ func laneWidths() []int {
 var (
 	lanes16 = laneKernels{attnScoresF16, nil, attnSoftmaxF16, cvtRowsF16, attnValue4F32, attnValue8F16, attnValue16T,
 		attnUntranspose16T, nil}
-	lanes16Y = laneKernels{attnScoresF16Y, nil, attnSoftmaxF16Y, cvtRowsF16, attnValue4F32, attnValue8F16, nil, nil, nil}
-	lanes8   = laneKernels{attnScoresF16AVX2, attnScores2F16AVX2, attnSoftmaxF16AVX2, cvtRowsF16, attnValue4F32AVX2,
+	lanes16Y = laneKernels{attnScoresF16Y, nil, attnSoftmaxF16Y, cvtRowsF16, attnValue4F32, attnValue8F16, nil, nil,
+		attnValue2F16AVX2}
+	lanes8 = laneKernels{attnScoresF16AVX2, attnScores2F16AVX2, attnSoftmaxF16AVX2, cvtRowsF16, attnValue4F32AVX2,
 		attnValue8F16, nil, nil, attnValue2F16AVX2}
 )
 

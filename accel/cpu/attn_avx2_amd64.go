@@ -58,7 +58,7 @@ func attnScores2F16AVX2(size int, qT *float32, k *byte, kStride int, n int, s0, 
 func attnSoftmaxF16AVX2(n int, s *float32, c0 int, lohi *int32, scale float32, tmp *float32)
 
 //go:noescape
-func attnValue2F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
+func attnValue2F16AVX2(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32, pf int)
 
 //go:noescape
 func attnValue4F32AVX2(n int, p *float32, vbuf *float32, vsize int, acc *float32)

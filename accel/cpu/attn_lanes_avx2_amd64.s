@@ -489,21 +489,23 @@ v8done:
 	VZEROUPPER
 	RET
 
-// func attnValue2F16AVX2(n int, p *float32, v *byte, vStride int, vsize int, acc *float32, pf int)
+// func attnValue2F16AVX2(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32, pf int)
 //
-// For lanes j < 2: acc[j·vsize + d] += p[8c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize halves at
+// For lanes j < 2: acc[j·vsize + d] += p[pStride·c + j]·V_c[d] for c = 0, 1, …, n−1 in order (V_c the vsize halves at
 // v + c·vStride; the products of F16 values are exact, so each step is one fused multiply-add), prefetching the
 // rows pf bytes on: a decode step's two heads of one KV head, converting each row in registers for both, the
 // loads overlapping the multiply-adds (converting a block of rows first and summing from it, as valueBlocks,
 // left the prefetches idle while it summed: a decode step's value sums ~30% slower). vsize is a positive
 // multiple of 8: chunks of 32, then of 8.
-TEXT ·attnValue2F16AVX2(SB), NOSPLIT, $0-56
-	MOVQ vsize+32(FP), BX
-	MOVQ acc+40(FP), DI
-	MOVQ vStride+24(FP), R13
+TEXT ·attnValue2F16AVX2(SB), NOSPLIT, $0-64
+	MOVQ vsize+40(FP), BX
+	MOVQ acc+48(FP), DI
+	MOVQ vStride+32(FP), R13
+	MOVQ pStride+16(FP), R11
+	SHLQ $2, R11         // p row bytes
 	SHLQ $2, BX          // acc row bytes
 	XORQ R10, R10        // chunk offset (bytes of float32)
-	MOVQ pf+48(FP), R12
+	MOVQ pf+56(FP), R12
 
 v2x32:
 	LEAQ    128(R10), AX
@@ -519,7 +521,7 @@ v2x32:
 	VMOVUPS 64(R8)(BX*1), Y6
 	VMOVUPS 96(R8)(BX*1), Y7
 	MOVQ p+8(FP), SI
-	MOVQ v+16(FP), R9
+	MOVQ v+24(FP), R9
 	MOVQ R10, AX
 	SHRQ $1, AX
 	ADDQ AX, R9
@@ -543,7 +545,7 @@ v2x32cell:
 	VFMADD231PS  Y15, Y9, Y5
 	VFMADD231PS  Y15, Y10, Y6
 	VFMADD231PS  Y15, Y11, Y7
-	ADDQ         $32, SI
+	ADDQ         R11, SI
 	ADDQ         R13, R9
 	DECQ         CX
 	JNZ          v2x32cell
@@ -567,7 +569,7 @@ v2x8:
 	VMOVUPS (R8), Y0
 	VMOVUPS (R8)(BX*1), Y4
 	MOVQ p+8(FP), SI
-	MOVQ v+16(FP), R9
+	MOVQ v+24(FP), R9
 	MOVQ R10, AX
 	SHRQ $1, AX
 	ADDQ AX, R9
@@ -582,7 +584,7 @@ v2x8cell:
 	VCVTPH2PS    (R9), Y8
 	VFMADD231PS  Y14, Y8, Y0
 	VFMADD231PS  Y15, Y8, Y4
-	ADDQ         $32, SI
+	ADDQ         R11, SI
 	ADDQ         R13, R9
 	DECQ         CX
 	JNZ          v2x8cell
