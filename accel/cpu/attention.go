@@ -43,6 +43,7 @@ type attnStep struct {
 	ws                        []float32
 	blocks                    []int32 // lane blocks: first (query, head) pair and count, per KV head (lanes only)
 	lw                        int     // the lane width of the CPU's lane kernels (attention_lanes.go), 0 without
+	prefetchSpan              int     // the span of a lone block's rows from which its kernels prefetch (lanePrefetchSpan)
 }
 
 func newAttention(g *accel.Graph, id int) *attnStep {
@@ -51,7 +52,8 @@ func newAttention(g *accel.Graph, id int) *attnStep {
 	s := &attnStep{qID: nd.Args[0].ID(), kID: nd.Args[1].ID(), vID: nd.Args[2].ID(), posID: nd.Args[3].ID(), yID: id,
 		seqID: -1, pagesID: -1, kF16: g.Node(nd.Args[1]).Type == quant.F16, vF16: g.Node(nd.Args[2]).Type == quant.F16,
 		heads: l.Heads, kvHeads: l.KVHeads, size: l.Size, vsize: l.VSize, vstride: l.VStride, ctx: l.Rows, p: nd.Attn,
-		lay: l, pageSize: l.PageSize, maxPages: l.MaxPages, seqs: l.Seqs, sinksID: -1, lw: laneWidthFor(l.Size, l.VSize)}
+		lay: l, pageSize: l.PageSize, maxPages: l.MaxPages, seqs: l.Seqs, sinksID: -1, lw: laneWidthFor(l.Size, l.VSize),
+		prefetchSpan: lanePrefetchSpan}
 	s.kType, s.vType = g.Node(nd.Args[1]).Type, g.Node(nd.Args[2]).Type
 	s.kRow, _ = s.kType.RowBytes(s.size)
 	s.vRow, _ = s.vType.RowBytes(s.vsize)

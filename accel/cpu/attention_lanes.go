@@ -19,8 +19,8 @@ import (
 // laneKernels are the kernels of one lane width: score rows, lane ranges and probabilities hold lw floats.
 //
 // The scores kernel and convert prefetch the rows pf bytes on (prefetch_amd64.h): lanePrefetch cells' worth
-// where a block alone reads its KV head's rows, 0 (the row at hand) where the other blocks of its queries read
-// them too.
+// where a block alone reads its KV head's rows (and they span lanePrefetchSpan bytes), none (pf 0) where the
+// other blocks of its queries read them too.
 type laneKernels struct {
 	scores func(size int, qT *float32, k *byte, kStride int, n int, s *float32, kbuf *float32, pf int)
 	// scores2 is scores for two blocks (q in rows of 2·lw lanes, score rows s0 and s1); nil where the width
@@ -45,8 +45,13 @@ type laneKernels struct {
 	value2 func(n int, p *float32, pStride int, v *byte, vStride int, vsize int, acc *float32, pf int)
 }
 
-// lanePrefetch is the distance in cells of the lane kernels' prefetches where a block alone reads its rows.
-const lanePrefetch = 16
+// lanePrefetch is the distance in cells of the lane kernels' prefetches where a block alone reads its rows, if
+// they span lanePrefetchSpan bytes of the cache or more (fewer the caches hold, and a small head's rows lie
+// close together: a pass of stories260K, heads of 8, was slower with the prefetches).
+const (
+	lanePrefetch     = 16
+	lanePrefetchSpan = 1 << 20
+)
 
 // alone reports whether block b is the only block of its queries' sequence (and so the only one to read its
 // rows of the cache in this pass).
@@ -174,8 +179,9 @@ func (s *attnStep) lanes(g, b, nbk int, l *laneWS) {
 	roundF16Vec(l.qT[:stride*s.size]) // ggml converts q to the cache type before the F16 dot product
 	n := cmax - cmin + 1
 	kStride, vStride := 2*s.kvHeads*s.size, 2*s.kvHeads*s.vsize
+	lone := nbk == 1 && s.alone(b)
 	kpf, vpf := 0, 0
-	if nbk == 1 && s.alone(b) {
+	if lone && n*kStride >= s.prefetchSpan { // tests leave prefetchSpan 0: their caches are small
 		kpf, vpf = lanePrefetch*kStride, lanePrefetch*vStride
 	}
 	kern := laneKernelsFor(lw, nl[0])
@@ -205,7 +211,7 @@ func (s *attnStep) lanes(g, b, nbk int, l *laneWS) {
 	// sum is its own range's, over the cells any lane of the blocks sees. As in ggml's product of the
 	// probabilities with every cell's values, an infinite value in a cell masked for a lane makes that lane's
 	// sums NaN.
-	if s.vsize != 8 && vpf > 0 && nl[0] <= 2 && kern.value2 != nil {
+	if s.vsize != 8 && lone && nl[0] <= 2 && kern.value2 != nil {
 		acc := l.acc[:2*s.vsize]
 		clear(acc)
 		for c := cmin; c <= cmax; {

@@ -110,13 +110,13 @@ loop:                                  \
 	VMOVUPS          V0, (DI)
 
 // CONV8 converts the 8 cells from SI into kbuf rows 0…7, prefetching the rows 16 cells on.
-#define CONV8(next, pfloop, loop, tail, masked, done) \
+#define CONV8(next, pfloop, pfdone, loop, tail, masked, done) \
 	MOVQ kbuf+48(FP), R8              \
 	MOVQ SI, R9                       \
 	MOVQ $8, DX                       \
 next:                                     \
 	LEAQ (R9)(R15*1), R10             \
-	PREFETCHROW(R10, R14, AX, pfloop) \
+	PREFETCHROW(R10, R14, AX, R15, pfloop, pfdone) \
 	KCONVROW(R9, loop, tail, masked, done) \
 	ADDQ R13, R9                      \
 	ADDQ R12, R8                      \
@@ -129,7 +129,7 @@ TEXT ·attnScoresF16(SB), NOSPLIT, $0-64
 sc8:
 	CMPQ   CX, $8
 	JLT    sc1
-	CONV8(scconv, scpf, scconvrow, scconvtail, scconvmask, scconvnext)
+	CONV8(scconv, scpf, scpfdone, scconvrow, scconvtail, scconvmask, scconvnext)
 	VPXORD Z0, Z0, Z0
 	VPXORD Z1, Z1, Z1
 	VPXORD Z2, Z2, Z2
@@ -172,7 +172,7 @@ TEXT ·attnScoresF16Y(SB), NOSPLIT, $0-64
 ysc8:
 	CMPQ   CX, $8
 	JLT    ysc1
-	CONV8(yscconv, yscpf, yscconvrow, yscconvtail, yscconvmask, yscconvnext)
+	CONV8(yscconv, yscpf, yscpfdone, yscconvrow, yscconvtail, yscconvmask, yscconvnext)
 	VPXORD Y0, Y0, Y0
 	VPXORD Y1, Y1, Y1
 	VPXORD Y2, Y2, Y2

@@ -13,12 +13,12 @@
 // KROWS converts N key rows (R14 bytes each, R13 bytes apart) from SI to float32 rows from R8 on (R12 bytes
 // apart), prefetching each row R15 bytes on (prefetch_amd64.h). It advances R8 past them and clobbers R9, R10,
 // AX, DX and Y0.
-#define KROWS(N, row, pf, conv) \
+#define KROWS(N, row, pf, pfdone, conv) \
 	MOVQ      SI, R9                \
 	MOVQ      N, DX                 \
 row:                                    \
 	LEAQ      (R9)(R15*1), R10      \
-	PREFETCHROW(R10, R14, AX, pf)   \
+	PREFETCHROW(R10, R14, AX, R15, pf, pfdone) \
 	XORQ      AX, AX                \
 conv:                                   \
 	VCVTPH2PS (R9)(AX*1), Y0        \
@@ -59,7 +59,7 @@ ksc8:
 	JLT  ksc1
 
 	MOVQ kbuf+48(FP), R8 // the 8 cells from SI into kbuf rows 0…7
-	KROWS($8, ksc8row, ksc8pf, ksc8conv)
+	KROWS($8, ksc8row, ksc8pf, ksc8pfdone, ksc8conv)
 
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -115,7 +115,7 @@ ksc1:
 	TESTQ CX, CX
 	JZ    kscdone
 	MOVQ  kbuf+48(FP), R8
-	KROWS($1, ksc1row, ksc1pf, ksc1conv)
+	KROWS($1, ksc1row, ksc1pf, ksc1pfdone, ksc1conv)
 	MOVQ  kbuf+48(FP), R8
 	VXORPS Y0, Y0, Y0
 	MOVQ   qT+8(FP), R10
@@ -162,7 +162,7 @@ k2sc6:
 	CMPQ CX, $6
 	JLT  k2sc1
 	MOVQ kbuf+56(FP), R8
-	KROWS($6, k2sc6row, k2sc6pf, k2sc6conv)
+	KROWS($6, k2sc6row, k2sc6pf, k2sc6pfdone, k2sc6conv)
 
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -232,7 +232,7 @@ k2sc1:
 	TESTQ CX, CX
 	JZ    k2scdone
 	MOVQ  kbuf+56(FP), R8
-	KROWS($1, k2sc1row, k2sc1pf, k2sc1conv)
+	KROWS($1, k2sc1row, k2sc1pf, k2sc1pfdone, k2sc1conv)
 	MOVQ  kbuf+56(FP), R8
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -719,7 +719,7 @@ TEXT ·cvtRowsF16(SB), NOSPLIT, $0-48
 
 cvrow:
 	LEAQ (SI)(R12*1), R10
-	PREFETCHROW(R10, BX, AX, cvpf)
+	PREFETCHROW(R10, BX, AX, R12, cvpf, cvpfdone)
 	XORQ AX, AX
 
 cvconv:

@@ -6,11 +6,15 @@
 // to 64 cells measured alike), 0 where other blocks read them too and the rows come from the caches (prefetches
 // 16 cells on then evicted the rows in use: a prefill 20% slower).
 
-// PREFETCHROW prefetches the LEN bytes of the row at ROW, a cache line at a time (TMP scratch).
-#define PREFETCHROW(ROW, LEN, TMP, loop) \
+// PREFETCHROW prefetches the LEN bytes of the row at ROW, a cache line at a time (TMP scratch), unless the
+// distance PF is 0 (rows the caches hold: a row of a small head took five more instructions to convert).
+#define PREFETCHROW(ROW, LEN, TMP, PF, loop, done) \
+	TESTQ      PF, PF        \
+	JZ         done          \
 	XORQ       TMP, TMP      \
 loop:                            \
 	PREFETCHT0 (ROW)(TMP*1)  \
 	ADDQ       $64, TMP      \
 	CMPQ       TMP, LEN      \
-	JLT        loop
+	JLT        loop          \
+done:
