@@ -124,8 +124,8 @@ type laneWS struct {
 }
 
 // accFloats is the value accumulators' workspace: a row per lane (of a pair of blocks where they are paired),
-// then valueBlocks' converted rows, or for
-// heads of 8 values (which value16T may take) value16T's transposed accumulators and converted cells.
+// then valueBlocks' converted rows; or for heads of 8 values (which value16T may take) value16T's transposed
+// accumulators and converted cells.
 func (s *attnStep) accFloats() int {
 	if s.vsize == 8 {
 		return 2*s.lw*8 + value16Buf
@@ -206,6 +206,15 @@ func (s *attnStep) lanes(g, b, nbk int, l *laneWS) {
 		}
 		kern.softmax(n, &sc[k][0], cmin, &l.lohi[2*lw*k], s.p.Scale, &l.tmp[0])
 	}
+	s.laneSums(kern, g, b, nbk, cmin, cmax, lone, nl, sc, l, vpf)
+}
+
+// laneSums sets the outputs of blocks b … b+nbk−1 of KV head g (lanes nl) to their value sums over cells cmin …
+// cmax with the probabilities sc, prefetching the rows vpf bytes on.
+func (s *attnStep) laneSums(kern *laneKernels, g, b, nbk, cmin, cmax int, lone bool, nl [2]int, sc [2][]float32,
+	l *laneWS, vpf int) {
+	lw, vStride := s.lw, 2*s.kvHeads*s.vsize
+	qi := int(s.blocks[2*b]) / (s.heads / s.kvHeads)
 	// value sums, in cell order: a lane's probability of a cell outside its range is +0 (the softmax), whose
 	// product adds nothing to its sum (the sums start at +0 and a sum of products is never −0), so each lane's
 	// sum is its own range's, over the cells any lane of the blocks sees. As in ggml's product of the
@@ -216,8 +225,8 @@ func (s *attnStep) lanes(g, b, nbk int, l *laneWS) {
 		clear(acc)
 		for c := cmin; c <= cmax; {
 			e := s.pageEnd(qi, c, cmax+1)
-			kern.value2(e-c, &sc0[(c-cmin)*lw], lw, &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize], vStride, s.vsize, &acc[0],
-				vpf)
+			v := &s.v[(s.row(qi, c)*s.kvHeads+g)*2*s.vsize]
+			kern.value2(e-c, &sc[0][(c-cmin)*lw], lw, v, vStride, s.vsize, &acc[0], vpf)
 			c = e
 		}
 		s.laneOutputs(g, b, nl[0], acc)
