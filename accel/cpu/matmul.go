@@ -201,7 +201,7 @@ const chunkRows = 64
 func (s *matMulStep) rows(w, ulo, uhi int) {
 	if s.gemm != nil {
 		lo, hi := ulo*quant.GemmRows, min(s.out, uhi*quant.GemmRows)
-		if lo < hi && s.stored != nil {
+		if lo < hi && s.useStored() {
 			s.gemm.MulPacked(s.in, s.stored[s.gemm.PackedBytes(s.in, lo):], hi-lo, s.act, s.aRow, s.n, s.y[lo:], s.out)
 		} else if lo < hi {
 			s.gemm.Mul(s.in, s.w[lo*s.wRow:hi*s.wRow], s.wRow, hi-lo, s.act, s.aRow, s.n, s.y[lo:], s.out,
@@ -216,6 +216,12 @@ func (s *matMulStep) rows(w, ulo, uhi int) {
 	}
 }
 
+// useStored reports whether the product takes the weight's stored copy: there is one and it serves products of
+// this many activation rows (quant.Gemm.StoredCols).
+func (s *matMulStep) useStored() bool {
+	return s.stored != nil && (s.gemm.StoredCols() == 0 || s.n <= s.gemm.StoredCols())
+}
+
 // dotRows is the weight rows a product without a batched kernel passes to its dot product at once (quant.DotRows:
 // the F16 kernel takes four rows and four activation rows together and converts the activations' tails once
 // per call).
@@ -223,12 +229,13 @@ const dotRows = 32
 
 // gemmSetup returns what a product by weight node wID through the batched kernel gm (rows of in elements)
 // needs: the bytes of a converted activation row, the weight's stored copy (nil: packed per pass) and the
-// scratch of each worker for that packing.
+// scratch of each worker for that packing (also with a stored copy that serves only products of few
+// activation rows).
 func gemmSetup(g *accel.Graph, wID int, gm *quant.Gemm, in int) (aRow int, stored []byte, packBytes int, err error) {
 	if stored, err = storedWeight(g, wID, gm); err != nil {
 		return 0, nil, 0, err
 	}
-	if stored == nil {
+	if stored == nil || gm.StoredCols() > 0 {
 		packBytes = alignUp(gm.ScratchBytes(in))
 	}
 	return gm.ActivationRowBytes(in), stored, packBytes, nil

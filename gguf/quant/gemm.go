@@ -62,6 +62,9 @@ type Gemm struct {
 	storedBlock int
 	store       func(nb int, w []byte, wStride, rows int, dst []byte)
 	storedMul   func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int)
+	// storedCols, if not 0, is the most activation rows the stored layout serves (StoredCols): more are
+	// multiplied by Mul from the original rows.
+	storedCols int
 	// direct, if not nil, multiplies the weight rows in place (no packing): Mul calls it instead of pack and
 	// kernel (F16 in the tiled order, whose rows the kernel reads as they are).
 	direct func(n int, w []byte, wStride, rows int, a []byte, aStride, cols int, out []float32, outStride int)
@@ -83,6 +86,11 @@ func GemmFor(w Type, o Order) *Gemm {
 	}
 	return row(w).gemm[o]
 }
+
+// StoredCols returns the most activation rows a product should take through the stored layout (MulPacked),
+// where more are multiplied from the original rows by Mul, or 0 when the stored layout serves every product.
+// IQ4_XS stores a layout for decoding beside the one its batched kernel packs per pass.
+func (g *Gemm) StoredCols() int { return g.storedCols }
 
 // Weight returns the weight type the Gemm multiplies.
 func (g *Gemm) Weight() Type { return g.w }

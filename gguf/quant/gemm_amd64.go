@@ -30,6 +30,7 @@ func init() {
 	}
 	storedQ4_K(typeTraits[Q4_K].gemm[OrderRepacked])
 	gemmIQ4_XS()
+	storedIQ4_XS(typeTraits[IQ4_XS].gemm[OrderVecDot])
 	typeTraits[MXFP4].gemm[OrderVecDot] = &Gemm{w: MXFP4, o: OrderVecDot, actBlock: q8sBlock, packBlock: mxxBlock,
 		quantize: quantizeQ8S, fromRef: q8sFromQ8_0, pack: packMXFP4x16, kernel: gemmCols(gemm4MXx, gemv1MXx, 4),
 		minCols: 1, storedBlock: mxxBlock, store: packMXFP4x16, storedMul: gemmCols(gemm4MXx, gemv1MXx, 4)}
@@ -88,12 +89,13 @@ type (
 	gemm1Fn func(nb int, packed, a *byte, out *float32, mask int)
 )
 
-// gemmCols runs kn over the columns step at a time, then k1 over the rest. Mul has checked every bound.
+// gemmCols runs kn over the columns step at a time, then k1 over the rest (all of them where kn is nil). Mul
+// has checked every bound.
 func gemmCols(kn gemmNFn, k1 gemm1Fn, step int) func(nb int, packed, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 	return func(nb int, packed, a []byte, aStride, cols int, out []float32, outStride, rows int) {
 		mask := 1<<rows - 1
 		c := 0
-		for ; c+step <= cols; c += step {
+		for ; kn != nil && c+step <= cols; c += step {
 			kn(nb, &packed[0], &a[c*aStride], aStride, &out[c*outStride], outStride, mask)
 		}
 		for ; c < cols; c++ {

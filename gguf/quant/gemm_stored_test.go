@@ -13,7 +13,7 @@ import (
 func storedGemms() []*Gemm {
 	refs := map[Type]func(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int){
 		Q4_0: mulQ4_0x16Ref, Q8_0: mulQ8_0x16Ref, Q4_K: mulQ4_Kx16Ref,
-		Q5_K: mulQ5_Kx16Ref, Q6_K: mulQ6_Kx16Ref, MXFP4: mulMXFP4x16Ref}
+		Q5_K: mulQ5_Kx16Ref, Q6_K: mulQ6_Kx16Ref, MXFP4: mulMXFP4x16Ref, IQ4_XS: mulIQ4_XSx16Ref}
 	gs := []*Gemm{{w: Q4_0, o: OrderRepacked, actBlock: q8sBlock, quantize: quantizeQ8S, fromRef: q8sFromQ8_0,
 		storedBlock: q4xBlock, store: packQ4_0x16, storedMul: mulQ4_0x16Ref},
 		{w: Q8_0, o: OrderVecDot, actBlock: q8gBlock, quantize: quantizeQ8G(128), fromRef: q8gFromQ8_0(128),
@@ -29,7 +29,9 @@ func storedGemms() []*Gemm {
 		{w: Q5_K, o: OrderVecDot, actBlock: 292, quantize: quantizeQ8K, fromRef: q8kFromQ8_K,
 			storedBlock: k5xBlock, store: packQ5_Kx16, storedMul: mulQ5_Kx16Ref},
 		{w: MXFP4, o: OrderVecDot, actBlock: q8sBlock, quantize: quantizeQ8S, fromRef: q8sFromQ8_0,
-			storedBlock: mxxBlock, store: packMXFP4x16, storedMul: mulMXFP4x16Ref}}
+			storedBlock: mxxBlock, store: packMXFP4x16, storedMul: mulMXFP4x16Ref},
+		{w: IQ4_XS, o: OrderVecDot, actBlock: q8klBlock, quantize: quantizeQ8KL, fromRef: q8klFromQ8_K,
+			storedBlock: ix4xBlock, store: packIQ4_XSx16, storedMul: mulIQ4_XSx16Ref}}
 	for _, g := range allGemms() {
 		if g.storedBlock != 0 {
 			ref := *g
