@@ -28,6 +28,7 @@ func init() {
 		storedBlock: mxxBlock, store: packMXFP4x16, storedMul: mulMXx16AVX2}
 	gemmQ6_KAVX2()
 	gemmIQ4_XS()
+	storedIQ4_XSAVX2(typeTraits[IQ4_XS].gemm[OrderVecDot])
 	for _, w := range []Type{Q4_0, Q4_K, Q8_0, Q6_K, MXFP4} {
 		for _, g := range typeTraits[w].gemm {
 			if g != nil {
@@ -181,3 +182,29 @@ func gemm4Q4KxAVX2(nb int, p, a *byte, aStride, half int, out, work *float32)
 //
 //go:noescape
 func gemv16Q4KxAVX2(nb int, p, a *byte, out, work *float32)
+
+// storedIQ4_XSAVX2 gives the IQ4_XS Gemm the stored layout for decoding (gemm_stored_iq4.go) with the AVX2
+// kernel: the row dot had run ~10 GB/s of weights a core. Its VPSIGNB takes activation quants in −127…127
+// (act127), all that Q8_K's quantization makes.
+func storedIQ4_XSAVX2(g *Gemm) {
+	g.storedBlock, g.store, g.storedMul, g.storedCols = ix4xBlock, packIQ4_XSx16, mulIQ4x16AVX2, g.minCols-1
+	g.act127 = true
+}
+
+// mulIQ4x16AVX2 multiplies the first rows rows of one stored IQ4_XSx16 group (nb super-blocks at p) with cols
+// Q8_KL rows, one column and 8 rows a kernel call. MulPacked has checked the bounds.
+func mulIQ4x16AVX2(nb int, p, a []byte, aStride, cols int, out []float32, outStride, rows int) {
+	var tmp [GemmRows]float32
+	for c := 0; c < cols; c++ {
+		for h := 0; h < 2 && 8*h < rows; h++ {
+			gemv8IQ4xAVX2(nb, &p[0], &a[c*aStride], h, &tmp[8*h])
+		}
+		copy(out[c*outStride:c*outStride+rows], tmp[:rows])
+	}
+}
+
+// gemv8IQ4xAVX2 computes rows 8·half … 8·half+7 of one stored IQ4_XSx16 group against one Q8_KL column:
+// out[0…7] (gemm_avx2_iq4_amd64.s).
+//
+//go:noescape
+func gemv8IQ4xAVX2(nb int, p, a *byte, half int, out *float32)
