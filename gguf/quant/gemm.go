@@ -27,7 +27,7 @@ package quant
 // layout) also rearranges a whole matrix once (Pack, when a backend loads it) into interleaved groups about the
 // original's size (Q4_K's 2.8% and Q5_K's 2.3% larger, their scales unpacked to bytes; Q6_K's the same size),
 // and MulPacked multiplies from those with the same bits and no per-pass packing, for one activation row or
-// many. IQ4_XS (gemm_stored_iq4.go, AVX-512 VNNI) stores a layout for decoding only: products of fewer
+// many. IQ4_XS (gemm_stored_iq4.go, AVX-512 VNNI and AVX2) stores a layout for decoding only: products of fewer
 // activation rows than its packed kernel takes go through it, larger ones still pack IQ4_XSL per pass
 // (StoredCols).
 //

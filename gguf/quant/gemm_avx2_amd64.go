@@ -5,9 +5,10 @@ package quant
 // Batched kernels for CPUs with AVX2, FMA and F16C but without AVX-512 VNNI (most desktop Intel CPUs, and
 // FORMA_CPU=avx2): the stored layouts of gemm_stored.go (Q4_0x16, and Q8_0x16S: Q8_0 in the vec_dot order,
 // quants signed), gemm_stored_k4.go (Q4_Kx16, quants in Q8_K's order), gemm_k6.go (Q6_Kx16,
-// gemm_avx2_k6_amd64.go) and gemm_stored_mx.go (MXFP4x16), read 8 rows per 256-bit register with
-// VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see gemm_avx2_amd64.s, gemm_avx2_q8_amd64.s,
-// gemm_avx2_k4_amd64.s, gemm_avx2_k6_amd64.s and gemm_avx2_mx_amd64.s). Mul packs into the same layouts (with
+// gemm_avx2_k6_amd64.go), gemm_stored_mx.go (MXFP4x16) and, for decoding, gemm_stored_iq4.go (IQ4_XSx16),
+// read 8 rows per 256-bit register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see gemm_avx2_amd64.s,
+// gemm_avx2_q8_amd64.s, gemm_avx2_k4_amd64.s, gemm_avx2_k6_amd64.s, gemm_avx2_mx_amd64.s and
+// gemm_avx2_iq4_amd64.s). Mul packs into the same layouts (with
 // the portable packers) for enough columns, and multiplies the original rows one at a time for fewer.
 
 func init() {
