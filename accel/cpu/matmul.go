@@ -201,7 +201,7 @@ const chunkRows = 64
 func (s *matMulStep) rows(w, ulo, uhi int) {
 	if s.gemm != nil {
 		lo, hi := ulo*quant.GemmRows, min(s.out, uhi*quant.GemmRows)
-		if lo < hi && s.useStored() {
+		if lo < hi && useStored(s.gemm, s.stored, s.n) {
 			s.gemm.MulPacked(s.in, s.stored[s.gemm.PackedBytes(s.in, lo):], hi-lo, s.act, s.aRow, s.n, s.y[lo:], s.out)
 		} else if lo < hi {
 			s.gemm.Mul(s.in, s.w[lo*s.wRow:hi*s.wRow], s.wRow, hi-lo, s.act, s.aRow, s.n, s.y[lo:], s.out,
@@ -216,10 +216,10 @@ func (s *matMulStep) rows(w, ulo, uhi int) {
 	}
 }
 
-// useStored reports whether the product takes the weight's stored copy: there is one and it serves products of
-// this many activation rows (quant.Gemm.StoredCols).
-func (s *matMulStep) useStored() bool {
-	return s.stored != nil && (s.gemm.StoredCols() == 0 || s.n <= s.gemm.StoredCols())
+// useStored reports whether a product of cols activation rows through gm takes the weight's stored copy:
+// there is one and it serves products of that many (quant.Gemm.StoredCols).
+func useStored(gm *quant.Gemm, stored []byte, cols int) bool {
+	return stored != nil && (gm.StoredCols() == 0 || cols <= gm.StoredCols())
 }
 
 // dotRows is the weight rows a product without a batched kernel passes to its dot product at once (quant.DotRows:

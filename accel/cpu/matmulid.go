@@ -222,7 +222,7 @@ func (s *matMulIDStep) multiply(e, r0, r1 int, tmp []float32, pack []byte) {
 	act := s.act[first*s.aRow:]
 	rows := r1 - r0
 	if s.gemm != nil {
-		if s.stored != nil && (s.gemm.StoredCols() == 0 || cnt <= s.gemm.StoredCols()) {
+		if useStored(s.gemm, s.stored, cnt) {
 			s.gemm.MulPacked(s.in, s.stored[e*s.sBytes+s.gemm.PackedBytes(s.in, r0):], rows, act, s.aRow, cnt, tmp, rows)
 		} else {
 			s.gemm.Mul(s.in, wm[r0*s.wRow:r1*s.wRow], s.wRow, rows, act, s.aRow, cnt, tmp, rows, pack)

@@ -8,8 +8,8 @@ package quant
 // gemm_avx2_k6_amd64.go), gemm_stored_mx.go (MXFP4x16) and, for decoding, gemm_stored_iq4.go (IQ4_XSx16),
 // read 8 rows per 256-bit register with VPMADDUBSW/VPMADDWD in place of VPDPBUSD (see gemm_avx2_amd64.s,
 // gemm_avx2_q8_amd64.s, gemm_avx2_k4_amd64.s, gemm_avx2_k6_amd64.s, gemm_avx2_mx_amd64.s and
-// gemm_avx2_iq4_amd64.s). Mul packs into the same layouts (with
-// the portable packers) for enough columns, and multiplies the original rows one at a time for fewer.
+// gemm_avx2_iq4_amd64.s). Mul packs into the same layouts (with the portable packers) for enough columns, and
+// multiplies the original rows one at a time for fewer.
 
 func init() {
 	if !hasAVX2 || hasVNNI {
