@@ -188,7 +188,7 @@ func gemv16Q4KxAVX2(nb int, p, a *byte, out, work *float32)
 // kernel: the row dot had run ~10 GB/s of weights a core. Its VPSIGNB takes activation quants in −127…127
 // (act127), all that Q8_K's quantization makes.
 func storedIQ4_XSAVX2(g *Gemm) {
-	g.storedBlock, g.store, g.storedMul, g.storedCols = ix4xBlock, packIQ4_XSx16, mulIQ4x16AVX2, g.minCols-1
+	g.storedBlock, g.store, g.storedMul, g.storedCols = ix4xBlock, packIQ4_XSx16, mulIQ4x16AVX2, ix4xMaxCols
 	g.act127 = true
 }
 

@@ -58,11 +58,12 @@ func gemv1Q4Kx(nb int, p, a *byte, out *float32, mask int)
 //go:noescape
 func k4xQuants(dst, qs *byte)
 
-// storedIQ4_XS gives the vec_dot-order IQ4_XS Gemm its stored layout (gemm_stored_iq4.go) for products of
-// fewer activation rows than its IQ4_XSL kernel takes (decoding): the one-column kernel streams the weights
-// where the row dot (dotIQ4_XSQ8_KAVX2, ~10 GB/s a core) held decoding below the memory's rate.
+// storedIQ4_XS gives the vec_dot-order IQ4_XS Gemm its stored layout (gemm_stored_iq4.go) for products of up to
+// ix4xMaxCols activation rows (decoding, parallel sequences, speculative passes): the one-column kernel
+// streams the weights where the row dot (dotIQ4_XSQ8_KAVX2, ~10 GB/s a core) held decoding below the
+// memory's rate.
 func storedIQ4_XS(g *Gemm) {
-	g.storedBlock, g.store, g.storedMul, g.storedCols = ix4xBlock, packIQ4_XSx16, gemmCols(nil, gemv1IQ4x, 1), g.minCols-1
+	g.storedBlock, g.store, g.storedMul, g.storedCols = ix4xBlock, packIQ4_XSx16, gemmCols(nil, gemv1IQ4x, 1), ix4xMaxCols
 }
 
 // gemv1IQ4x (gemm_stored_iq4_amd64.s) multiplies one stored IQ4_XSx16 group of nb super-blocks with one Q8_KL
